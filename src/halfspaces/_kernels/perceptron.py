@@ -1,0 +1,162 @@
+"""Perceptron kernels: one epoch loop shared by the plain, averaged, voted and pocket variants.
+
+The variants differ only in what an update or a correct prediction also does (``mode``):
+
+- PLAIN: w += y_i x'_i on y_i <w, x'_i> <= 0.
+- AVERAGED: also u += (t - 1) y_i x'_i, where t is the 1-based step number; the average of
+  the weights after each of the T steps is then w - u / T (the running-sum trick: O(d) work
+  per update, none per correct example).
+- VOTED: nothing extra in the loop; the (row, step) log of updates is the whole model.
+- POCKET: after a correct prediction the current run grows; when it first exceeds the
+  pocket's run the current weights' training errors are counted once, and they replace the
+  pocket if they make fewer errors (Gallant's ratchet).
+
+State lives in caller-owned arrays so that fit, warm starts and partial_fit resume exactly:
+``w`` and ``aux`` have d + 1 slots (the last is the intercept, scaled by ``c`` in {0, 1});
+``counters`` holds the integers below. Each epoch writes the row and step of every update
+into ``log`` (shape (2, capacity)) when it has room (shape (2, 0) records nothing).
+
+Status: the kernels return the number of updates, or ``-1 - i`` when row i gives a
+non-finite decision value (NaN or inf in X, or an overflow); the caller raises.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from halfspaces._kernels._rows import n_rows, row_axpy, row_dot
+
+PLAIN, AVERAGED, VOTED, POCKET = 0, 1, 2, 3
+
+# indices into ``counters``
+STEP = 0  # examples processed so far, over all epochs and calls (t)
+RUN = 1  # consecutive correct predictions of the current weights
+POCKET_RUN = 2  # the pocket weights' run
+POCKET_ERRORS = 3  # the pocket weights' training errors
+EVALUATED = 4  # 1 when the current weights' errors were already counted
+POCKET_IS_CURRENT = 5  # 1 while the current weights are the pocket weights
+N_COUNTERS = 6
+
+
+@njit(cache=True)
+def decision(X, i, c, w):
+    """<w, x'_i> = <w[:d], x_i> + c w[d]."""
+    return row_dot(X, i, w) + c * w[w.shape[0] - 1]
+
+
+@njit(cache=True)
+def count_errors(X, y, c, w):
+    """Training errors of w as predict counts them: predicted positive iff <w, x'> > 0."""
+    errors = 0
+    for i in range(n_rows(X)):
+        if (decision(X, i, c, w) > 0.0) != (y[i] > 0.0):
+            errors += 1
+    return errors
+
+
+@njit(cache=True)
+def _update(X, y, i, c, mode, w, aux, counters):
+    yi = y[i]
+    d = w.shape[0] - 1
+    row_axpy(X, i, yi, w)
+    w[d] += yi * c
+    if mode == AVERAGED:
+        weight = yi * (counters[STEP] - 1)
+        row_axpy(X, i, weight, aux)
+        aux[d] += weight * c
+    elif mode == POCKET:
+        counters[RUN] = 0
+        counters[EVALUATED] = 0
+        counters[POCKET_IS_CURRENT] = 0
+
+
+@njit(cache=True)
+def _record(log, k, row, step):
+    if k < log.shape[1]:
+        log[0, k] = row
+        log[1, k] = step
+
+
+@njit(cache=True)
+def _pocket_after_correct(X, y, c, w, aux, counters):
+    counters[RUN] += 1
+    if counters[POCKET_IS_CURRENT] == 1:
+        counters[POCKET_RUN] = counters[RUN]
+    elif counters[RUN] > counters[POCKET_RUN] and counters[EVALUATED] == 0:
+        counters[EVALUATED] = 1
+        errors = count_errors(X, y, c, w)
+        if errors < counters[POCKET_ERRORS]:
+            aux[:] = w
+            counters[POCKET_ERRORS] = errors
+            counters[POCKET_RUN] = counters[RUN]
+            counters[POCKET_IS_CURRENT] = 1
+
+
+@njit(cache=True)
+def perceptron_epoch(X, y, order, c, mode, w, aux, counters, log):
+    """One pass over the rows in ``order``; returns the number of updates (or -1 - bad row)."""
+    n_updates = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        f = decision(X, i, c, w)
+        if not math.isfinite(f):
+            return -1 - i
+        counters[STEP] += 1
+        if y[i] * f <= 0.0:
+            _update(X, y, i, c, mode, w, aux, counters)
+            _record(log, n_updates, i, counters[STEP])
+            n_updates += 1
+        elif mode == POCKET:
+            _pocket_after_correct(X, y, c, w, aux, counters)
+    return n_updates
+
+
+@njit(cache=True)
+def perceptron_worst(X, y, c, mode, w, aux, counters, log, max_updates):
+    """Update on the most violated example, argmin_i y_i <w, x'_i>, up to ``max_updates`` times.
+
+    Returns the number of updates: fewer than ``max_updates`` means every margin is now
+    positive. Each scan also counts the current weights' errors, which is all the pocket needs.
+    """
+    n = n_rows(X)
+    for n_updates in range(max_updates):
+        worst, worst_margin, errors = -1, np.inf, 0
+        for i in range(n):
+            f = decision(X, i, c, w)
+            if not math.isfinite(f):
+                return -1 - i
+            margin = y[i] * f
+            if margin < worst_margin:
+                worst, worst_margin = i, margin
+            if (f > 0.0) != (y[i] > 0.0):
+                errors += 1
+        if mode == POCKET and errors < counters[POCKET_ERRORS]:
+            aux[:] = w
+            counters[POCKET_ERRORS] = errors
+        if worst_margin > 0.0:
+            return n_updates
+        counters[STEP] += 1
+        _update(X, y, worst, c, mode, w, aux, counters)
+        _record(log, n_updates, worst, counters[STEP])
+    return max_updates
+
+
+@njit(cache=True)
+def voted_scores(G, rows, signs, counts, c, out):
+    """Weighted votes sum_k counts[k] sign(<w_k, x'>) for each row of G.
+
+    G[r, j] = <x_r, s_j> for the stored update rows s_j; the k-th update added
+    signs[k] * (s_rows[k], c) to the weights, so <w_k, x'_r> is a running sum over G's row.
+    ``counts[0]`` belongs to the starting weights (zero, so their decision value is 0).
+    sign(0) is -1, as predict sends a zero decision value to the negative class.
+    """
+    for r in range(G.shape[0]):
+        s = 0.0
+        vote = -counts[0]
+        for k in range(rows.shape[0]):
+            s += signs[k] * (G[r, rows[k]] + c)
+            vote += counts[k + 1] if s > 0.0 else -counts[k + 1]
+        out[r] = vote
