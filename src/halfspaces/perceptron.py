@@ -1,0 +1,499 @@
+"""The perceptron family: Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron.
+
+All four share one epoch loop (:mod:`halfspaces._perceptron_run`) and differ only where the
+algorithms differ: a running sum (averaged), the log of updates (voted), the best weights
+seen so far (pocket). Two classes give one binary problem with classes_[1] as the positive
+class; more give one-vs-rest, one perceptron per class.
+
+References
+----------
+.. [1] F. Rosenblatt. The perceptron: a probabilistic model for information storage and
+   organization in the brain. Psychological Review 65(6), 1958.
+.. [2] A. B. J. Novikoff. On convergence proofs on perceptrons. Symposium on the Mathematical
+   Theory of Automata, 1962.
+.. [3] Y. Freund and R. E. Schapire. Large margin classification using the perceptron
+   algorithm. Machine Learning 37(3), 1999.
+.. [4] M. Collins. Discriminative training methods for hidden Markov models: theory and
+   experiments with perceptron algorithms. EMNLP 2002.
+.. [5] S. I. Gallant. Perceptron-based learning algorithms. IEEE Transactions on Neural
+   Networks 1(2), 1990.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state, check_X_y
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from halfspaces._kernels import perceptron as kp
+from halfspaces._perceptron_run import PerceptronRun, run_perceptron
+from halfspaces._validation import binary_targets, check_partial_fit_classes, encode_classes
+from halfspaces.exceptions import ConvergenceWarning
+
+__all__ = [
+    "AveragedPerceptron",
+    "OnlineRun",
+    "Perceptron",
+    "PocketPerceptron",
+    "VotedPerceptron",
+    "online_perceptron",
+]
+
+# float32 stays float32 and C-contiguous or CSR input is used as it is, never copied; the
+# kernels detect NaN and inf themselves during the first pass, saving a full extra read of X.
+_FIT_INPUT = dict(
+    accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
+    accept_large_sparse=True, ensure_all_finite=False,
+)
+
+
+class _BasePerceptron(BaseEstimator):
+    """Parameters, validation and bookkeeping shared by the perceptron family."""
+
+    _mode: ClassVar[str] = "plain"
+    _parameter_constraints: ClassVar[dict] = {
+        "fit_intercept": ["boolean"],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "selection": [StrOptions({"cyclic", "shuffle", "worst"})],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(
+        self,
+        fit_intercept: bool = True,
+        max_epochs: int = 1000,
+        selection: str = "cyclic",
+        random_state: int | np.random.RandomState | None = None,
+        warm_start: bool = False,
+    ) -> None:
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.selection = selection
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run the perceptron until a pass makes no update, or for ``max_epochs`` passes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. float32 and float64 are kept as they are; CSR is used directly.
+        y : array-like of shape (n_samples,)
+            Labels: any two values, or more for one-vs-rest.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, **_FIT_INPUT)
+        classes, y_index = encode_classes(y)
+        resume = self.warm_start and self._can_resume(classes, X.shape[1])
+        runs = self._run(X, y_index, classes, resume, self.max_epochs, self.selection,
+                         check_random_state(self.random_state))
+        self._set_fitted(X, y_index, classes, runs, resume)
+        if not self.converged_:
+            warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
+        return self
+
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+        """One pass of the online protocol over a batch, continuing from the current state.
+
+        Each example in the given order is predicted, then the weights are updated if
+        y_i(<w, x_i> + b) <= 0, exactly as in :func:`online_perceptron`; ``selection`` does
+        not apply. ``n_updates_`` accumulates over calls.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its labels.
+        classes : array-like of shape (n_classes,), default=None
+            All the labels the stream can hold. Needed on the first call unless that batch
+            already holds two labels or more; checked against ``classes_`` afterwards.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        first = not hasattr(self, "classes_")
+        if first:
+            self._validate_params()
+        X, y = validate_data(self, X, y, reset=first, **_FIT_INPUT)
+        known = None if first else self.classes_
+        classes, y_index = check_partial_fit_classes(y, classes, known)
+        runs = self._run(X, y_index, classes, not first, 1, "cyclic", None)
+        self._set_fitted(X, y_index, classes, runs, not first)
+        return self
+
+    def _can_resume(self, classes: NDArray, n_features: int) -> bool:
+        return (
+            hasattr(self, "_states")
+            and np.array_equal(classes, self.classes_)
+            and self._states[0].w.shape[0] == n_features + 1
+        )
+
+    def _run(self, X, y_index, classes, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
+        targets = binary_targets(y_index, classes.size)
+        states = self._states if resume else [None] * len(targets)
+        return [
+            run_perceptron(
+                X, y_pm, mode=self._mode, fit_intercept=self.fit_intercept,
+                max_epochs=max_epochs, selection=selection, rng=rng, state=state,
+                record_updates=self._mode == "voted",
+            )
+            for y_pm, state in zip(targets, states)
+        ]
+
+    def _set_fitted(self, X, y_index, classes, runs: list[PerceptronRun], resume: bool) -> None:
+        updates = np.array([run.n_updates for run in runs])
+        if resume:
+            updates += np.atleast_1d(self.n_updates_)
+        self.classes_ = classes
+        self._states = [run.state for run in runs]
+        self.coef_ = np.vstack([run.coef for run in runs])
+        self.intercept_ = np.array([run.intercept for run in runs])
+        self.n_updates_ = _per_problem(updates)
+        self.n_epochs_ = max(run.n_epochs for run in runs)
+        self.converged_ = all(run.converged for run in runs)
+
+    def _not_converged_message(self) -> str:
+        return (
+            f"{type(self).__name__} made updates in each of its max_epochs="
+            f"{self.max_epochs} passes: the data may not be linearly separable. For such data "
+            "use PocketPerceptron (the weights with the fewest training errors) or "
+            "AveragedPerceptron, or raise max_epochs."
+        )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _per_problem(values: NDArray):
+    """A plain scalar for a binary problem, an array with one entry per class otherwise."""
+    return values[0].item() if values.size == 1 else values
+
+
+_PARAMETERS_DOC = """
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an affine halfspace sign(<w, x> + b): the homogeneous reduction x' = (1, x),
+        with the constant feature handled implicitly (X is never copied).
+    max_epochs : int, default=1000
+        The most passes over the data. A pass with no update stops the run earlier.
+    selection : {"cyclic", "shuffle", "worst"}, default="cyclic"
+        Which example to visit next: the given order each pass; a fresh permutation each
+        pass drawn from ``random_state``; or, at each step, the most violated example
+        argmin_i y_i(<w, x_i> + b) (one epoch is then n updates, each costing a full pass).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations of ``selection="shuffle"``.
+    warm_start : bool, default=False
+        Continue from the state of the previous fit (same classes and features) instead
+        of starting from w = 0, b = 0.
+"""
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        The weights w of each binary problem (one-vs-rest beyond two classes).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        The intercepts b.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; classes_[1] is the positive class of a binary problem.
+    n_updates_ : int or ndarray of shape (n_classes,)
+        Updates (= mistakes) since the weights were last zero; per class beyond two classes.
+    n_epochs_ : int
+        Passes over the data made by the last call.
+    converged_ : bool
+        Whether the last pass made no update (in every binary problem).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+"""
+
+
+class Perceptron(LinearClassifierMixin, _BasePerceptron):
+    __doc__ = f"""The perceptron (Rosenblatt 1958): while some y_i(<w, x_i> + b) <= 0, add y_i x_i.
+
+    Starts at w = 0, b = 0. On linearly separable data with margin gamma inside a ball of
+    radius R it makes at most (R/gamma)^2 updates (Novikoff 1962), then stops.
+    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}
+    See Also
+    --------
+    AveragedPerceptron, VotedPerceptron, PocketPerceptron : variants for non-separable data.
+    online_perceptron : one pass of the online mistake-bound protocol.
+
+    References
+    ----------
+    Rosenblatt (1958); Novikoff (1962).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import Perceptron
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-2.0, -1.0]])
+    >>> clf = Perceptron().fit(X, [1, 1, 0, 0])
+    >>> clf.predict([[3.0, 3.0], [-3.0, -1.0]]), clf.converged_
+    (array([1, 1]), True)
+    """
+
+
+class AveragedPerceptron(LinearClassifierMixin, _BasePerceptron):
+    __doc__ = f"""The averaged perceptron: predicts with the mean of the weights after every step.
+
+    Runs the perceptron and returns (1/T) sum_t w_t over all T examples processed (Freund
+    and Schapire 1999; Collins 2002), kept with a running sum so an update costs O(d) and a
+    correct prediction nothing. More stable than the last weights on non-separable data.
+    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}
+    See Also
+    --------
+    Perceptron, VotedPerceptron
+
+    References
+    ----------
+    Freund and Schapire (1999); Collins (2002).
+
+    Examples
+    --------
+    >>> from halfspaces import AveragedPerceptron
+    >>> from halfspaces.datasets import load_a9a
+    >>> X, y = load_a9a("train")
+    >>> clf = AveragedPerceptron(max_epochs=3).fit(X, y)  # doctest: +SKIP
+    """
+
+    _mode = "averaged"
+
+
+class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
+    __doc__ = f"""The pocket perceptron with ratchet (Gallant 1990), for non-separable data.
+
+    Runs the perceptron and keeps in its "pocket" the weights with the fewest training
+    errors seen. The training errors of the current weights are counted (one pass over the
+    data) only when their run of consecutive correct predictions first exceeds the pocket's
+    run; they replace the pocket if they make fewer errors. With ``selection="worst"`` every
+    step scans all margins, so every weight vector is judged. ``partial_fit`` judges the
+    pocket on each batch.
+    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    n_errors_ : int or ndarray of shape (n_classes,)
+        Training errors of the pocket weights (as predict counts them) on the data of the
+        last call.
+
+    See Also
+    --------
+    Perceptron, AveragedPerceptron
+
+    References
+    ----------
+    Gallant (1990).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import PocketPerceptron
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [1.5]])
+    >>> clf = PocketPerceptron(max_epochs=20).fit(X, [0, 0, 1, 1, 0])
+    >>> int(clf.n_errors_) == int((clf.predict(X) != [0, 0, 1, 1, 0]).sum())
+    True
+    """
+
+    _mode = "pocket"
+
+    def _set_fitted(self, X, y_index, classes, runs, resume) -> None:
+        super()._set_fitted(X, y_index, classes, runs, resume)
+        self.n_errors_ = _per_problem(np.array([run.n_errors for run in runs]))
+
+
+class VotedPerceptron(ClassifierMixin, _BasePerceptron):
+    __doc__ = f"""The voted perceptron (Freund and Schapire 1999): every weight vector votes.
+
+    Each weight vector w_k of the run is kept with its survival count c_k (the examples it
+    saw, counting the one that created it, before its first mistake); the prediction is
+    sign(sum_k c_k sign(<w_k, x> + b_k)). The vectors are stored as the sequence of updates
+    (the rows that caused them, in ``support_vectors_``), so memory grows with the number of
+    distinct update rows and updates, not with updates times features.
+    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    support_vectors_ : ndarray or csr_matrix of shape (n_support, n_features)
+        The training rows that caused at least one update.
+    update_support_ : list of ndarray
+        Per binary problem, the row of ``support_vectors_`` added at each update.
+    update_signs_ : list of ndarray
+        Per binary problem, the sign (±1) of each update.
+    vote_counts_ : list of ndarray
+        Per binary problem, the survival counts c_0, ..., c_K of w_0 = 0, ..., w_K.
+
+    Notes
+    -----
+    ``coef_`` and ``intercept_`` are the last weight vector w_K, b_K; the prediction uses
+    all of them. ``decision_function`` returns the weighted vote sum.
+
+    See Also
+    --------
+    AveragedPerceptron : the averaged weights, a linear approximation of the vote.
+
+    References
+    ----------
+    Freund and Schapire (1999).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import VotedPerceptron
+    >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-2.0, -1.0]])
+    >>> VotedPerceptron().fit(X, [1, 1, 0, 0]).predict([[3.0, 3.0]])
+    array([1])
+    """
+
+    _mode = "voted"
+
+    def _set_fitted(self, X, y_index, classes, runs, resume) -> None:
+        super()._set_fitted(X, y_index, classes, runs, resume)
+        rows = np.unique(np.concatenate([run.update_rows for run in runs]))
+        offset = self.support_vectors_.shape[0] if resume else 0
+        new_vectors = X[rows]
+        if resume:
+            new_vectors = _stack_rows(self.support_vectors_, new_vectors)
+        targets = binary_targets(y_index, classes.size)
+        support, signs = [], []
+        for k, run in enumerate(runs):
+            new_support = offset + np.searchsorted(rows, run.update_rows)
+            new_signs = targets[k][run.update_rows]
+            support.append(_extend(self.update_support_[k] if resume else None, new_support))
+            signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
+        steps = [_extend(self._update_steps[k] if resume else None, run.update_steps)
+                 for k, run in enumerate(runs)]
+        self.support_vectors_ = new_vectors
+        self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
+        self.vote_counts_ = [_survival_counts(s, st.n_steps) for s, st in zip(steps, self._states)]
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        votes : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Positive votes favour classes_[1] (binary) or the class of that column.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        c = 1.0 if self.fit_intercept else 0.0
+        n_problems = len(self.vote_counts_)
+        votes = np.empty((n_problems, X.shape[0]))
+        block = max(1, 4_000_000 // max(1, self.support_vectors_.shape[0]))
+        for start in range(0, X.shape[0], block):
+            G = safe_sparse_dot(X[start:start + block], self.support_vectors_.T,
+                                dense_output=True)
+            G = np.ascontiguousarray(G, dtype=np.float64)
+            for k in range(n_problems):
+                kp.voted_scores(G, self.update_support_[k], self.update_signs_[k],
+                                self.vote_counts_[k], c, votes[k, start:start + block])
+        return votes[0] if n_problems == 1 else votes.T
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The class with the winning vote (classes_[0] on a tie of a binary vote)."""
+        votes = self.decision_function(X)
+        index = (votes > 0).astype(int) if votes.ndim == 1 else votes.argmax(axis=1)
+        return self.classes_[index]
+
+
+def _extend(old: NDArray | None, new: NDArray) -> NDArray:
+    return new.copy() if old is None else np.concatenate([old, new])
+
+
+def _stack_rows(A, B):
+    import scipy.sparse as sp
+
+    if sp.issparse(A) or sp.issparse(B):
+        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
+    return np.vstack([A, B])
+
+
+def _survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
+    """c_0..c_K from the 1-based steps s_1..s_K of the updates and the total step count T.
+
+    w_0 saw s_1 - 1 examples; w_k (created at s_k, counting that example) saw
+    s_{k+1} - s_k; the last one saw T - s_K + 1.
+    """
+    bounds = np.concatenate([[1], steps, [n_steps + 1]])
+    return np.diff(bounds).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class OnlineRun:
+    """One pass of the online protocol: the final weights and where the mistakes were."""
+
+    coef: NDArray[np.float64]
+    intercept: float
+    mistakes: NDArray[np.bool_]
+    classes: NDArray
+
+    @property
+    def n_mistakes(self) -> int:
+        return int(self.mistakes.sum())
+
+
+def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> OnlineRun:
+    """The online mistake-bound protocol: one pass, predict, receive y_t, update on a mistake.
+
+    For t = 1..n in the given order: predict sign(<w, x_t> + b); on receiving y_t, if
+    y_t(<w, x_t> + b) <= 0 count a mistake and set w += y_t x_t, b += y_t. Starting from
+    w = 0, b = 0, the number of mistakes on a sequence separable with margin gamma inside a
+    ball of radius R is at most (R/gamma)^2, on x' = (1, x) when ``fit_intercept``
+    (Novikoff 1962), whatever the order.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The sequence of examples.
+    y : array-like of shape (n_samples,)
+        Two labels; the larger one is +1 (as classes_[1] in the estimators).
+    fit_intercept : bool, default=True
+        Learn b too, i.e. run on x' = (1, x).
+
+    Returns
+    -------
+    run : OnlineRun
+        ``coef`` (n_features,), ``intercept``, ``mistakes`` (bool per example, in order),
+        ``classes`` and ``n_mistakes``.
+
+    Examples
+    --------
+    >>> from halfspaces.perceptron import online_perceptron
+    >>> run = online_perceptron([[1.0], [2.0], [-1.0]], [1, 1, -1])
+    >>> run.mistakes.tolist(), run.n_mistakes
+    ([True, False, False], 1)
+    """
+    X, y = check_X_y(X, y, **_FIT_INPUT)
+    classes, y_index = encode_classes(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"online_perceptron takes two labels; y has {classes.size}: {classes!r}."
+        )
+    run = run_perceptron(X, binary_targets(y_index, 2)[0], fit_intercept=fit_intercept,
+                         max_epochs=1, record_updates=True)
+    mistakes = np.zeros(X.shape[0], dtype=bool)
+    mistakes[run.update_rows] = True
+    return OnlineRun(run.coef, run.intercept, mistakes, classes)
+

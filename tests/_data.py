@@ -1,0 +1,65 @@
+"""Random data for the tests: separable with a known margin, or noisy; in every input format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+FORMATS = ("dense64", "dense32", "csr32", "csr64")
+
+
+def separable(n=200, d=5, seed=0, gap=0.2, intercept=True, sparsity=0.0):
+    """Points with |<w*, x> + b*| >= gap, labelled by sign(<w*, x> + b*), ||w*|| = 1."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    w /= np.linalg.norm(w)
+    b = rng.normal() * 0.5 if intercept else 0.0
+    X = rng.normal(size=(4 * n, d))
+    if sparsity:
+        X *= rng.random(X.shape) >= sparsity
+    f = X @ w + b
+    keep = np.abs(f) >= gap
+    X, f = X[keep][:n], f[keep][:n]
+    return X, np.where(f > 0, 1.0, -1.0), w, b
+
+
+def noisy(n=200, d=5, seed=0, flip=0.15, sparsity=0.0):
+    """A linear rule with a fraction ``flip`` of the labels flipped: not separable."""
+    X, y, _, _ = separable(n, d, seed, gap=0.0, sparsity=sparsity)
+    rng = np.random.default_rng(seed + 1)
+    flipped = rng.random(len(y)) < flip
+    return X, np.where(flipped, -y, y)
+
+
+def in_format(X, fmt):
+    """X as dense float64/float32, or CSR with int32/int64 indices."""
+    if fmt == "dense64":
+        return np.ascontiguousarray(X, dtype=np.float64)
+    if fmt == "dense32":
+        return np.ascontiguousarray(X, dtype=np.float32)
+    A = sp.csr_matrix(X, dtype=np.float64)
+    if fmt == "csr64":
+        A.indices = A.indices.astype(np.int64)
+        A.indptr = A.indptr.astype(np.int64)
+    return A
+
+
+def load_a9a():
+    """Bundled a9a (all 48,842 rows); skips when neither the bundle nor ../shared has it."""
+    try:
+        from halfspaces.datasets import load_a9a as bundled
+    except ImportError:
+        bundled = None
+    if bundled is not None:
+        return bundled()
+    path = SHARED_DATA / "a9a"
+    if not path.exists():
+        pytest.skip("a9a is not available")
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(str(path), n_features=123)
+    return X.tocsr(), y

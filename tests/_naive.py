@@ -1,0 +1,124 @@
+"""The lecture algorithms written as plainly as possible: slow twins of the fast kernels.
+
+Dense float64 NumPy, one example at a time, straight from the definitions (the average as an
+explicit mean of all the weight vectors, the vote as an explicit list of vectors). The
+kernels must agree with these on random data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def _dense(X):
+    return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def _orders(n, max_epochs, selection, rng):
+    for _ in range(max_epochs):
+        yield rng.permutation(n) if selection == "shuffle" else np.arange(n)
+
+
+def perceptron(X, y, fit_intercept=True, max_epochs=1000, selection="cyclic", rng=None):
+    """Returns (w, b, n_updates, n_epochs, converged)."""
+    if selection == "worst":
+        return perceptron_worst(X, y, fit_intercept, max_epochs)
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    n_updates = 0
+    for epoch, order in enumerate(_orders(len(y), max_epochs, selection, rng), start=1):
+        updates = 0
+        for i in order:
+            if y[i] * (X[i] @ w + b) <= 0:
+                w, b = w + y[i] * X[i], b + y[i] * c
+                updates += 1
+        n_updates += updates
+        if updates == 0:
+            return w, b, n_updates, epoch, True
+    return w, b, n_updates, max_epochs, False
+
+
+def perceptron_worst(X, y, fit_intercept=True, max_epochs=1000):
+    """Each step updates on argmin_i y_i(<w, x_i> + b); an epoch is n steps."""
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    n = len(y)
+    for step in range(n * max_epochs):
+        margins = y * (X @ w + b)
+        i = int(np.argmin(margins))
+        if margins[i] > 0:
+            return w, b, step, step // n + 1, True
+        w, b = w + y[i] * X[i], b + y[i] * c
+    return w, b, n * max_epochs, max_epochs, False
+
+
+def averaged_perceptron(X, y, fit_intercept=True, max_epochs=1000, selection="cyclic", rng=None):
+    """Returns (mean of the weights after every example, its intercept)."""
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    w_sum, b_sum, steps = np.zeros_like(w), 0.0, 0
+    for order in _orders(len(y), max_epochs, selection, rng):
+        updates = 0
+        for i in order:
+            if y[i] * (X[i] @ w + b) <= 0:
+                w, b = w + y[i] * X[i], b + y[i] * c
+                updates += 1
+            w_sum, b_sum, steps = w_sum + w, b_sum + b, steps + 1
+        if updates == 0:
+            break
+    return w_sum / steps, b_sum / steps
+
+
+def voted_perceptron(X, y, fit_intercept=True, max_epochs=1000):
+    """Freund and Schapire (1999), Figure 1: the list of (v_k, b_k, c_k)."""
+    X = _dense(X)
+    c = float(fit_intercept)
+    vectors = [[np.zeros(X.shape[1]), 0.0, 0]]
+    for _ in range(max_epochs):
+        updates = 0
+        for i in range(len(y)):
+            v, b, _ = vectors[-1]
+            if y[i] * (X[i] @ v + b) <= 0:
+                vectors.append([v + y[i] * X[i], b + y[i] * c, 1])
+                updates += 1
+            else:
+                vectors[-1][2] += 1
+        if updates == 0:
+            break
+    return vectors
+
+
+def voted_decision(vectors, X):
+    X = _dense(X)
+    return sum(count * np.where(X @ v + b > 0, 1.0, -1.0) for v, b, count in vectors)
+
+
+def training_errors(X, y, w, b):
+    return int(np.sum((X @ w + b > 0) != (y > 0)))
+
+
+def pocket_perceptron(X, y, fit_intercept=True, max_epochs=1000):
+    """Gallant's pocket with ratchet, cyclic order. Returns (w, b, errors)."""
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    pocket = (w, b, training_errors(X, y, w, b))
+    run, pocket_run, judged = 0, 0, False
+    for _ in range(max_epochs):
+        updates = 0
+        for i in range(len(y)):
+            if y[i] * (X[i] @ w + b) <= 0:
+                w, b = w + y[i] * X[i], b + y[i] * c
+                run, judged, updates = 0, False, updates + 1
+                continue
+            run += 1
+            if pocket[0] is w:
+                pocket_run = run
+            elif run > pocket_run and not judged:
+                judged = True
+                errors = training_errors(X, y, w, b)
+                if errors < pocket[2]:
+                    pocket, pocket_run = (w, b, errors), run
+        if updates == 0:
+            break
+    return pocket

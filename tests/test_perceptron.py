@@ -1,0 +1,315 @@
+"""The perceptron family against its slow twins, scikit-learn, and Novikoff's theorem."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import Perceptron as SkPerceptron
+
+import _naive
+from _data import FORMATS, in_format, load_a9a, noisy, separable
+from halfspaces import (
+    AveragedPerceptron,
+    ConvergenceWarning,
+    Perceptron,
+    PocketPerceptron,
+    VotedPerceptron,
+    augment,
+)
+from halfspaces.perceptron import online_perceptron
+
+ALL = [Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron]
+
+
+def quiet_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def sklearn_perceptron(max_iter):
+    return SkPerceptron(shuffle=False, eta0=1.0, alpha=0.0, penalty=None, tol=None,
+                        max_iter=max_iter)
+
+
+# ---------------------------------------------------------------- the slow twins
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("selection", ["cyclic", "shuffle", "worst"])
+@pytest.mark.parametrize("separable_data", [True, False])
+def test_perceptron_equals_twin(fmt, fit_intercept, selection, separable_data):
+    X, y = separable(150, 6, seed=3)[:2] if separable_data else noisy(150, 6, seed=4)
+    X = in_format(X, fmt)
+    clf = quiet_fit(Perceptron(fit_intercept=fit_intercept, max_epochs=7, selection=selection,
+                               random_state=5), X, y)
+    w, b, n_updates, n_epochs, converged = _naive.perceptron(
+        X, y, fit_intercept, 7, selection, np.random.RandomState(5))
+    assert_array_equal(clf.coef_.ravel(), w)
+    assert clf.intercept_[0] == b
+    assert (clf.n_updates_, clf.n_epochs_, clf.converged_) == (n_updates, n_epochs, converged)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("selection", ["cyclic", "shuffle"])
+def test_averaged_equals_explicit_mean_of_all_weights(fmt, selection):
+    X, y = noisy(120, 5, seed=7, sparsity=0.5)
+    X = in_format(X, fmt)
+    clf = quiet_fit(AveragedPerceptron(max_epochs=4, selection=selection, random_state=1), X, y)
+    w, b = _naive.averaged_perceptron(X, y, True, 4, selection, np.random.RandomState(1))
+    assert_allclose(clf.coef_.ravel(), w, rtol=1e-10, atol=1e-12)
+    assert_allclose(clf.intercept_[0], b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_voted_equals_freund_schapire_figure_1(fmt):
+    X, y = noisy(100, 4, seed=11)
+    X = in_format(X, fmt)
+    clf = quiet_fit(VotedPerceptron(max_epochs=3), X, y)
+    vectors = _naive.voted_perceptron(X, y, True, 3)
+    assert_array_equal(clf.vote_counts_[0], [count for _, _, count in vectors])
+    X_test = np.random.default_rng(0).normal(size=(300, 4))
+    assert_array_equal(clf.decision_function(in_format(X_test, fmt)),
+                       _naive.voted_decision(vectors, X_test))
+    last_w, last_b, _ = vectors[-1]
+    assert_array_equal(clf.coef_.ravel(), last_w)
+    assert clf.intercept_[0] == last_b
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_pocket_equals_ratchet_twin(fmt, seed):
+    X, y = noisy(120, 3, seed=seed, flip=0.2)
+    X = in_format(X, fmt)
+    clf = quiet_fit(PocketPerceptron(max_epochs=6), X, y)
+    w, b, errors = _naive.pocket_perceptron(X, y, True, 6)
+    assert_array_equal(clf.coef_.ravel(), w)
+    assert clf.intercept_[0] == b
+    assert clf.n_errors_ == errors == np.sum(clf.predict(X) != y)
+
+
+def test_pocket_with_worst_selection_keeps_the_best_weights_seen():
+    X, y = noisy(80, 3, seed=5, flip=0.2)
+    clf = quiet_fit(PocketPerceptron(max_epochs=2, selection="worst"), X, y)
+    w, b, _, _, _ = _naive.perceptron_worst(X, y, True, 2)  # the run the pocket watched
+    assert clf.n_errors_ == np.sum(clf.predict(X) != y)
+    assert clf.n_errors_ <= _naive.training_errors(X, y, w, b)
+    assert clf.n_errors_ <= min(np.sum(y > 0), np.sum(y < 0))  # at least as good as w = 0
+
+
+# ---------------------------------------------------------------- scikit-learn parity
+
+@pytest.mark.parametrize("as_dense", [False, True])
+def test_a9a_equals_sklearn_exactly(as_dense):
+    X, y = load_a9a()
+    X_ours = X.toarray() if as_dense else X
+    epochs = 3
+    ours = quiet_fit(Perceptron(max_epochs=epochs), X_ours, y)
+    theirs = sklearn_perceptron(epochs).fit(X.toarray(), y)
+    assert_array_equal(ours.coef_, theirs.coef_)
+    assert_array_equal(ours.intercept_, theirs.intercept_)
+
+
+def test_a9a_int64_indices_accepted_and_identical():
+    X, y = load_a9a()
+    X64 = in_format(X[:5000], "csr64")
+    a = quiet_fit(Perceptron(max_epochs=2), X64, y[:5000])
+    b = quiet_fit(Perceptron(max_epochs=2), X[:5000].toarray(), y[:5000])
+    assert_array_equal(a.coef_, b.coef_)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dense_gaussian_matches_sklearn(seed):
+    X, y = noisy(3000, 20, seed=seed, flip=0.05)
+    epochs = 10
+    ours = quiet_fit(Perceptron(max_epochs=epochs), X, y)
+    theirs = sklearn_perceptron(epochs).fit(X, y)
+    assert_allclose(ours.coef_, theirs.coef_, rtol=1e-9)
+    assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-9)
+
+
+def test_multiclass_one_vs_rest_equals_sklearn_on_digits():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    ours = quiet_fit(Perceptron(max_epochs=4), X, y)
+    theirs = sklearn_perceptron(4).fit(X, y)
+    assert_array_equal(ours.coef_, theirs.coef_)
+    assert_array_equal(ours.intercept_, theirs.intercept_)
+    assert ours.n_updates_.shape == (10,)
+    assert_array_equal(ours.predict(X), theirs.predict(X))
+
+
+# ---------------------------------------------------------------- online protocol and bounds
+
+def novikoff_bound(X, y, w_star, b_star, fit_intercept=True):
+    """(R / gamma)^2 on x' = (1, x) for the separator (b*, w*): an upper bound on mistakes."""
+    X_aug = augment(X) if fit_intercept else X
+    u = np.concatenate([[b_star], w_star]) if fit_intercept else w_star
+    gamma = np.min(y * (X_aug @ u)) / np.linalg.norm(u)
+    R = np.max(np.linalg.norm(X_aug, axis=1))
+    return (R / gamma) ** 2
+
+
+def test_online_perceptron_is_one_cyclic_pass():
+    X, y = noisy(200, 5, seed=2)
+    run = online_perceptron(X, y)
+    w, b, n_updates, _, _ = _naive.perceptron(X, y, True, 1)
+    assert_array_equal(run.coef, w)
+    assert run.intercept == b and run.n_mistakes == n_updates
+    # replay: a mistake exactly where the twin's weights misclassify before updating
+    w, b = np.zeros(5), 0.0
+    for i in range(len(y)):
+        mistake = y[i] * (X[i] @ w + b) <= 0
+        assert run.mistakes[i] == mistake
+        if mistake:
+            w, b = w + y[i] * X[i], b + y[i]
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron])
+def test_partial_fit_batches_equal_one_online_pass(cls):
+    X, y = noisy(300, 4, seed=8)
+    whole = cls().partial_fit(X, y, classes=[-1, 1])
+    batched = cls()
+    for start in range(0, 300, 70):
+        batched.partial_fit(X[start:start + 70], y[start:start + 70], classes=[-1, 1])
+    if cls is not PocketPerceptron:  # the pocket is judged per batch by design
+        assert_allclose(batched.coef_, whole.coef_, rtol=1e-12)
+        assert_allclose(batched.decision_function(X), whole.decision_function(X), rtol=1e-12)
+    assert batched.n_updates_ == whole.n_updates_ == online_perceptron(X, y).n_mistakes
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 120), d=st.integers(1, 8),
+       gap=st.floats(0.05, 1.0), fit_intercept=st.booleans())
+def test_mistakes_within_novikoff_bound(seed, n, d, gap, fit_intercept):
+    X, y, w_star, b_star = separable(n, d, seed, gap=gap, intercept=fit_intercept)
+    assume(np.unique(y).size == 2)
+    bound = novikoff_bound(X, y, w_star, b_star, fit_intercept)
+    assert online_perceptron(X, y, fit_intercept=fit_intercept).n_mistakes <= bound
+    clf = Perceptron(fit_intercept=fit_intercept, selection="shuffle", random_state=seed)
+    clf.fit(X, y)
+    assert clf.converged_ and clf.n_updates_ <= bound
+    assert np.all(clf.predict(X) == y)
+
+
+def test_homogeneous_reduction_matches_implicit_intercept():
+    X, y = noisy(150, 4, seed=9)
+    implicit = quiet_fit(Perceptron(max_epochs=5), X, y)
+    explicit = quiet_fit(Perceptron(max_epochs=5, fit_intercept=False), augment(X), y)
+    assert_allclose(explicit.coef_.ravel(), np.r_[implicit.intercept_, implicit.coef_.ravel()])
+
+
+def test_augment_keeps_format_and_puts_the_constant_first():
+    X = np.arange(6, dtype=np.float32).reshape(3, 2)
+    dense = augment(X)
+    assert dense.dtype == np.float32 and and_equal_ones(dense[:, 0])
+    sparse = augment(sp.csr_matrix(X))
+    assert sp.issparse(sparse) and sparse.format == "csr"
+    assert_array_equal(sparse.toarray(), dense)
+
+
+def and_equal_ones(column):
+    return np.all(column == 1)
+
+
+# ---------------------------------------------------------------- state, warnings, no copies
+
+def test_warm_start_continues_the_same_run():
+    X, y = noisy(200, 4, seed=10)
+    once = quiet_fit(Perceptron(max_epochs=6), X, y)
+    warm = quiet_fit(Perceptron(max_epochs=2, warm_start=True), X, y)
+    warm.set_params(max_epochs=4)
+    quiet_fit(warm, X, y)
+    assert_array_equal(warm.coef_, once.coef_)
+    assert warm.n_updates_ == once.n_updates_
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_not_separable_warns_and_names_the_alternatives(cls):
+    X, y = noisy(100, 3, seed=1, flip=0.3)
+    with pytest.warns(ConvergenceWarning, match="PocketPerceptron.*AveragedPerceptron"):
+        cls(max_epochs=3).fit(X, y)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_fit_does_not_copy_X(fmt):
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, d = 40_000, 200
+    X = in_format(rng.normal(size=(n, d)) * (rng.random((n, d)) < 0.5), fmt)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    size = X.data.nbytes + X.indices.nbytes if sp.issparse(X) else X.nbytes
+    quiet_fit(Perceptron(max_epochs=1), X[:100], y[:100])  # compile outside the measurement
+    tracemalloc.start()
+    quiet_fit(Perceptron(max_epochs=1), X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 0.1 * size, f"fit allocated {peak / 1e6:.1f} MB for a {size / 1e6:.0f} MB X"
+
+
+def test_pandas_feature_names():
+    pd = pytest.importorskip("pandas")
+    X, y = separable(50, 3, seed=0)[:2]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = Perceptron().fit(frame, y)
+    assert list(clf.feature_names_in_) == ["a", "b", "c"]
+
+
+# ---------------------------------------------------------------- errors that name the problem
+
+@pytest.mark.parametrize("fmt", ["dense64", "dense32", "csr32"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("selection", ["cyclic", "worst"])
+def test_non_finite_input_names_the_row(fmt, bad, selection):
+    X, y = noisy(50, 3, seed=0)
+    X[17, 1] = bad
+    with pytest.raises(ValueError, match="NaN or infinity.*row 17"):
+        Perceptron(selection=selection).fit(in_format(X, fmt), y)
+
+
+def test_overflow_is_reported_as_such():
+    X, y = noisy(10, 2, seed=0)
+    X[3] = [1e308, 1e308]
+    with pytest.raises(ValueError, match="row 3 overflowed"):
+        quiet_fit(Perceptron(), X, y)
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [({"max_epochs": 0}, "max_epochs"), ({"selection": "random"}, "selection"),
+     ({"fit_intercept": "yes"}, "fit_intercept")],
+)
+def test_bad_parameters_are_named(params, match):
+    X, y = separable(20, 2)[:2]
+    with pytest.raises(ValueError, match=match):
+        Perceptron(**params).fit(X, y)
+
+
+def test_bad_inputs_are_named():
+    X, y = separable(20, 2)[:2]
+    with pytest.raises(ValueError, match="only one class"):
+        Perceptron().fit(X, np.ones(20))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Perceptron().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        Perceptron().fit(X[:0], y[:0])
+    clf = Perceptron().fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features"):
+        clf.predict(np.zeros((2, 3)))
+
+
+def test_partial_fit_label_checks():
+    X, y = separable(20, 2)[:2]
+    with pytest.raises(ValueError, match="classes must be passed"):
+        Perceptron().partial_fit(X[y > 0], y[y > 0])
+    clf = Perceptron().partial_fit(X, y)
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(X, np.full(20, 7.0))
