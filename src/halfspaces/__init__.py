@@ -22,7 +22,7 @@ _LAZY = {
     "NotSeparableError": "halfspaces.exceptions",
     "ConvergenceWarning": "halfspaces.exceptions",
 }
-_SUBMODULES = {"datasets", "perceptron", "exceptions", "cli"}
+_SUBMODULES = {"datasets", "perceptron", "exceptions", "cli", "theory", "erm"}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 

@@ -1,0 +1,38 @@
+"""Learning theory of halfspaces, made executable: margins, separability with certificates,
+mistake bounds, VC dimension and sample complexity.
+
+Every function states its formula and the theorem it comes from; every answer computed by a
+solver (HiGHS) is checked in floating point before it is returned.
+"""
+
+from halfspaces.theory._highs import SolverError
+from halfspaces.theory.bounds import (
+    FreundSchapireBound,
+    best_freund_schapire_bound,
+    freund_schapire_bound,
+    perceptron_mistake_bound,
+    sample_complexity,
+)
+from halfspaces.theory.margins import functional_margins, geometric_margins, margin, radius
+from halfspaces.theory.separability import MaxMargin, Separability, max_margin, separability
+from halfspaces.theory.vc import shatters, unrealizable_labeling, vc_dimension
+
+__all__ = [
+    "FreundSchapireBound",
+    "best_freund_schapire_bound",
+    "freund_schapire_bound",
+    "perceptron_mistake_bound",
+    "sample_complexity",
+    "MaxMargin",
+    "Separability",
+    "SolverError",
+    "functional_margins",
+    "geometric_margins",
+    "margin",
+    "max_margin",
+    "radius",
+    "separability",
+    "shatters",
+    "unrealizable_labeling",
+    "vc_dimension",
+]

@@ -1,0 +1,121 @@
+"""Thin plumbing to HiGHS (through ``highspy``): LP, convex QP and MILP in one call each.
+
+Nothing here knows about classifiers. Each function takes the constraint matrix (built sparse,
+column-wise, as HiGHS wants it), bounds and costs, runs HiGHS silently and returns a small
+:class:`HighsResult`. A status that is neither optimal nor one the caller asked to accept
+(``accept``) raises :class:`SolverError`, so a limit or a numerical failure can never pass for
+an answer. Callers still verify every answer in floating point before returning it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import highspy
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+__all__ = ["HighsResult", "SolverError", "solve"]
+
+INF = highspy.kHighsInf
+
+
+class SolverError(RuntimeError):
+    """HiGHS failed, hit a limit, or returned an answer that did not survive verification."""
+
+
+@dataclass(frozen=True)
+class HighsResult:
+    """What one HiGHS run returned: status name, primal values, row duals, MIP gap."""
+
+    status: str
+    x: NDArray
+    row_dual: NDArray
+    objective: float
+    mip_gap: float
+
+
+def _lp(A: sp.spmatrix, cost: NDArray, col_bounds: tuple, row_bounds: tuple) -> highspy.HighsLp:
+    A = sp.csc_matrix(A, dtype=np.float64)
+    A.sort_indices()
+    lp = highspy.HighsLp()
+    lp.num_row_, lp.num_col_ = A.shape
+    lp.col_cost_ = np.asarray(cost, dtype=np.float64)
+    lp.col_lower_, lp.col_upper_ = (np.asarray(b, dtype=np.float64) for b in col_bounds)
+    lp.row_lower_, lp.row_upper_ = (np.asarray(b, dtype=np.float64) for b in row_bounds)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.num_row_, lp.a_matrix_.num_col_ = A.shape
+    lp.a_matrix_.start_ = A.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = A.indices.astype(np.int32)
+    lp.a_matrix_.value_ = A.data
+    return lp
+
+
+def _hessian(diagonal: NDArray) -> highspy.HighsHessian:
+    """A diagonal Hessian in HiGHS's lower-triangular CSC form (zero columns omitted)."""
+    diagonal = np.asarray(diagonal, dtype=np.float64)
+    cols = np.flatnonzero(diagonal)
+    start = np.zeros(diagonal.size + 1, dtype=np.int32)
+    start[1:] = np.cumsum(diagonal != 0)
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = diagonal.size
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = start
+    hessian.index_ = cols.astype(np.int32)
+    hessian.value_ = diagonal[cols]
+    return hessian
+
+
+def solve(
+    A: sp.spmatrix,
+    cost: NDArray,
+    col_bounds: tuple,
+    row_bounds: tuple,
+    *,
+    hessian_diagonal: NDArray | None = None,
+    integrality: NDArray | None = None,
+    options: dict | None = None,
+    accept: tuple[str, ...] = (),
+    start: NDArray | None = None,
+    what: str = "problem",
+) -> HighsResult:
+    """Minimise cost @ x (+ 1/2 x' diag(h) x) s.t. row and column bounds; raise unless accepted.
+
+    ``accept`` names extra HiGHS model statuses (e.g. ``"Infeasible"``, ``"Time limit reached"``)
+    that the caller handles itself; everything else but ``"Optimal"`` raises SolverError.
+    """
+    lp = _lp(A, cost, col_bounds, row_bounds)
+    if integrality is not None:
+        lp.integrality_ = [highspy.HighsVarType(int(v)) for v in integrality]
+    h = highspy.Highs()
+    h.silent()
+    for key, value in (options or {}).items():
+        h.setOptionValue(key, value)
+    if hessian_diagonal is None:
+        h.passModel(lp)
+    else:
+        model = highspy.HighsModel()
+        model.lp_ = lp
+        model.hessian_ = _hessian(hessian_diagonal)
+        h.passModel(model)
+    if start is not None:
+        solution = highspy.HighsSolution()
+        solution.col_value = np.asarray(start, dtype=np.float64)
+        h.setSolution(solution)
+    h.run()
+    status = h.modelStatusToString(h.getModelStatus())
+    if status != "Optimal" and status not in accept:
+        raise SolverError(
+            f"HiGHS could not solve the {what}: model status {status!r}. The data may be too "
+            "badly scaled; rescale the features, or raise the time limit if one was set."
+        )
+    solution = h.getSolution()
+    info = h.getInfo()
+    return HighsResult(
+        status=status,
+        x=np.array(solution.col_value, dtype=np.float64),
+        row_dual=np.array(solution.row_dual, dtype=np.float64),
+        objective=float(info.objective_function_value),
+        mip_gap=float(info.mip_gap),
+    )

@@ -1,0 +1,165 @@
+"""Margins of a hyperplane on a sample, and the radius of the sample.
+
+References
+----------
+.. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
+   Algorithms. Cambridge University Press, 2014. Sections 9.1 and 15.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+from halfspaces.theory._data import check_X, plus_minus
+
+__all__ = ["functional_margins", "geometric_margins", "margin", "radius"]
+
+
+def _coef(coef: ArrayLike, n_features: int) -> NDArray:
+    w = np.asarray(coef, dtype=np.float64).ravel()
+    if w.shape[0] != n_features:
+        raise ValueError(
+            f"coef has {w.shape[0]} entries but X has {n_features} features; pass one weight "
+            "per column of X (the intercept goes in `intercept`)."
+        )
+    return w
+
+
+def functional_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
+                       intercept: float = 0.0) -> NDArray:
+    r"""The functional margins of the hyperplane (w, b) on each example.
+
+    .. math:: \hat\gamma_i = y_i\,(\langle w, x_i\rangle + b)
+
+    Positive exactly where the hyperplane classifies x_i correctly (Shalev-Shwartz and
+    Ben-David, Section 15.1).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The examples.
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}, or any two values (the larger one is +1).
+    coef : array-like of shape (n_features,)
+        The weights w (a fitted ``coef_`` of shape (1, n_features) is accepted too).
+    intercept : float, default=0.0
+        The offset b.
+
+    Returns
+    -------
+    margins : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> from halfspaces.theory import functional_margins
+    >>> functional_margins([[1.0, 2.0], [3.0, -1.0]], [1, -1], [1.0, 1.0], -1.0)
+    array([ 2., -1.])
+    """
+    X = check_X(X)
+    y_pm = plus_minus(y, X.shape[0])
+    w = _coef(coef, X.shape[1])
+    scores = X @ w if not sp.issparse(X) else np.asarray(X @ w).ravel()
+    return y_pm * (scores + float(np.asarray(intercept).ravel()[0]))
+
+
+def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
+                      intercept: float = 0.0) -> NDArray:
+    r"""The signed distances of the examples to the hyperplane (w, b).
+
+    .. math:: \gamma_i = \frac{y_i\,(\langle w, x_i\rangle + b)}{\lVert w\rVert_2}
+
+    Invariant to scaling (w, b) by any c > 0 (Shalev-Shwartz and Ben-David, Section 15.1).
+    Raises ValueError when w = 0, where the hyperplane is undefined.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The examples.
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}, or any two values (the larger one is +1).
+    coef : array-like of shape (n_features,)
+        The weights w, not all zero.
+    intercept : float, default=0.0
+        The offset b.
+
+    Returns
+    -------
+    margins : ndarray of shape (n_samples,)
+
+    Examples
+    --------
+    >>> from halfspaces.theory import geometric_margins
+    >>> geometric_margins([[3.0, 4.0], [0.0, 0.0]], [1, -1], [3.0, 4.0], -5.0)
+    array([4., 1.])
+    """
+    norm = float(np.linalg.norm(np.asarray(coef, dtype=np.float64)))
+    if norm == 0.0:
+        raise ValueError("coef is all zeros, so the hyperplane and its geometric margins are "
+                         "undefined; pass a nonzero coef.")
+    return functional_margins(X, y, coef, intercept) / norm
+
+
+def margin(X: ArrayLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
+    r"""The margin of the hyperplane (w, b) with respect to the sample: the smallest distance.
+
+    .. math:: \gamma(w, b) = \min_i \frac{y_i\,(\langle w, x_i\rangle + b)}{\lVert w\rVert_2}
+
+    Negative when some example is misclassified. The margin *of the sample* is the largest
+    such value over all hyperplanes: see :func:`halfspaces.theory.max_margin`.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The examples.
+    y : array-like of shape (n_samples,)
+        Labels in {-1, +1}, or any two values (the larger one is +1).
+    coef : array-like of shape (n_features,)
+        The weights w, not all zero.
+    intercept : float, default=0.0
+        The offset b.
+
+    Returns
+    -------
+    gamma : float
+
+    Examples
+    --------
+    >>> from halfspaces.theory import margin
+    >>> margin([[3.0, 4.0], [0.0, 0.0]], [1, -1], [3.0, 4.0], -5.0)
+    1.0
+    """
+    return float(np.min(geometric_margins(X, y, coef, intercept)))
+
+
+def radius(X: ArrayLike, fit_intercept: bool = False) -> float:
+    r"""The radius of the smallest origin-centred ball holding the sample.
+
+    .. math:: R = \max_i \lVert x_i\rVert_2 \quad\text{or, when fit\_intercept,}\quad
+              R' = \max_i \lVert (1, x_i)\rVert_2 = \sqrt{1 + R^2}
+
+    R is the radius in Novikoff's perceptron convergence theorem; R' is the radius on the
+    data the perceptron with an intercept runs on.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The examples.
+    fit_intercept : bool, default=False
+        Measure x' = (1, x) instead of x.
+
+    Returns
+    -------
+    R : float
+
+    Examples
+    --------
+    >>> from halfspaces.theory import radius
+    >>> radius([[3.0, 4.0], [1.0, 0.0]]), round(radius([[3.0, 4.0]], fit_intercept=True) ** 2, 9)
+    (5.0, 26.0)
+    """
+    X = check_X(X)
+    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+          else np.einsum("ij,ij->i", X, X))
+    return float(np.sqrt(np.max(sq) + (1.0 if fit_intercept else 0.0)))

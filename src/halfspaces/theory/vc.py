@@ -1,0 +1,200 @@
+"""The VC dimension of halfspaces, executable: exact shattering checks and the lower-bound proof.
+
+A labeling is *realised* when some halfspace puts every point strictly on the side of its
+label, y_i(<w, x_i> + b) > 0, the convention of :func:`halfspaces.theory.separability`.
+
+References
+----------
+.. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning, 2014. Theorem 9.2
+   (the VC dimension of homogeneous halfspaces in R^d is d, of affine ones d + 1).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from halfspaces.theory._data import check_X, signed_rows
+from halfspaces.theory._highs import SolverError
+from halfspaces.theory.separability import _decide
+
+__all__ = ["shatters", "unrealizable_labeling", "vc_dimension"]
+
+MAX_SHATTER_POINTS = 20
+
+
+def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
+    r"""The VC dimension of halfspaces in R^d: d + 1 affine, d homogeneous.
+
+    .. math:: \mathrm{VCdim}\{x \mapsto \mathrm{sign}(\langle w, x\rangle + b)\} = d + 1,
+              \qquad \mathrm{VCdim}\{x \mapsto \mathrm{sign}\langle w, x\rangle\} = d
+
+    (Shalev-Shwartz and Ben-David, Theorem 9.2.)
+
+    Parameters
+    ----------
+    n_features : int
+        The dimension d >= 1.
+    fit_intercept : bool, default=True
+        Affine halfspaces.
+
+    Returns
+    -------
+    vc_dim : int
+
+    Examples
+    --------
+    >>> from halfspaces.theory import vc_dimension
+    >>> vc_dimension(3), vc_dimension(3, fit_intercept=False)
+    (4, 3)
+    """
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) \
+            or n_features < 1:
+        raise ValueError(f"n_features={n_features!r} must be an integer >= 1.")
+    return int(n_features) + (1 if fit_intercept else 0)
+
+
+def _realisable(points: NDArray, labels: NDArray, fit_intercept: bool) -> bool:
+    w, _ = _decide(signed_rows(points, labels, fit_intercept))
+    return w is not None
+
+
+def shatters(points: ArrayLike, fit_intercept: bool = True, *,
+             return_labeling: bool = False) -> bool | tuple[bool, NDArray | None]:
+    r"""Whether halfspaces shatter the points: every labeling in {-1, +1}^m is realised.
+
+    .. math:: \forall y \in \{-1, +1\}^m\ \exists (w, b):\ y_i(\langle w, x_i\rangle + b)
+              > 0 \ \ \forall i
+
+    Exact: one separability LP (with its verified answer) per labeling, in the order of
+    ``itertools.product([-1, 1], repeat=m)``; a labeling and its negation are realised
+    together (negate w), so only half are solved. At most 20 points.
+
+    Parameters
+    ----------
+    points : array-like of shape (m, n_features)
+        The points, m <= 20.
+    fit_intercept : bool, default=True
+        Affine halfspaces (else homogeneous).
+    return_labeling : bool, default=False
+        Also return the first labeling, in the order above, that no halfspace realises
+        (None when the points are shattered).
+
+    Returns
+    -------
+    shattered : bool
+    labeling : ndarray of shape (m,) or None
+        Only with ``return_labeling=True``.
+
+    Examples
+    --------
+    >>> from halfspaces.theory import shatters
+    >>> shatters([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    True
+    >>> shatters([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], return_labeling=True)
+    (False, array([-1,  1,  1, -1]))
+    """
+    points = check_X(points, "points")
+    m = points.shape[0]
+    if m > MAX_SHATTER_POINTS:
+        raise ValueError(
+            f"points has {m} rows; shatters checks all 2^m labelings and refuses m > "
+            f"{MAX_SHATTER_POINTS}. For m > vc_dimension(d) the answer is False by Theorem "
+            "9.2; unrealizable_labeling gives a witness."
+        )
+    bad = None
+    for labels in product((-1, 1), repeat=m):
+        y = np.array(labels)
+        if y[0] == 1 and m > 0:  # the negation, starting with -1, was solved already
+            continue
+        if not _realisable(points, y.astype(np.float64), fit_intercept):
+            bad = y
+            break
+    if bad is not None and return_labeling:
+        bad = _first_of_pair(bad)
+    return (bad is None, bad) if return_labeling else bad is None
+
+
+def _first_of_pair(labeling: NDArray) -> NDArray:
+    """Of a labeling and its negation, the one that comes first in product order."""
+    return labeling if labeling[0] == -1 else -labeling
+
+
+def _dependence(Xp: NDArray) -> NDArray | None:
+    """Coefficients a != 0 with sum_i a_i x'_i = 0 over a minimal dependent set, or None.
+
+    Adds points one at a time; the first point in the span of those kept gives the
+    dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}.
+    """
+    kept: list[int] = []
+    scale = max(1.0, float(np.abs(Xp).max()))
+    for k in range(Xp.shape[0]):
+        if kept:
+            basis = Xp[kept].T
+            c, *_ = np.linalg.lstsq(basis, Xp[k], rcond=None)
+            if np.abs(basis @ c - Xp[k]).max() <= 1e-10 * scale:
+                a = np.zeros(Xp.shape[0])
+                a[kept], a[k] = c, -1.0
+                return a
+        elif not np.any(Xp[k]):
+            a = np.zeros(Xp.shape[0])
+            a[k] = 1.0
+            return a
+        kept.append(k)
+    return None
+
+
+def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDArray:
+    r"""A labeling of the points that no halfspace realises, from a linear dependence.
+
+    Following the proof of Theorem 9.2 (Shalev-Shwartz and Ben-David): m >= d + 1 points
+    x'_i in R^(d') (x' = (1, x) with d' = d + 1 when ``fit_intercept``, so m >= d + 2) are
+    linearly dependent, sum_i a_i x'_i = 0 with a != 0. Label I = {a_i > 0} with +1 and
+    J = {a_i < 0} with -1 (the rest +1). A halfspace w realising it would give
+
+    .. math:: 0 < \sum_{i\in I} a_i\langle w, x'_i\rangle
+              = \sum_{j\in J} |a_j|\,\langle w, x'_j\rangle \le 0,
+
+    a contradiction (when J is empty the right side is 0). Any dependent set works, so
+    fewer points do too when they happen to be dependent. The labeling is then checked to be
+    LP-infeasible with :func:`separability` before it is returned.
+
+    Parameters
+    ----------
+    points : array-like of shape (m, n_features)
+        Points that are linearly dependent after the reduction x' = (1, x); in particular
+        any m >= n_features + 1 (+ 1 with ``fit_intercept``).
+    fit_intercept : bool, default=True
+        Affine halfspaces (else homogeneous).
+
+    Returns
+    -------
+    labeling : ndarray of shape (m,) with values in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        When the points are linearly independent: every labeling is then realised.
+
+    Examples
+    --------
+    >>> from halfspaces.theory import unrealizable_labeling
+    >>> unrealizable_labeling([[0.0], [1.0], [2.0]])
+    array([-1,  1, -1])
+    """
+    points = check_X(points, "points")
+    Xp = signed_rows(points, np.ones(points.shape[0]), bool(fit_intercept))
+    a = _dependence(np.asarray(Xp))
+    if a is None:
+        raise ValueError(
+            f"the {points.shape[0]} points are linearly independent (after x' = (1, x) when "
+            "fit_intercept), so halfspaces shatter them and every labeling is realised; "
+            f"pass at least {points.shape[1] + 1 + bool(fit_intercept)} points."
+        )
+    labeling = np.where(a < 0, -1, 1)
+    if _realisable(points, labeling.astype(np.float64), fit_intercept):
+        raise SolverError("the labeling built from the linear dependence was realised by an "
+                          "LP; the points are too close to independent for float64.")
+    return labeling

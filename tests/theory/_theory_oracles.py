@@ -1,0 +1,81 @@
+"""Independent oracles for the theory tests: plain SciPy, never our own solvers."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog, nnls
+
+
+def signed(X, y, fit_intercept):
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    Xa = np.hstack([np.ones((X.shape[0], 1)), X]) if fit_intercept else X
+    return y[:, None] * Xa
+
+
+def linprog_separable(X, y, fit_intercept=True):
+    """Feasibility of y_i <w', x'_i> >= 1 by scipy.optimize.linprog."""
+    Z = signed(X, y, fit_intercept)
+    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(Z.shape[0]),
+                  bounds=(None, None), method="highs")
+    assert res.status in (0, 2), res.message
+    return res.status == 0
+
+
+def min_norm_point_norm(Z):
+    """||p*|| for p* the minimum-norm point of conv{z_i}, by NNLS (Lawson-Hanson).
+
+    For separable rows it is the margin gamma' = 1/B of the homogeneous hard-margin problem.
+    """
+    weight = 1e4
+    system = np.vstack([Z.T, weight * np.ones((1, Z.shape[0]))])
+    rhs = np.r_[np.zeros(Z.shape[1]), weight]
+    a, _ = nnls(system, rhs, maxiter=50 * Z.shape[0])
+    a /= a.sum()
+    return float(np.linalg.norm(Z.T @ a))
+
+
+def check_certificate(X, y, a, fit_intercept=True):
+    Z = signed(X, y, fit_intercept)
+    assert a.shape == (Z.shape[0],)
+    assert np.all(a >= 0)
+    assert abs(a.sum() - 1) <= 1e-12
+    assert np.abs(Z.T @ a).max() <= 1e-9 * max(1.0, np.abs(Z).max())
+
+
+def separable_sample(rng, n, d, gap=0.1, scale=1.0, fit_intercept=True):
+    """Gaussian points labelled by a random hyperplane, the band |margin| < gap removed."""
+    X = rng.standard_normal((4 * n, d)) * scale
+    w = rng.standard_normal(d)
+    w /= np.linalg.norm(w)
+    b = rng.uniform(-0.5, 0.5) * scale if fit_intercept else 0.0
+    s = X @ w + b
+    keep = np.flatnonzero(np.abs(s) >= gap * scale)[:n]
+    return X[keep], np.where(s[keep] > 0, 1, -1)
+
+
+def noisy_sample(rng, n, d, flip=0.1):
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.2 > 0, 1, -1)
+    y[rng.random(n) < flip] *= -1
+    return X, y
+
+
+def hull_half_distance(X, y):
+    """Half the distance between the convex hulls of the two classes, by NNLS.
+
+    For separable data it equals the margin of the maximum-margin affine hyperplane.
+    """
+    X, y = np.asarray(X, dtype=float), np.asarray(y)
+    P, N = X[y == 1], X[y == -1]
+    weight = 1e4
+    system = np.block([
+        [P.T, -N.T],
+        [weight * np.ones((1, len(P))), np.zeros((1, len(N)))],
+        [np.zeros((1, len(P))), weight * np.ones((1, len(N)))],
+    ])
+    rhs = np.r_[np.zeros(X.shape[1]), weight, weight]
+    c, _ = nnls(system, rhs, maxiter=50 * len(X))
+    a, b = c[: len(P)] / c[: len(P)].sum(), c[len(P):] / c[len(P):].sum()
+    return float(np.linalg.norm(P.T @ a - N.T @ b)) / 2

@@ -1,0 +1,52 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from halfspaces.theory import functional_margins, geometric_margins, margin, radius
+
+
+def naive_functional(X, y, w, b):
+    return np.array([yi * (sum(wj * xj for wj, xj in zip(w, xi)) + b) for xi, yi in zip(X, y)])
+
+
+def test_functional_margins_match_loop_dense_and_sparse():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((30, 4)), rng.choice([-1, 1], 30)
+    w, b = rng.standard_normal(4), 0.7
+    expected = naive_functional(X, y, w, b)
+    np.testing.assert_allclose(functional_margins(X, y, w, b), expected, rtol=1e-12)
+    np.testing.assert_allclose(functional_margins(sp.csr_matrix(X), y, w, b), expected, rtol=1e-12)
+
+
+def test_labels_any_two_values_map_larger_to_plus_one():
+    X, w = np.array([[1.0], [2.0]]), [1.0]
+    np.testing.assert_array_equal(functional_margins(X, ["a", "b"], w),
+                                  functional_margins(X, [-1, 1], w))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.floats(1e-3, 1e3))
+def test_geometric_margins_invariant_to_scaling(seed, c):
+    rng = np.random.default_rng(seed)
+    X, y = rng.standard_normal((10, 3)), rng.choice([-1, 1], 10)
+    w, b = rng.standard_normal(3), rng.standard_normal()
+    np.testing.assert_allclose(geometric_margins(X, y, c * w, c * b),
+                               geometric_margins(X, y, w, b), rtol=1e-9, atol=1e-12)
+    assert margin(X, y, w, b) == pytest.approx(np.min(naive_functional(X, y, w, b)) / np.linalg.norm(w))
+
+
+def test_radius_with_and_without_intercept():
+    X = np.array([[3.0, 4.0], [1.0, 0.0]])
+    assert radius(X) == 5.0
+    assert radius(sp.csr_matrix(X), fit_intercept=True) == pytest.approx(np.sqrt(26.0))
+
+
+def test_errors_name_the_parameter():
+    with pytest.raises(ValueError, match="coef has 3 entries"):
+        functional_margins([[1.0, 2.0]], [1], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="coef is all zeros"):
+        margin([[1.0]], [1], [0.0])
+    with pytest.raises(ValueError, match="one label per row"):
+        margin([[1.0]], [1, -1], [1.0])

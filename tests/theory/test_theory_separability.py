@@ -1,0 +1,136 @@
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _theory_oracles import (
+    check_certificate,
+    hull_half_distance,
+    linprog_separable,
+    min_norm_point_norm,
+    noisy_sample,
+    separable_sample,
+    signed,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.svm import SVC
+
+from halfspaces import NotSeparableError
+from halfspaces.theory import functional_margins, geometric_margins, max_margin, separability
+
+XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
+
+
+def check_answer(X, y, fit_intercept):
+    result = separability(X, y, fit_intercept)
+    assert result.separable == linprog_separable(X, y, fit_intercept)
+    if result.separable:
+        assert result.certificate is None
+        assert functional_margins(X, y, result.coef, result.intercept).min() >= 1.0
+        if not fit_intercept:
+            assert result.intercept == 0.0
+    else:
+        assert result.coef is None
+        check_certificate(X, y, result.certificate, fit_intercept)
+    return result
+
+
+def test_xor_certificate():
+    result = check_answer(*XOR, fit_intercept=True)
+    np.testing.assert_allclose(result.certificate, 0.25)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_random_separable_and_noisy(fit_intercept, sparse):
+    rng = np.random.default_rng(1)
+    for _ in range(3):
+        X, y = separable_sample(rng, 200, 5, fit_intercept=fit_intercept)
+        assert check_answer(sp.csr_matrix(X) if sparse else X, y, fit_intercept).separable
+        X, y = noisy_sample(rng, 200, 5)
+        assert not check_answer(sp.csr_matrix(X) if sparse else X, y, fit_intercept).separable
+
+
+def test_working_set_on_many_rows():
+    rng = np.random.default_rng(2)
+    X, y = separable_sample(rng, 6000, 4, gap=0.01)
+    assert check_answer(X, y, True).separable
+    y[0] = -y[0]
+    X = np.vstack([X, X[:1]])
+    y = np.r_[y, -y[0]]
+    check_answer(X, y, True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 12), st.integers(1, 4), st.booleans())
+def test_agrees_with_linprog_on_small_samples(seed, n, d, fit_intercept):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float)  # ties, duplicates and zero rows happen
+    check_answer(X, rng.choice([-1, 1], n), fit_intercept)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_degenerate_inputs(fit_intercept):
+    check_answer(np.array([[1.0, 2.0], [1.0, 2.0]]), [1, -1], fit_intercept)  # duplicates
+    assert check_answer(np.array([[2.0]]), [1], fit_intercept).separable  # n = 1, d = 1
+    zero = check_answer(np.array([[0.0, 0.0], [1.0, 0.0]]), [1, -1], fit_intercept)
+    assert zero.separable == fit_intercept  # a zero row needs an intercept
+
+
+def test_a9a_certificate(a9a):
+    X, y = a9a
+    result = separability(X, y)
+    assert not result.separable
+    check_certificate(X, y, result.certificate)
+
+
+def svc_margin(X, y):
+    svc = SVC(kernel="linear", C=1e10, tol=1e-10).fit(X, y)
+    return geometric_margins(X, y, svc.coef_, svc.intercept_[0]).min()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_max_margin_matches_svc_and_min_norm_point(seed):
+    rng = np.random.default_rng(seed)
+    X, y = separable_sample(rng, 80, 3, gap=0.2, scale=2.0)
+    mm = max_margin(X, y)
+    assert mm.margin == pytest.approx(hull_half_distance(X, y), rel=1e-6)
+    # libsvm stops at its own tolerance: its hyperplane is within 1e-5 and never better
+    assert svc_margin(X, y) <= mm.margin * (1 + 1e-9)
+    assert mm.margin == pytest.approx(svc_margin(X, y), rel=1e-5)
+    assert geometric_margins(X, y, mm.coef, mm.intercept).min() == pytest.approx(mm.margin, rel=1e-12)
+    np.testing.assert_allclose(geometric_margins(X[mm.support], y[mm.support], mm.coef, mm.intercept),
+                               mm.margin, rtol=1e-6)
+    assert mm.augmented_margin == pytest.approx(min_norm_point_norm(signed(X, y, True)), rel=1e-6)
+    assert mm.norm_bound == pytest.approx(1 / mm.augmented_margin, rel=1e-9)
+    b_unit = mm.intercept / np.linalg.norm(mm.coef)
+    assert mm.augmented_margin >= mm.margin / np.sqrt(1 + b_unit**2) * (1 - 1e-9)
+    sparse = max_margin(sp.csr_matrix(X), y)
+    assert sparse.margin == pytest.approx(mm.margin, rel=1e-7)
+
+
+def test_max_margin_homogeneous_is_min_norm_point():
+    rng = np.random.default_rng(5)
+    X, y = separable_sample(rng, 60, 3, gap=0.2, fit_intercept=False)
+    mm = max_margin(X, y, fit_intercept=False)
+    assert mm.intercept == 0.0
+    assert mm.margin == pytest.approx(min_norm_point_norm(signed(X, y, False)), rel=1e-6)
+    assert mm.norm_bound == pytest.approx(1 / mm.margin, rel=1e-9)
+
+
+def test_max_margin_large_sample_working_set():
+    rng = np.random.default_rng(6)
+    X, y = separable_sample(rng, 5000, 5, gap=0.05)
+    mm = max_margin(X, y)
+    assert functional_margins(X, y, mm.coef, mm.intercept).min() >= 1.0
+    assert mm.margin == pytest.approx(svc_margin(X, y), rel=1e-5)
+
+
+def test_max_margin_not_separable_raises_with_certificate():
+    with pytest.raises(NotSeparableError, match="not linearly separable") as info:
+        max_margin(*XOR)
+    check_certificate(*XOR, info.value.certificate)
+
+
+def test_one_label_affine_margin_is_infinite():
+    mm = max_margin([[0.0], [1.0]], [1, 1])
+    assert mm.margin == np.inf and mm.intercept > 0
