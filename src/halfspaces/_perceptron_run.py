@@ -17,6 +17,7 @@ from halfspaces._kernels import perceptron as kp
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
 SELECTIONS = ("cyclic", "shuffle", "worst")
+_CYCLIC = np.empty(0, dtype=np.int64)  # an empty order: visit the rows in turn
 
 
 @dataclass
@@ -72,8 +73,9 @@ class PerceptronRun:
 
 def run_perceptron(
     X,
-    y: NDArray[np.float64],
+    y: NDArray,
     *,
+    positive=1.0,
     mode: str = "plain",
     fit_intercept: bool = True,
     max_epochs: int = 1,
@@ -84,21 +86,22 @@ def run_perceptron(
 ) -> PerceptronRun:
     """Run the perceptron variant ``mode`` for up to ``max_epochs`` passes over (X, y).
 
-    X is validated (C-contiguous float array or CSR), y holds ±1 floats. Stops after a pass
+    X is validated (C-contiguous float array or CSR); the targets are +1 where
+    ``y == positive`` and -1 elsewhere (so ±1 labels need no ``positive``). Stops after a pass
     with no update (converged); for selection="worst" an epoch is n updates on the most
     violated example, and the run stops when no margin is <= 0. ``state`` is not modified:
     the run works on a copy and returns the new state.
     """
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
-    Xk, mode_code = kernel_input(X), MODES[mode]
+    Xk, Y, mode_code = kernel_input(X), (y, y.dtype.type(positive)), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
     if mode_code == kp.POCKET:
-        _recount_pocket_errors(Xk, y, c, state)
+        _recount_pocket_errors(Xk, Y, c, state)
     log = np.empty((2, n if record_updates else 0), dtype=np.int64)
     logs, n_updates, converged, epoch = [], 0, False, 0
     for epoch in range(1, max_epochs + 1):
-        k = _one_epoch(Xk, y, c, mode_code, state, log, selection, rng)
+        k = _one_epoch(Xk, Y, c, mode_code, state, log, selection, rng)
         if k < 0:
             raise non_finite_row_error(X, -1 - k)
         if record_updates:
@@ -112,18 +115,18 @@ def run_perceptron(
     return PerceptronRun(coef, intercept, n_updates, epoch, converged, state, rows, steps)
 
 
-def _one_epoch(Xk, y, c, mode_code, state, log, selection, rng) -> int:
-    n = y.shape[0]
+def _one_epoch(Xk, Y, c, mode_code, state, log, selection, rng) -> int:
+    n = Y[0].shape[0]
     if selection == "worst":
-        return kp.perceptron_worst(Xk, y, c, mode_code, state.w, state.aux, state.counters, log, n)
-    order = rng.permutation(n) if selection == "shuffle" else np.arange(n)
-    return kp.perceptron_epoch(Xk, y, order, c, mode_code, state.w, state.aux, state.counters, log)
+        return kp.perceptron_worst(Xk, Y, c, mode_code, state.w, state.aux, state.counters, log, n)
+    order = rng.permutation(n) if selection == "shuffle" else _CYCLIC
+    return kp.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux, state.counters, log)
 
 
-def _recount_pocket_errors(Xk, y, c, state: PerceptronState) -> None:
+def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:
     # The pocket is judged on the data of the current call: a fresh fit, a warm start on new
     # data, or a partial_fit batch all compare candidates on the same examples.
-    state.counters[kp.POCKET_ERRORS] = kp.count_errors(Xk, y, c, state.aux)
+    state.counters[kp.POCKET_ERRORS] = kp.count_errors(Xk, Y, c, state.aux)
     state.counters[kp.EVALUATED] = 0
     state.counters[kp.POCKET_IS_CURRENT] = int(np.array_equal(state.w, state.aux))
 

@@ -8,13 +8,15 @@ bias slot in the weight vector, scaled by ``fit_intercept``) so X is never copie
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["augment", "binary_targets", "check_partial_fit_classes", "encode_classes"]
+__all__ = ["Targets", "augment", "encode_targets", "partial_fit_classes"]
 
 
 def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
@@ -49,60 +51,87 @@ def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
     return np.hstack([ones, X])
 
 
-def encode_classes(y: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Sorted class labels and the index of each sample's label; at least two classes."""
+@dataclass(frozen=True)
+class Targets:
+    """The labels as the kernels read them: no per-sample array is allocated.
+
+    Binary problem k has targets +1 where ``labels == positives[k]`` and -1 elsewhere.
+    Numeric labels are used as given; other labels become their index in ``classes``.
+    """
+
+    classes: NDArray
+    labels: NDArray
+    positives: tuple
+
+    def plus_minus(self, k: int, rows: NDArray | slice = slice(None)) -> NDArray:
+        """The ±1 targets of problem k (at ``rows``), as a float array."""
+        return np.where(self.labels[rows] == self.positives[k], 1.0, -1.0)
+
+
+def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
+    """Classes (sorted; classes[1] is the positive class of a binary problem) and targets.
+
+    With ``classes`` given (partial_fit), every label must be one of them.
+    """
     y = np.asarray(y)
-    check_classification_targets(y)
-    classes, y_index = np.unique(y, return_inverse=True)
+    found = _distinct_numeric(y)
+    if found is None:
+        check_classification_targets(y)
+        found = np.unique(y)
+    if classes is None:
+        classes = found
+        if classes.size < 2:
+            raise ValueError(
+                f"y contains only one class ({classes.tolist()[0]!r}); a classifier needs "
+                "samples of at least 2 classes."
+            )
+    unknown = np.setdiff1d(found, classes)
+    if unknown.size:
+        raise ValueError(f"y contains labels {unknown!r} that are not in classes_ {classes!r}.")
+    problems = [1] if classes.size == 2 else range(classes.size)
+    if y.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
+        return Targets(classes, y, tuple(classes[k] for k in problems))
+    return Targets(classes, np.searchsorted(classes, y), tuple(problems))
+
+
+def _distinct_numeric(y: NDArray) -> NDArray | None:
+    """Sorted distinct values of numeric y with at most 32 of them, in one pass; else None."""
+    if y.dtype.kind not in "iuf" or y.ndim != 1:
+        return None
+    from halfspaces._kernels.labels import distinct_few, two_or_fewer
+
+    if y.size == 0:
+        return None
+    a, b, at_most_two = two_or_fewer(y)
+    values, count = (np.array([a, b]), 2) if at_most_two else distinct_few(y, 32)
+    if count < 0:
+        return None
+    if y.dtype.kind == "f" and np.any(values != np.floor(values)):
+        check_classification_targets(y)  # raises scikit-learn's "Unknown label type" error
+    return np.unique(values)
+
+
+def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray | None) -> NDArray:
+    """The classes of a partial_fit call: given, known from earlier calls, or found in y.
+
+    ``classes`` may be omitted on the first call when that batch holds at least two labels.
+    """
+    if known is not None:
+        if classes is not None and not np.array_equal(np.unique(classes), known):
+            raise ValueError(
+                f"classes={np.unique(classes)!r} differs from the classes of the earlier "
+                f"partial_fit calls, {known!r}."
+            )
+        return known
+    if classes is None:
+        found = encode_targets(y) if np.unique(y).size >= 2 else None
+        if found is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit when the first "
+                "batch holds fewer than 2 labels."
+            )
+        return found.classes
+    classes = np.unique(np.asarray(classes))
     if classes.size < 2:
-        raise ValueError(
-            f"y contains only one class ({classes.tolist()[0]!r}); a classifier needs samples of at "
-            "least 2 classes."
-        )
-    return classes, y_index.ravel()
-
-
-def check_partial_fit_classes(
-    y: ArrayLike, classes: ArrayLike | None, known: NDArray | None
-) -> tuple[NDArray, NDArray]:
-    """Classes for a partial_fit call and the index of each label among them.
-
-    ``known`` is classes_ from an earlier call (None on the first). ``classes`` may be omitted
-    on the first call when the batch itself holds at least two labels.
-    """
-    y = np.asarray(y)
-    check_classification_targets(y)
-    if known is None:
-        if classes is None:
-            classes = np.unique(y)
-            if classes.size < 2:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit when the first "
-                    "batch holds fewer than 2 labels."
-                )
-        known = np.unique(np.asarray(classes))
-        if known.size < 2:
-            raise ValueError(f"classes={classes!r} names fewer than 2 classes.")
-    elif classes is not None and not np.array_equal(np.unique(classes), known):
-        raise ValueError(
-            f"classes={np.unique(classes)!r} differs from the classes of the earlier "
-            f"partial_fit calls, {known!r}."
-        )
-    y_index = np.searchsorted(known, y)
-    y_index = np.clip(y_index, 0, known.size - 1)
-    unknown = known[y_index] != y
-    if np.any(unknown):
-        raise ValueError(
-            f"y contains labels {np.unique(y[unknown])!r} that are not in classes_ {known!r}."
-        )
-    return known, y_index.ravel()
-
-
-def binary_targets(y_index: NDArray, n_classes: int) -> list[NDArray]:
-    """The ±1 targets of each binary problem: one for two classes, one-vs-rest for more.
-
-    For two classes the positive class is classes_[1], as in scikit-learn.
-    """
-    if n_classes == 2:
-        return [np.where(y_index == 1, 1.0, -1.0)]
-    return [np.where(y_index == k, 1.0, -1.0) for k in range(n_classes)]
+        raise ValueError(f"classes={classes!r} names fewer than 2 classes.")
+    return classes

@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._kernels import perceptron as kp
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron
-from halfspaces._validation import binary_targets, check_partial_fit_classes, encode_classes
+from halfspaces._validation import Targets, encode_targets, partial_fit_classes
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -100,11 +100,11 @@ class _BasePerceptron(BaseEstimator):
         """
         self._validate_params()
         X, y = validate_data(self, X, y, **_FIT_INPUT)
-        classes, y_index = encode_classes(y)
-        resume = self.warm_start and self._can_resume(classes, X.shape[1])
-        runs = self._run(X, y_index, classes, resume, self.max_epochs, self.selection,
+        targets = encode_targets(y)
+        resume = self.warm_start and self._can_resume(targets.classes, X.shape[1])
+        runs = self._run(X, targets, resume, self.max_epochs, self.selection,
                          check_random_state(self.random_state))
-        self._set_fitted(X, y_index, classes, runs, resume)
+        self._set_fitted(X, targets, runs, resume)
         if not self.converged_:
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
@@ -135,10 +135,10 @@ class _BasePerceptron(BaseEstimator):
         if first:
             self._validate_params()
         X, y = validate_data(self, X, y, reset=first, **_FIT_INPUT)
-        known = None if first else self.classes_
-        classes, y_index = check_partial_fit_classes(y, classes, known)
-        runs = self._run(X, y_index, classes, not first, 1, "cyclic", None)
-        self._set_fitted(X, y_index, classes, runs, not first)
+        classes = partial_fit_classes(y, classes, None if first else self.classes_)
+        targets = encode_targets(y, classes)
+        runs = self._run(X, targets, not first, 1, "cyclic", None)
+        self._set_fitted(X, targets, runs, not first)
         return self
 
     def _can_resume(self, classes: NDArray, n_features: int) -> bool:
@@ -148,23 +148,22 @@ class _BasePerceptron(BaseEstimator):
             and self._states[0].w.shape[0] == n_features + 1
         )
 
-    def _run(self, X, y_index, classes, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
-        targets = binary_targets(y_index, classes.size)
-        states = self._states if resume else [None] * len(targets)
+    def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
+        states = self._states if resume else [None] * len(targets.positives)
         return [
             run_perceptron(
-                X, y_pm, mode=self._mode, fit_intercept=self.fit_intercept,
-                max_epochs=max_epochs, selection=selection, rng=rng, state=state,
-                record_updates=self._mode == "voted",
+                X, targets.labels, positive=positive, mode=self._mode,
+                fit_intercept=self.fit_intercept, max_epochs=max_epochs, selection=selection,
+                rng=rng, state=state, record_updates=self._mode == "voted",
             )
-            for y_pm, state in zip(targets, states)
+            for positive, state in zip(targets.positives, states)
         ]
 
-    def _set_fitted(self, X, y_index, classes, runs: list[PerceptronRun], resume: bool) -> None:
+    def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
         updates = np.array([run.n_updates for run in runs])
         if resume:
             updates += np.atleast_1d(self.n_updates_)
-        self.classes_ = classes
+        self.classes_ = targets.classes
         self._states = [run.state for run in runs]
         self.coef_ = np.vstack([run.coef for run in runs])
         self.intercept_ = np.array([run.intercept for run in runs])
@@ -317,8 +316,8 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
 
     _mode = "pocket"
 
-    def _set_fitted(self, X, y_index, classes, runs, resume) -> None:
-        super()._set_fitted(X, y_index, classes, runs, resume)
+    def _set_fitted(self, X, targets, runs, resume) -> None:
+        super()._set_fitted(X, targets, runs, resume)
         self.n_errors_ = _per_problem(np.array([run.n_errors for run in runs]))
 
 
@@ -363,18 +362,17 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 
     _mode = "voted"
 
-    def _set_fitted(self, X, y_index, classes, runs, resume) -> None:
-        super()._set_fitted(X, y_index, classes, runs, resume)
+    def _set_fitted(self, X, targets, runs, resume) -> None:
+        super()._set_fitted(X, targets, runs, resume)
         rows = np.unique(np.concatenate([run.update_rows for run in runs]))
         offset = self.support_vectors_.shape[0] if resume else 0
         new_vectors = X[rows]
         if resume:
             new_vectors = _stack_rows(self.support_vectors_, new_vectors)
-        targets = binary_targets(y_index, classes.size)
         support, signs = [], []
         for k, run in enumerate(runs):
             new_support = offset + np.searchsorted(rows, run.update_rows)
-            new_signs = targets[k][run.update_rows]
+            new_signs = targets.plus_minus(k, run.update_rows)
             support.append(_extend(self.update_support_[k] if resume else None, new_support))
             signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
         steps = [_extend(self._update_steps[k] if resume else None, run.update_steps)
@@ -486,14 +484,15 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     ([True, False, False], 1)
     """
     X, y = check_X_y(X, y, **_FIT_INPUT)
-    classes, y_index = encode_classes(y)
-    if classes.size != 2:
+    targets = encode_targets(y)
+    if targets.classes.size != 2:
         raise ValueError(
-            f"online_perceptron takes two labels; y has {classes.size}: {classes!r}."
+            f"online_perceptron takes two labels; y has {targets.classes.size}: "
+            f"{targets.classes!r}."
         )
-    run = run_perceptron(X, binary_targets(y_index, 2)[0], fit_intercept=fit_intercept,
-                         max_epochs=1, record_updates=True)
+    run = run_perceptron(X, targets.labels, positive=targets.positives[0],
+                         fit_intercept=fit_intercept, max_epochs=1, record_updates=True)
     mistakes = np.zeros(X.shape[0], dtype=bool)
     mistakes[run.update_rows] = True
-    return OnlineRun(run.coef, run.intercept, mistakes, classes)
+    return OnlineRun(run.coef, run.intercept, mistakes, targets.classes)
 

@@ -13,7 +13,9 @@ The variants differ only in what an update or a correct prediction also does (``
 
 State lives in caller-owned arrays so that fit, warm starts and partial_fit resume exactly:
 ``w`` and ``aux`` have d + 1 slots (the last is the intercept, scaled by ``c`` in {0, 1});
-``counters`` holds the integers below. Each epoch writes the row and step of every update
+``counters`` holds the integers below. Labels come as a pair ``Y = (labels, positive)``:
+the target of row i is +1 where labels[i] == positive and -1 elsewhere, so no array of
+targets is ever built (one-vs-rest reads the same labels with another ``positive``). Each epoch writes the row and step of every update
 into ``log`` (shape (2, capacity)) when it has room (shape (2, 0) records nothing).
 
 Status: the kernels return the number of updates, or ``-1 - i`` when row i gives a
@@ -42,29 +44,36 @@ N_COUNTERS = 6
 
 
 @njit(cache=True)
+def target(Y, i):
+    """+1.0 if row i belongs to the positive class, else -1.0."""
+    return 1.0 if Y[0][i] == Y[1] else -1.0
+
+
+@njit(cache=True)
 def decision(X, i, c, w):
     """<w, x'_i> = <w[:d], x_i> + c w[d]."""
     return row_dot(X, i, w) + c * w[w.shape[0] - 1]
 
 
 @njit(cache=True)
-def count_errors(X, y, c, w):
+def count_errors(X, Y, c, w):
     """Training errors of w as predict counts them: predicted positive iff <w, x'> > 0."""
     errors = 0
     for i in range(n_rows(X)):
-        if (decision(X, i, c, w) > 0.0) != (y[i] > 0.0):
+        if (decision(X, i, c, w) > 0.0) != (target(Y, i) > 0.0):
             errors += 1
     return errors
 
 
 @njit(cache=True)
-def _update(X, y, i, c, mode, w, aux, counters):
-    yi = y[i]
+def _update(X, Y, i, c, mode, w, aux, counters, step):
+    """The update on row i at 1-based step ``step``."""
+    yi = target(Y, i)
     d = w.shape[0] - 1
     row_axpy(X, i, yi, w)
     w[d] += yi * c
     if mode == AVERAGED:
-        weight = yi * (counters[STEP] - 1)
+        weight = yi * (step - 1)
         row_axpy(X, i, weight, aux)
         aux[d] += weight * c
     elif mode == POCKET:
@@ -81,13 +90,13 @@ def _record(log, k, row, step):
 
 
 @njit(cache=True)
-def _pocket_after_correct(X, y, c, w, aux, counters):
+def _pocket_after_correct(X, Y, c, w, aux, counters):
     counters[RUN] += 1
     if counters[POCKET_IS_CURRENT] == 1:
         counters[POCKET_RUN] = counters[RUN]
     elif counters[RUN] > counters[POCKET_RUN] and counters[EVALUATED] == 0:
         counters[EVALUATED] = 1
-        errors = count_errors(X, y, c, w)
+        errors = count_errors(X, Y, c, w)
         if errors < counters[POCKET_ERRORS]:
             aux[:] = w
             counters[POCKET_ERRORS] = errors
@@ -96,26 +105,35 @@ def _pocket_after_correct(X, y, c, w, aux, counters):
 
 
 @njit(cache=True)
-def perceptron_epoch(X, y, order, c, mode, w, aux, counters, log):
-    """One pass over the rows in ``order``; returns the number of updates (or -1 - bad row)."""
+def perceptron_epoch(X, Y, order, c, mode, w, aux, counters, log):
+    """One pass over the rows in ``order`` (all rows in turn when it is empty).
+
+    Returns the number of updates, or -1 - i when row i is bad.
+    """
     n_updates = 0
-    for pos in range(order.shape[0]):
-        i = order[pos]
+    cyclic = order.shape[0] == 0
+    # the step count lives in a register: a store to counters[] every row would be reloaded
+    # after every write to w, which LLVM cannot prove is a different array
+    step = counters[STEP]
+    for pos in range(n_rows(X)):
+        i = pos if cyclic else order[pos]
         f = decision(X, i, c, w)
         if not math.isfinite(f):
+            counters[STEP] = step
             return -1 - i
-        counters[STEP] += 1
-        if y[i] * f <= 0.0:
-            _update(X, y, i, c, mode, w, aux, counters)
-            _record(log, n_updates, i, counters[STEP])
+        step += 1
+        if target(Y, i) * f <= 0.0:
+            _update(X, Y, i, c, mode, w, aux, counters, step)
+            _record(log, n_updates, i, step)
             n_updates += 1
         elif mode == POCKET:
-            _pocket_after_correct(X, y, c, w, aux, counters)
+            _pocket_after_correct(X, Y, c, w, aux, counters)
+    counters[STEP] = step
     return n_updates
 
 
 @njit(cache=True)
-def perceptron_worst(X, y, c, mode, w, aux, counters, log, max_updates):
+def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
     """Update on the most violated example, argmin_i y_i <w, x'_i>, up to ``max_updates`` times.
 
     Returns the number of updates: fewer than ``max_updates`` means every margin is now
@@ -128,10 +146,11 @@ def perceptron_worst(X, y, c, mode, w, aux, counters, log, max_updates):
             f = decision(X, i, c, w)
             if not math.isfinite(f):
                 return -1 - i
-            margin = y[i] * f
+            yi = target(Y, i)
+            margin = yi * f
             if margin < worst_margin:
                 worst, worst_margin = i, margin
-            if (f > 0.0) != (y[i] > 0.0):
+            if (f > 0.0) != (yi > 0.0):
                 errors += 1
         if mode == POCKET and errors < counters[POCKET_ERRORS]:
             aux[:] = w
@@ -139,7 +158,7 @@ def perceptron_worst(X, y, c, mode, w, aux, counters, log, max_updates):
         if worst_margin > 0.0:
             return n_updates
         counters[STEP] += 1
-        _update(X, y, worst, c, mode, w, aux, counters)
+        _update(X, Y, worst, c, mode, w, aux, counters, counters[STEP])
         _record(log, n_updates, worst, counters[STEP])
     return max_updates
 
