@@ -253,7 +253,7 @@ class Perceptron(LinearClassifierMixin, _BasePerceptron):
     >>> X = np.array([[2.0, 1.0], [1.0, 3.0], [-1.0, -2.0], [-2.0, -1.0]])
     >>> clf = Perceptron().fit(X, [1, 1, 0, 0])
     >>> clf.predict([[3.0, 3.0], [-3.0, -1.0]]), clf.converged_
-    (array([1, 1]), True)
+    (array([1, 0]), True)
     """
 
 
@@ -481,7 +481,7 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     >>> from halfspaces.perceptron import online_perceptron
     >>> run = online_perceptron([[1.0], [2.0], [-1.0]], [1, 1, -1])
     >>> run.mistakes.tolist(), run.n_mistakes
-    ([True, False, False], 1)
+    ([True, False, True], 2)
     """
     X, y = check_X_y(X, y, **_FIT_INPUT)
     targets = encode_targets(y)
