@@ -1,0 +1,72 @@
+"""The ``halfspaces`` command-line tool: a thin shell over importable library functions.
+
+Each command lives in its own module as a pair, in spaCy's pattern: ``<name>_cli`` parses the
+options and calls ``<name>(...)``, a plain function that returns data; :mod:`._output` renders
+that data as a Rich table or as JSON. Library errors become one red line on stderr and exit
+code 1 (usage errors keep Typer's exit code 2); ``HALFSPACES_DEBUG=1`` shows the traceback.
+
+Nothing heavy (NumPy, SciPy, scikit-learn, Numba) is imported here or by the command modules
+at import time, so ``halfspaces --help`` stays quick; commands import what they need when run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from halfspaces import __version__
+from halfspaces.cli import _output
+from halfspaces.cli.fit import fit_cli
+
+__all__ = ["app", "main"]
+
+DEBUG_ENV = "HALFSPACES_DEBUG"
+
+app = typer.Typer(
+    name="halfspaces",
+    help="Fast linear classifiers (perceptron family) with learning-theory guarantees.",
+    no_args_is_help=True,
+    add_completion=False,
+    # the locals of a failed fit hold whole data matrices: never print them
+    pretty_exceptions_show_locals=False,
+)
+app.command("fit")(fit_cli)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"halfspaces {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Fast linear classifiers (perceptron family) with learning-theory guarantees."""
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the command line: ``halfspaces`` and ``python -m halfspaces`` both land here.
+
+    Parameters
+    ----------
+    argv : sequence of str or None, default=None
+        The arguments after the program name; None reads ``sys.argv``.
+    """
+    try:
+        app(args=None if argv is None else list(argv), prog_name="halfspaces")
+    except Exception as exc:  # Typer already turned usage errors into SystemExit(2)
+        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+            raise
+        _output.error(_output.describe(exc))
+        sys.exit(1)

@@ -1,0 +1,93 @@
+"""The one output sink of the CLI: a Rich table for people, one JSON object for programs.
+
+Results go to stdout; notes (e.g. a convergence warning) and errors go to stderr, so that
+``--json`` output can always be piped into ``json.loads`` or ``jq``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+__all__ = ["describe", "error", "note", "render"]
+
+# library errors whose message is meant for users; anything else is a bug in halfspaces
+_EXPECTED = (ValueError, OSError)
+
+
+def render(
+    record: Mapping[str, Any],
+    *,
+    title: str,
+    as_json: bool = False,
+    labels: Mapping[str, str] | None = None,
+) -> None:
+    """Print `record` as one JSON object (`as_json`) or as a two-column Rich table.
+
+    Parameters
+    ----------
+    record : mapping of str to JSON-serialisable values
+        The result of a command, in display order.
+    title : str
+        The table's title (ignored for JSON).
+    as_json : bool, default=False
+        Print ``json.dumps(record)`` on one line instead of a table.
+    labels : mapping of str to str or None, default=None
+        Display names for keys; other keys are shown with underscores as spaces.
+    """
+    if as_json:
+        # plain print, not Rich: Rich would wrap long lines and colour the JSON
+        print(json.dumps(record, allow_nan=False))
+        return
+    labels = labels or {}
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+    for key, value in record.items():
+        table.add_row(labels.get(key, key.replace("_", " ")), Text(_format(value)))
+    Console().print(table)
+
+
+def note(messages: Iterable[str]) -> None:
+    """Print each message as one yellow ``note:`` line on stderr."""
+    console = Console(stderr=True)
+    for message in messages:
+        console.print(Text.assemble(("note: ", "yellow"), _one_line(message)), soft_wrap=True)
+
+
+def error(message: str) -> None:
+    """Print `message` as one red ``error:`` line on stderr."""
+    line = Text.assemble(("error: ", "bold red"), (_one_line(message), "red"))
+    Console(stderr=True).print(line, soft_wrap=True)  # soft_wrap: never break the line
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line message for `exc`: its text for library errors, more context for bugs."""
+    if isinstance(exc, _EXPECTED):
+        return str(exc) or type(exc).__name__
+    return (
+        f"internal error, {type(exc).__name__}: {exc} "
+        "(set HALFSPACES_DEBUG=1 to see the traceback)"
+    )
+
+
+def _format(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_format(item) for item in value) or "-"
+    return str(value)
+
+
+def _one_line(message: str) -> str:
+    # scikit-learn's messages can span lines; the CLI promises one line per message
+    return " ".join(str(message).split())
