@@ -21,6 +21,8 @@ _LAZY = {
     "augment": "halfspaces._validation",
     "NotSeparableError": "halfspaces.exceptions",
     "ConvergenceWarning": "halfspaces.exceptions",
+    "LinearProgramClassifier": "halfspaces.erm",
+    "MaxMarginClassifier": "halfspaces.erm",
 }
 _SUBMODULES = {"datasets", "perceptron", "exceptions", "cli", "theory", "erm"}
 
@@ -28,6 +30,7 @@ __all__ = sorted(_LAZY) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces._validation import augment
+    from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError
     from halfspaces.perceptron import (
         AveragedPerceptron,

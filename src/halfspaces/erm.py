@@ -1,0 +1,401 @@
+"""Empirical risk minimisation for halfspaces by exact solvers: LP, hard-margin QP and MILP.
+
+Three thin scikit-learn classifiers over :mod:`halfspaces.theory`: each solves one problem per
+binary task (one-vs-rest beyond two classes) with HiGHS and checks the answer in floating
+point before keeping it.
+
+References
+----------
+.. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning, 2014. Sections
+   9.1.1 (ERM by linear programming) and 15.1 (hard-margin SVM).
+.. [2] K. P. Bennett and O. L. Mangasarian. Robust linear programming discrimination of two
+   linearly inseparable sets. Optimization Methods and Software 1, 1992 (the hinge LP).
+.. [3] V. Feldman, V. Guruswami, P. Raghavendra and Y. Wu. Agnostic learning of monomials by
+   halfspaces is hard. FOCS 2009 (why exact 0-1 ERM needs integer programming).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Real
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from halfspaces.exceptions import NotSeparableError
+from halfspaces.theory._data import signed_rows
+from halfspaces.theory._highs import INF, SolverError, solve
+from halfspaces.theory.separability import (
+    _decide,
+    _min_norm,
+    _scores,
+    _split,
+    _unit_separator,
+)
+
+__all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]
+
+
+@dataclass(frozen=True)
+class ERMFit:
+    """One binary problem solved: w' = (b, w) (or w) on x', plus solver facts."""
+
+    w: NDArray
+    separable: bool | None = None
+    margin: float | None = None
+    support: NDArray | None = None
+    n_errors: int | None = None
+    optimal: bool = True
+    gap: float = 0.0
+
+
+class _ERMClassifier(LinearClassifierMixin, BaseEstimator):
+    """fit = validate, one exact solve per binary problem, store coef_ and intercept_."""
+
+    _parameter_constraints: ClassVar[dict] = {"fit_intercept": ["boolean"]}
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Solve the ERM problem on (X, y).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels: any two values (classes_[1] is positive), or more for one-vs-rest.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, index = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(f"y holds one class {self.classes_!r}; a classifier needs two.")
+        positives = [1] if self.classes_.size == 2 else range(self.classes_.size)
+        fits = [self._solve(X, np.where(index == k, 1.0, -1.0)) for k in positives]
+        splits = [_split(f.w, self.fit_intercept) for f in fits]
+        self.coef_ = np.vstack([coef for coef, _ in splits])
+        self.intercept_ = np.array([b for _, b in splits])
+        self._set_extra(fits)
+        return self
+
+    def _signed(self, X, y_pm: NDArray):
+        return signed_rows(X, y_pm, self.fit_intercept)
+
+    def _set_extra(self, fits: list[ERMFit]) -> None:
+        """Estimator-specific fitted attributes."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _per_problem(values: list):
+    return values[0] if len(values) == 1 else np.array(values)
+
+
+# These checks fit random data that are not linearly separable, where a hard-margin or
+# separable-only ERM has no answer and raises NotSeparableError by design. With
+# on_infeasible="hinge", LinearProgramClassifier passes every check.
+_NOT_SEPARABLE_CHECKS: dict = {
+    name: "default on_infeasible='raise' refuses the non-separable data of this check"
+    for name in (
+        "check_fit_score_takes_y",
+        "check_dont_overwrite_parameters",
+        "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit",
+        "check_estimators_dtypes",
+        "check_dtype_object",
+        "check_estimators_nan_inf",
+        "check_estimator_sparse_tag",
+        "check_estimator_sparse_array",
+        "check_estimator_sparse_matrix",
+        "check_f_contiguous_array_estimator",
+        "check_classifier_data_not_an_array",
+        "check_classifiers_train",
+        "check_supervised_y_2d",
+        "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance",
+        "check_dict_unchanged",
+        "check_fit_idempotent",
+        "check_fit_check_is_fitted",
+        "check_n_features_in",
+        "check_fit2d_predict1d",
+    )
+}
+
+
+class LinearProgramClassifier(_ERMClassifier):
+    r"""ERM for separable data by the LP y_i(<w, x_i> + b) >= 1; hinge-loss LP otherwise.
+
+    On separable data any feasible point of the LP is an empirical risk minimiser with zero
+    training error (Shalev-Shwartz and Ben-David, Section 9.1.1). On data that are not
+    separable the LP is infeasible: the default raises :class:`NotSeparableError` with a
+    Gordan certificate (see :func:`halfspaces.theory.separability`); with
+    ``on_infeasible="hinge"`` it solves instead
+
+    .. math:: \min_{w, b, s}\ \sum_i s_i \ \text{s.t.}\
+              y_i(\langle w, x_i\rangle + b) \ge 1 - s_i,\ s_i \ge 0,
+
+    hinge-loss ERM (Bennett and Mangasarian 1992).
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an affine halfspace.
+    on_infeasible : {"raise", "hinge"}, default="raise"
+        What to do on data that are not linearly separable.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    separable_ : bool or ndarray of bool
+        Whether each binary problem was separable.
+    n_features_in_ : int
+
+    See Also
+    --------
+    MaxMarginClassifier : the separating hyperplane of largest margin.
+    halfspaces.theory.separability : the same LP with its certificate.
+
+    References
+    ----------
+    Shalev-Shwartz and Ben-David (2014), Section 9.1.1; Bennett and Mangasarian (1992).
+
+    Examples
+    --------
+    >>> from halfspaces import LinearProgramClassifier
+    >>> clf = LinearProgramClassifier().fit([[0.0], [1.0], [3.0], [4.0]], ["a", "a", "b", "b"])
+    >>> clf.predict([[0.5], [3.5]]).tolist()
+    ['a', 'b']
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_ERMClassifier._parameter_constraints,
+        "on_infeasible": [StrOptions({"raise", "hinge"})],
+    }
+    @property
+    def _expected_failed_checks(self) -> dict:
+        """Checks that fit non-separable data fail by design unless on_infeasible='hinge'."""
+        return {} if self.on_infeasible == "hinge" else _NOT_SEPARABLE_CHECKS
+
+    def __init__(self, fit_intercept: bool = True, on_infeasible: str = "raise") -> None:
+        self.fit_intercept = fit_intercept
+        self.on_infeasible = on_infeasible
+
+    def _solve(self, X, y_pm: NDArray) -> ERMFit:
+        Z = self._signed(X, y_pm)
+        w, certificate = _decide(Z)
+        if w is not None:
+            return ERMFit(w, separable=True)
+        if self.on_infeasible == "raise":
+            raise NotSeparableError(
+                "The data are not linearly separable, so the LP has no solution; "
+                "`.certificate` proves it. Pass on_infeasible='hinge' to minimise the hinge "
+                "loss instead.", certificate=certificate)
+        return ERMFit(hinge_lp(Z), separable=False)
+
+    def _set_extra(self, fits: list[ERMFit]) -> None:
+        self.separable_ = _per_problem([f.separable for f in fits])
+
+
+def hinge_lp(Z) -> NDArray:
+    """argmin_w sum_i max(0, 1 - <w, z_i>) by HiGHS (the slacks as variables), checked."""
+    n, p = Z.shape
+    A = sp.hstack([sp.csr_matrix(Z), sp.identity(n, format="csr")])
+    cost = np.r_[np.zeros(p), np.ones(n)]
+    cols = (np.r_[np.full(p, -INF), np.zeros(n)], np.full(n + p, INF))
+    res = solve(A, cost, cols, (np.ones(n), np.full(n, INF)), what="hinge-loss LP")
+    w = res.x[:p]
+    hinge = float(np.maximum(0.0, 1.0 - _scores(Z, w)).sum())
+    if hinge > res.objective + 1e-6 * max(1.0, res.objective):
+        raise SolverError(f"the hinge-loss LP reported {res.objective:.6g} but its w has "
+                          f"hinge loss {hinge:.6g}; rescale X.")
+    return w
+
+
+class MaxMarginClassifier(_ERMClassifier):
+    r"""The maximum-margin (hard-margin SVM) hyperplane, by HiGHS's convex QP.
+
+    .. math:: \min_{w, b}\ \tfrac12\lVert w\rVert^2 \ \text{s.t.}\
+              y_i(\langle w, x_i\rangle + b) \ge 1
+
+    The intercept is not penalised (Shalev-Shwartz and Ben-David, Section 15.1). On data
+    that are not separable it raises :class:`NotSeparableError` with a certificate.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an affine halfspace.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Scaled so that min_i y_i(<w, x_i> + b) = 1.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    margin_ : float or ndarray
+        The geometric margin min_i y_i(<w, x_i> + b) / ||w|| of each binary problem.
+    support_ : ndarray of int, or list of them
+        Indices of the training examples at the margin.
+    n_features_in_ : int
+
+    See Also
+    --------
+    halfspaces.theory.max_margin : the same QP with the margin on x' as well.
+
+    References
+    ----------
+    Shalev-Shwartz and Ben-David (2014), Section 15.1.
+
+    Examples
+    --------
+    >>> from halfspaces import MaxMarginClassifier
+    >>> clf = MaxMarginClassifier().fit([[0.0], [1.0], [3.0], [4.0]], [0, 0, 1, 1])
+    >>> float(clf.margin_), clf.support_.tolist()
+    (1.0, [1, 2])
+    """
+
+    _expected_failed_checks: ClassVar[dict] = {
+        k: v.replace("default on_infeasible='raise'", "a hard margin")
+        for k, v in _NOT_SEPARABLE_CHECKS.items()
+    }
+
+    def __init__(self, fit_intercept: bool = True) -> None:
+        self.fit_intercept = fit_intercept
+
+    def _solve(self, X, y_pm: NDArray) -> ERMFit:
+        Z = self._signed(X, y_pm)
+        w = _unit_separator(Z, _min_norm(Z, free_first=self.fit_intercept))
+        if w is None:
+            raise SolverError("the hard-margin QP's hyperplane does not separate the data in "
+                              "floating point; rescale X.")
+        coef, _ = _split(w, self.fit_intercept)
+        m = _scores(Z, w)
+        norm = float(np.linalg.norm(coef))
+        return ERMFit(w, margin=float(m.min() / norm) if norm > 0 else np.inf,
+                      support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))
+
+    def _set_extra(self, fits: list[ERMFit]) -> None:
+        self.margin_ = _per_problem([f.margin for f in fits])
+        self.support_ = fits[0].support if len(fits) == 1 else [f.support for f in fits]
+
+
+class ZeroOneERMClassifier(_ERMClassifier):
+    r"""Exact minimisation of the number of training errors, by mixed-integer programming.
+
+    With w' = (b, w) normalised to ||w'||_inf <= 1 and one binary z_i per example:
+
+    .. math:: \min \sum_i z_i \ \text{s.t.}\ y_i\langle w', x'_i\rangle \ge \tau - M_i z_i,
+              \quad M_i = \tau + \lVert x'_i\rVert_1,\quad -1 \le w'_j \le 1,
+
+    where z_i = 0 forces example i to the right side with margin tau = ``margin_tol`` (in the
+    inf-norm normalisation) and M_i is big enough to switch the constraint off. A point counts
+    as correct only with that margin, so a separation whose normalised margin is below
+    ``margin_tol`` is not seen. The solver's choice of correct points is then re-solved
+    exactly by the separability LP, and ``n_errors_`` is recounted on the final hyperplane.
+    0-1 ERM for halfspaces is NP-hard in general (Feldman et al. 2009): the time grows
+    exponentially with the sample in the worst case, hence ``time_limit``.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an affine halfspace.
+    time_limit : float or None, default=None
+        Seconds for HiGHS per binary problem; the best hyperplane found so far is kept and
+        ``optimal_`` says whether optimality was proved.
+    margin_tol : float, default=1e-5
+        The margin tau a correctly classified point must have when ||w'||_inf = 1.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    n_errors_ : int or ndarray
+        Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted.
+    optimal_ : bool or ndarray of bool
+        Whether HiGHS proved the optimum (False when stopped at ``time_limit``).
+    gap_ : float or ndarray
+        HiGHS's relative MIP gap at the end (0 when optimal).
+    n_features_in_ : int
+
+    References
+    ----------
+    Feldman, Guruswami, Raghavendra and Wu (2009).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces.erm import ZeroOneERMClassifier
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [1.5]])
+    >>> clf = ZeroOneERMClassifier().fit(X, [0, 0, 1, 1, 0])
+    >>> int(clf.n_errors_), bool(clf.optimal_)
+    (0, True)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_ERMClassifier._parameter_constraints,
+        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
+        "margin_tol": [Interval(Real, 0, 1, closed="neither")],
+    }
+
+    def __init__(self, fit_intercept: bool = True, time_limit: float | None = None,
+                 margin_tol: float = 1e-5) -> None:
+        self.fit_intercept = fit_intercept
+        self.time_limit = time_limit
+        self.margin_tol = margin_tol
+
+    def _solve(self, X, y_pm: NDArray) -> ERMFit:
+        Z = self._signed(X, y_pm)
+        n, p = Z.shape
+        res = self._milp(Z)
+        w = _refit_on_correct(Z, res.x[:p], res.x[p:] < 0.5)
+        optimal = res.status == "Optimal"
+        return ERMFit(w, n_errors=int(np.sum(_scores(Z, w) <= 0)), optimal=optimal,
+                      gap=0.0 if optimal else float(res.mip_gap))
+
+    def _milp(self, Z):
+        n, p = Z.shape
+        tau = float(self.margin_tol)
+        l1 = (np.asarray(abs(Z).sum(axis=1)).ravel())
+        A = sp.hstack([sp.csr_matrix(Z), sp.diags(tau + l1)], format="csr")
+        options = {} if self.time_limit is None else {"time_limit": float(self.time_limit)}
+        w0 = hinge_lp(Z)  # a good first incumbent: the hinge-loss hyperplane, in the box
+        w0 = w0 / max(np.abs(w0).max(), 1e-300)
+        z0 = (_scores(Z, w0) < tau).astype(np.float64)
+        return solve(A, np.r_[np.zeros(p), np.ones(n)],
+                     (np.r_[-np.ones(p), np.zeros(n)], np.r_[np.ones(p), np.ones(n)]),
+                     (np.full(n, tau), np.full(n, INF)),
+                     integrality=np.r_[np.zeros(p), np.ones(n)], options=options,
+                     start=np.r_[w0, z0],
+                     accept=("Time limit reached",), what="0-1 ERM MILP")
+
+    def _set_extra(self, fits: list[ERMFit]) -> None:
+        self.n_errors_ = _per_problem([f.n_errors for f in fits])
+        self.optimal_ = _per_problem([f.optimal for f in fits])
+        self.gap_ = _per_problem([f.gap for f in fits])
+
+
+def _refit_on_correct(Z, w_milp: NDArray, correct: NDArray) -> NDArray:
+    """Separate the points the MILP called correct exactly (LP, verified); keep the better w."""
+    best = w_milp
+    if correct.any():
+        w, _ = _decide(Z[np.flatnonzero(correct)])
+        if w is not None and np.sum(_scores(Z, w) <= 0) <= np.sum(_scores(Z, best) <= 0):
+            best = w
+    return best

@@ -1,0 +1,124 @@
+"""ERM estimators against independent oracles: brute force, scipy.optimize.linprog, SVC."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from halfspaces import NotSeparableError
+from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
+from halfspaces.theory import geometric_margins, separability
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "theory"))
+from _theory_oracles import check_certificate, noisy_sample, separable_sample, signed  # noqa: E402
+
+ESTIMATORS = [
+    LinearProgramClassifier(),
+    LinearProgramClassifier(on_infeasible="hinge"),
+    MaxMarginClassifier(),
+    ZeroOneERMClassifier(time_limit=0.3),  # a limit keeps the 300-point checks short
+]
+
+
+@parametrize_with_checks(ESTIMATORS,
+                         expected_failed_checks=lambda e: getattr(e, "_expected_failed_checks", {}))
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def brute_force_errors(X, y, fit_intercept):
+    """Fewest points whose removal leaves a separable set, by enumerating subsets."""
+    n = len(y)
+    for k in range(n + 1):
+        for removed in itertools.combinations(range(n), k):
+            keep = np.setdiff1d(np.arange(n), removed)
+            if np.unique(y[keep]).size < 2 and fit_intercept:
+                return k
+            if keep.size == 0 or separability(X[keep], y[keep], fit_intercept).separable:
+                return k
+    return n
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_zero_one_erm_equals_brute_force(seed, fit_intercept):
+    rng = np.random.default_rng(seed)
+    n = 8 + seed % 4
+    X, y = noisy_sample(rng, n, 2, flip=0.3)
+    if np.unique(y).size < 2:
+        y[0] = -y[0]
+    clf = ZeroOneERMClassifier(fit_intercept=fit_intercept).fit(X, y)
+    assert clf.optimal_ and clf.gap_ == 0.0
+    assert clf.n_errors_ == brute_force_errors(X, y, fit_intercept)
+    assert clf.n_errors_ == np.sum(clf.predict(X) != y)
+
+
+def test_zero_one_erm_time_limit_keeps_a_hyperplane():
+    X, y = noisy_sample(np.random.default_rng(0), 400, 3, flip=0.25)
+    clf = ZeroOneERMClassifier(time_limit=0.2).fit(X, y)
+    assert clf.n_errors_ == np.sum(clf.predict(X) != y) < 200
+    assert clf.optimal_ or clf.gap_ > 0
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_linear_program_separable_and_not(sparse):
+    rng = np.random.default_rng(3)
+    X, y = separable_sample(rng, 150, 4)
+    clf = LinearProgramClassifier().fit(sp.csr_matrix(X) if sparse else X, y)
+    assert clf.separable_ and np.all(clf.predict(X) == y)
+    assert np.min(y * clf.decision_function(X)) >= 1.0
+    X, y = noisy_sample(rng, 150, 4)
+    with pytest.raises(NotSeparableError, match="on_infeasible='hinge'") as info:
+        LinearProgramClassifier().fit(X, y)
+    check_certificate(X, y, info.value.certificate)
+
+
+def test_hinge_lp_matches_linprog_objective():
+    X, y = noisy_sample(np.random.default_rng(4), 120, 3)
+    clf = LinearProgramClassifier(on_infeasible="hinge").fit(sp.csr_matrix(X), y)
+    assert not clf.separable_
+    ours = np.maximum(0, 1 - np.where(y == 1, 1, -1) * clf.decision_function(X)).sum()
+    Z = signed(X, y, True)
+    n, p = Z.shape
+    ref = linprog(np.r_[np.zeros(p), np.ones(n)], A_ub=-np.hstack([Z, np.eye(n)]),
+                  b_ub=-np.ones(n), bounds=[(None, None)] * p + [(0, None)] * n, method="highs")
+    assert ours == pytest.approx(ref.fun, rel=1e-7)
+
+
+def test_max_margin_classifier_matches_svc():
+    rng = np.random.default_rng(7)
+    X, y = separable_sample(rng, 100, 3, gap=0.2)
+    clf = MaxMarginClassifier().fit(X, y)
+    svc = SVC(kernel="linear", C=1e10, tol=1e-10).fit(X, y)
+    ref = geometric_margins(X, y, svc.coef_, svc.intercept_[0]).min()
+    assert ref <= clf.margin_ * (1 + 1e-9)
+    assert clf.margin_ == pytest.approx(ref, rel=1e-5)
+    np.testing.assert_allclose(geometric_margins(X[clf.support_], y[clf.support_], clf.coef_,
+                                                 clf.intercept_[0]), clf.margin_, rtol=1e-6)
+    sparse = MaxMarginClassifier().fit(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(sparse.coef_, clf.coef_, rtol=1e-6, atol=1e-9)
+
+
+def test_multiclass_one_vs_rest_shapes():
+    rng = np.random.default_rng(8)
+    centers = np.array([[0.0, 10.0], [10.0, 0.0], [-10.0, -10.0]])
+    X = np.vstack([c + rng.standard_normal((20, 2)) for c in centers])
+    y = np.repeat(["a", "b", "c"], 20)
+    for clf in (LinearProgramClassifier(), MaxMarginClassifier(), ZeroOneERMClassifier()):
+        clf.fit(X, y)
+        assert clf.coef_.shape == (3, 2) and np.all(clf.predict(X) == y)
+
+
+def test_bad_parameters_name_themselves():
+    with pytest.raises(ValueError, match="on_infeasible"):
+        LinearProgramClassifier(on_infeasible="soft").fit([[0.0], [1.0]], [0, 1])
+    with pytest.raises(ValueError, match="time_limit"):
+        ZeroOneERMClassifier(time_limit=-1).fit([[0.0], [1.0]], [0, 1])
