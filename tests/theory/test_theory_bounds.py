@@ -1,0 +1,108 @@
+import math
+
+import numpy as np
+import pytest
+from _theory_oracles import min_norm_point_norm, noisy_sample, separable_sample, signed
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from halfspaces import NotSeparableError
+from halfspaces.perceptron import Perceptron, online_perceptron
+from halfspaces.theory import (
+    best_freund_schapire_bound,
+    freund_schapire_bound,
+    max_margin,
+    perceptron_mistake_bound,
+    radius,
+    sample_complexity,
+)
+
+
+def test_novikoff_equals_R_times_B_squared():
+    rng = np.random.default_rng(0)
+    for fit_intercept in (True, False):
+        X, y = separable_sample(rng, 60, 3, gap=0.2, fit_intercept=fit_intercept)
+        bound = perceptron_mistake_bound(X, y, fit_intercept)
+        B = max_margin(X, y, fit_intercept).norm_bound
+        assert bound == pytest.approx((radius(X, fit_intercept) * B) ** 2, rel=1e-7)
+        gamma = min_norm_point_norm(signed(X, y, fit_intercept))  # independent: NNLS
+        assert bound == pytest.approx((radius(X, fit_intercept) / gamma) ** 2, rel=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 6), st.floats(0.05, 0.5), st.floats(0.1, 10.0),
+       st.booleans())
+def test_perceptron_respects_novikoff(seed, d, gap, scale, fit_intercept):
+    rng = np.random.default_rng(seed)
+    X, y = separable_sample(rng, 80, d, gap=gap, scale=scale, fit_intercept=fit_intercept)
+    if np.unique(y).size < 2:
+        return
+    bound = perceptron_mistake_bound(X, y, fit_intercept)
+    clf = Perceptron(fit_intercept=fit_intercept, max_epochs=100_000).fit(X, y)
+    assert clf.converged_ and clf.n_updates_ <= bound
+    assert online_perceptron(X, y, fit_intercept).mistakes.sum() <= bound
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 5), st.floats(0.0, 0.3), st.booleans())
+def test_online_perceptron_respects_freund_schapire(seed, d, flip, fit_intercept):
+    X, y = noisy_sample(np.random.default_rng(seed), 120, d, flip=flip)
+    if np.unique(y).size < 2:
+        return
+    bound, u, gamma = best_freund_schapire_bound(X, y, fit_intercept)
+    assert np.linalg.norm(u) == pytest.approx(1.0) and gamma > 0
+    assert bound == pytest.approx(freund_schapire_bound(X, y, u, gamma, fit_intercept))
+    assert online_perceptron(X, y, fit_intercept).mistakes.sum() <= bound
+
+
+def test_freund_schapire_formula_by_hand():
+    X, y = noisy_sample(np.random.default_rng(1), 30, 2)
+    u = np.array([0.6, 0.0, 0.8])
+    Xa = np.hstack([np.ones((30, 1)), X])
+    D = math.sqrt(sum(max(0.0, 0.3 - yi * xi @ u) ** 2 for xi, yi in zip(Xa, y)))
+    R = max(np.linalg.norm(xi) for xi in Xa)
+    assert freund_schapire_bound(X, y, u, 0.3) == pytest.approx(((R + D) / 0.3) ** 2)
+    with pytest.raises(ValueError, match="unit vector"):
+        freund_schapire_bound(X, y, 2 * u, 0.3)
+    with pytest.raises(ValueError, match="gamma"):
+        freund_schapire_bound(X, y, u, 0.0)
+
+
+def test_best_freund_schapire_beats_a_brute_force_grid():
+    X, y = noisy_sample(np.random.default_rng(2), 40, 1, flip=0.2)  # u in R^2: a circle
+    best = best_freund_schapire_bound(X, y).bound
+    grid = min(
+        freund_schapire_bound(X, y, [math.cos(t), math.sin(t)], g)
+        for t in np.linspace(0, 2 * math.pi, 721) for g in np.geomspace(1e-3, 10, 60)
+    )
+    assert best <= grid * (1 + 1e-3)
+
+
+def test_best_freund_schapire_at_most_novikoff_when_separable():
+    X, y = separable_sample(np.random.default_rng(3), 50, 2, gap=0.2)
+    assert best_freund_schapire_bound(X, y).bound <= perceptron_mistake_bound(X, y) * (1 + 1e-9)
+
+
+def test_mistake_bound_needs_separable_data():
+    X, y = noisy_sample(np.random.default_rng(4), 50, 2)
+    with pytest.raises(NotSeparableError):
+        perceptron_mistake_bound(X, y)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.floats(1e-3, 0.99), st.floats(1e-6, 0.99), st.integers(0, 1000), st.booleans(),
+       st.floats(0.1, 10))
+def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C):
+    m = sample_complexity(eps, delta, d, realizable, C)
+    need = C * (d + math.log(1 / delta)) / (eps if realizable else eps**2)
+    assert m >= need * (1 - 1e-12) and m - 1 < need
+    assert sample_complexity(eps / 2, delta, d, realizable, C) >= m
+    assert sample_complexity(eps, delta / 2, d, realizable, C) >= m
+    assert sample_complexity(eps, delta, d + 1, realizable, C) >= m
+
+
+@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon"), ((0.1, 1.0, 3), "delta"),
+                                        ((0.1, 0.1, -1), "vc_dim"), ((0.1, 0.1, 2.5), "vc_dim")])
+def test_sample_complexity_validates(args, name):
+    with pytest.raises(ValueError, match=name):
+        sample_complexity(*args)

@@ -1,0 +1,53 @@
+import numpy as np
+import pytest
+from _theory_oracles import linprog_separable
+
+from halfspaces.theory import shatters, unrealizable_labeling, vc_dimension
+
+
+def test_vc_dimension():
+    assert vc_dimension(5) == 6 and vc_dimension(5, fit_intercept=False) == 5
+    with pytest.raises(ValueError, match="n_features"):
+        vc_dimension(0)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_standard_bases_are_shattered(d):
+    assert shatters(np.eye(d), fit_intercept=False)
+    assert shatters(np.vstack([np.zeros(d), np.eye(d)]), fit_intercept=True)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_random_points_beyond_the_vc_dimension_are_never_shattered(d):
+    rng = np.random.default_rng(d)
+    for _ in range(3):
+        homogeneous = rng.standard_normal((d + 1, d))
+        affine = rng.standard_normal((d + 2, d))
+        ok, labeling = shatters(homogeneous, fit_intercept=False, return_labeling=True)
+        assert not ok and not linprog_separable(homogeneous, labeling, fit_intercept=False)
+        ok, labeling = shatters(affine, return_labeling=True)
+        assert not ok and not linprog_separable(affine, labeling)
+
+
+def test_first_unrealizable_labeling_is_first_in_product_order():
+    square = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    assert shatters(square, return_labeling=True)[1].tolist() == [-1, 1, 1, -1]
+    assert shatters(np.eye(2), fit_intercept=False, return_labeling=True)[1] is None
+
+
+@pytest.mark.parametrize("d", [1, 2, 4])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_unrealizable_labeling_is_lp_infeasible(d, fit_intercept):
+    rng = np.random.default_rng(10 + d)
+    for extra in range(3):
+        points = rng.standard_normal((d + 1 + fit_intercept + extra, d))
+        labeling = unrealizable_labeling(points, fit_intercept)
+        assert set(labeling.tolist()) <= {-1, 1}
+        assert not linprog_separable(points, labeling, fit_intercept)
+
+
+def test_unrealizable_labeling_refuses_independent_points_and_shatters_refuses_many():
+    with pytest.raises(ValueError, match="linearly independent"):
+        unrealizable_labeling(np.eye(3), fit_intercept=False)
+    with pytest.raises(ValueError, match="refuses m > 20"):
+        shatters(np.zeros((21, 2)))
