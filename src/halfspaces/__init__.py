@@ -23,8 +23,12 @@ _LAZY = {
     "ConvergenceWarning": "halfspaces.exceptions",
     "LinearProgramClassifier": "halfspaces.erm",
     "MaxMarginClassifier": "halfspaces.erm",
+    "KernelPerceptron": "halfspaces.kernel",
+    "MulticlassPerceptron": "halfspaces.multiclass",
 }
-_SUBMODULES = {"datasets", "perceptron", "exceptions", "cli", "theory", "erm"}
+_SUBMODULES = {
+    "datasets", "perceptron", "exceptions", "cli", "theory", "erm", "kernel", "multiclass",
+}
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
@@ -32,6 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces._validation import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError
+    from halfspaces.kernel import KernelPerceptron
+    from halfspaces.multiclass import MulticlassPerceptron
     from halfspaces.perceptron import (
         AveragedPerceptron,
         Perceptron,

@@ -1,0 +1,56 @@
+"""The dual (kernel) perceptron's epoch loop, over rows of the Gram matrix.
+
+The dual perceptron keeps alpha_i, the number of updates on example i, and the decision
+values f_j = sum_i alpha_i y_i K[i, j] of every training example. Visiting example i costs
+O(1) (a look at f_i); an update on i costs O(n): alpha_i += 1 and f += y_i K[i, :]. So an
+epoch costs O(n) plus O(n) per update, never O(n^2) for the scan.
+
+``K`` holds kernel rows, the constant feature already added (k(x_i, x_j) + c), and
+``slot[i]`` says which row of ``K`` is example i's (-1 when it is not there). With the whole
+Gram matrix cached, ``slot`` is 0..n-1; otherwise the caller keeps a few rows and fills in
+more when the loop stops for a missing one, then resumes it at the same position.
+
+Status: :func:`dual_epoch` returns ``(position, n_updates)``. ``position == n`` means the
+pass is complete; ``0 <= position < n`` means the example at that position needs an update
+and its row is not in ``K`` (the caller adds it and calls again from there); a negative
+``position`` is ``-1 - i`` for a non-finite decision value at row i.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from halfspaces._kernels.perceptron import target
+
+
+@njit(cache=True)
+def _add_row(K, s, a, f):
+    """f += a * K[s, :]."""
+    for j in range(f.shape[0]):
+        f[j] += a * K[s, j]
+
+
+@njit(cache=True)
+def dual_epoch(K, slot, Y, order, start, f, alpha):
+    """Continue a pass from position ``start`` over ``order`` (all rows in turn when empty).
+
+    On y_i f_i <= 0: alpha_i += 1 and f += y_i K[slot[i], :].
+    """
+    n = f.shape[0]
+    cyclic = order.shape[0] == 0
+    n_updates = 0
+    for pos in range(start, n):
+        i = pos if cyclic else order[pos]
+        if not math.isfinite(f[i]):
+            return -1 - i, n_updates
+        yi = target(Y, i)
+        if yi * f[i] <= 0.0:
+            s = slot[i]
+            if s < 0:
+                return pos, n_updates
+            alpha[i] += 1
+            _add_row(K, s, yi, f)
+            n_updates += 1
+    return n, n_updates

@@ -1,0 +1,425 @@
+"""The dual perceptron with kernels: KernelPerceptron, and the kernel functions it uses.
+
+The perceptron's weights are always a sum of training examples, w = sum_i alpha_i y_i x_i,
+where alpha_i counts the updates on example i (the dual representation). The algorithm then
+needs only inner products, which a kernel k(x, z) = <phi(x), phi(z)> replaces: the
+perceptron learns a halfspace in the feature space of phi, a non-linear surface in X.
+
+References
+----------
+.. [1] M. A. Aizerman, E. M. Braverman and L. I. Rozonoer. Theoretical foundations of the
+   potential function method in pattern recognition learning. Automation and Remote
+   Control 25, 1964.
+.. [2] Y. Freund and R. E. Schapire. Large margin classification using the perceptron
+   algorithm. Machine Learning 37(3), 1999.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics import pairwise
+from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from halfspaces._kernels import dual as kd
+from halfspaces._validation import Targets, encode_targets
+from halfspaces.exceptions import ConvergenceWarning
+
+__all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
+
+KERNELS = ("linear", "poly", "rbf", "sigmoid")
+_FETCH = 64  # kernel rows computed at once when the Gram matrix is not cached whole
+_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
+
+
+def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
+                  degree: int = 3, gamma: float | None = None,
+                  coef0: float = 1.0) -> NDArray[np.float64]:
+    r"""The matrix k(a_i, b_j) of a named kernel, or of a callable k(A, B).
+
+    .. math::
+
+        \text{linear: } \langle a, b\rangle \quad
+        \text{poly: } (\gamma\langle a, b\rangle + c_0)^{p} \quad
+        \text{rbf: } e^{-\gamma\|a - b\|^2} \quad
+        \text{sigmoid: } \tanh(\gamma\langle a, b\rangle + c_0)
+
+    Parameters
+    ----------
+    A : {array-like, sparse matrix} of shape (n_a, n_features)
+    B : {array-like, sparse matrix} of shape (n_b, n_features)
+    kernel : {"linear", "poly", "rbf", "sigmoid"} or callable, default="linear"
+        A callable gets (A, B) and returns the (n_a, n_b) matrix.
+    degree : int, default=3
+        p of the polynomial kernel.
+    gamma : float, default=None
+        gamma of poly, rbf and sigmoid; None means 1 / n_features.
+    coef0 : float, default=1.0
+        c_0 of poly and sigmoid.
+
+    Returns
+    -------
+    K : ndarray of shape (n_a, n_b), float64
+
+    Examples
+    --------
+    >>> from halfspaces.kernel import kernel_matrix
+    >>> kernel_matrix([[1.0, 2.0]], [[3.0, 4.0], [0.0, 0.0]], "poly", degree=2, gamma=1.0)
+    array([[144.,   1.]])
+    """
+    if callable(kernel):
+        K = np.asarray(kernel(A, B), dtype=np.float64)
+        expected = (A.shape[0], B.shape[0])
+        if K.shape != expected:
+            raise ValueError(
+                f"The callable kernel returned a matrix of shape {K.shape} for inputs of "
+                f"{A.shape[0]} and {B.shape[0]} rows; kernel(A, B) must return shape {expected}."
+            )
+        return K
+    A, B = _float64(A), _float64(B)
+    if kernel == "linear":
+        K = pairwise.linear_kernel(A, B)
+    elif kernel == "poly":
+        K = pairwise.polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
+    elif kernel == "rbf":
+        K = pairwise.rbf_kernel(A, B, gamma=gamma)
+    else:
+        K = pairwise.sigmoid_kernel(A, B, gamma=gamma, coef0=coef0)
+    return np.ascontiguousarray(K, dtype=np.float64)
+
+
+def _float64(A):
+    if sp.issparse(A):
+        return A.astype(np.float64, copy=False)
+    return np.asarray(A, dtype=np.float64)
+
+
+class GramRows:
+    """The rows k(x_i, .) + c of a training Gram matrix, as the dual kernel reads them.
+
+    When the n x n matrix fits in ``cache_size`` MB it is computed once, whole; otherwise
+    ``capacity`` rows are kept and :meth:`fetch` computes more on demand, emptying the
+    cache when it is full. ``kernel`` maps (A, B) to their kernel matrix; ``gram``, when
+    given, is the matrix itself (a precomputed kernel).
+    """
+
+    def __init__(self, X, kernel: Callable, c: float, cache_size: float, gram=None) -> None:
+        n = X.shape[0]
+        self.X, self.kernel, self.c = X, kernel, c
+        self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
+        if gram is not None or self.capacity == n:
+            K = kernel(X, X) if gram is None else np.array(gram, dtype=np.float64)
+            self.K = np.ascontiguousarray(K + c, dtype=np.float64)
+            self.slot = np.arange(n, dtype=np.int64)
+        else:
+            self.K = np.empty((self.capacity, n))
+            self.slot = np.full(n, -1, dtype=np.int64)
+        self.used = 0
+
+    def fetch(self, rows: NDArray[np.int64]) -> None:
+        """Compute the rows of these examples (the first ones, as many as fit)."""
+        rows = rows[: min(_FETCH, self.capacity)]
+        if self.used + rows.size > self.capacity:
+            self.slot[:] = -1
+            self.used = 0
+        end = self.used + rows.size
+        self.K[self.used:end] = self.kernel(self.X[rows], self.X) + self.c
+        self.slot[rows] = np.arange(self.used, end)
+        self.used = end
+
+
+@dataclass(frozen=True)
+class KernelRun:
+    """The outcome of :func:`run_kernel_perceptron` on one binary problem.
+
+    ``alpha[i]`` counts the updates on example i; the hypothesis is
+    f(x) = sum_i alpha_i y_i (k(x_i, x) + c).
+    """
+
+    alpha: NDArray[np.int64]
+    n_updates: int
+    n_epochs: int
+    converged: bool
+
+
+def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epochs: int = 1,
+                          selection: str = "cyclic",
+                          rng: np.random.RandomState | None = None) -> KernelRun:
+    """The dual perceptron on the targets +1 where ``y == positive``, -1 elsewhere.
+
+    Stops after a pass with no update (converged) or after ``max_epochs`` passes; with
+    ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``.
+    """
+    n = y.shape[0]
+    Y, signs = (y, y.dtype.type(positive)), np.where(y == positive, 1.0, -1.0)
+    f, alpha = np.zeros(n), np.zeros(n, dtype=np.int64)
+    n_updates, converged, epoch = 0, False, 0
+    for epoch in range(1, max_epochs + 1):
+        order = rng.permutation(n) if selection == "shuffle" else np.empty(0, dtype=np.int64)
+        k = _one_epoch(gram, Y, signs, order, f, alpha)
+        n_updates += k
+        if k == 0:
+            converged = True
+            break
+    return KernelRun(alpha, n_updates, epoch, converged)
+
+
+def _one_epoch(gram: GramRows, Y, signs, order, f, alpha) -> int:
+    n, pos, total = f.shape[0], 0, 0
+    while True:
+        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, alpha)
+        total += k
+        if pos < 0:
+            raise ValueError(
+                f"The decision value of row {-1 - pos} overflowed; the kernel values are too "
+                "large: rescale X, or lower degree or gamma."
+            )
+        if pos == n:
+            return total
+        gram.fetch(_upcoming_mistakes(gram.slot, signs, order, pos, f))
+
+
+def _upcoming_mistakes(slot, signs, order, pos, f) -> NDArray[np.int64]:
+    """The examples from position ``pos`` on that now need an update and have no row."""
+    idx = order[pos:] if order.size else np.arange(pos, f.shape[0])
+    return idx[(signs[idx] * f[idx] <= 0.0) & (slot[idx] < 0)]
+
+
+class KernelPerceptron(ClassifierMixin, BaseEstimator):
+    """The kernel perceptron: the perceptron in the dual, f(x) = sum_i alpha_i y_i k(x_i, x).
+
+    Starts at alpha = 0; visits the examples in turn and, when y_i f(x_i) <= 0, sets
+    alpha_i += 1; stops after a pass with no update. The intercept is the constant feature
+    of the homogeneous reduction, so the kernel used is k(x, z) + 1 when ``fit_intercept``.
+    With ``kernel="linear"`` this is exactly :class:`~halfspaces.Perceptron`: the same
+    updates, and w = sum_i alpha_i y_i x_i. The decision values of all training examples are
+    kept and updated in O(n) per update, so a pass costs O(n) plus O(n) per update. More
+    than two classes give one-vs-rest.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
+default="linear"
+        See :func:`kernel_matrix`. "precomputed": X is the Gram matrix (n_train, n_train)
+        at fit and the test-by-train matrix at predict. A callable k(A, B) returns the
+        kernel matrix of the rows of A and B.
+    degree : int, default=3
+        Degree of the polynomial kernel.
+    gamma : float, default=None
+        gamma of poly, rbf and sigmoid; None means 1 / n_features.
+    coef0 : float, default=1.0
+        The constant c_0 of poly and sigmoid.
+    fit_intercept : bool, default=True
+        Add the constant feature: learn f(x) + b with b = sum_i alpha_i y_i.
+    max_epochs : int, default=1000
+        The most passes over the data.
+    selection : {"cyclic", "shuffle"}, default="cyclic"
+        Visit the examples in the given order each pass, or in a fresh permutation drawn
+        from ``random_state`` (the permutations :class:`~halfspaces.Perceptron` draws).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations of ``selection="shuffle"``.
+    cache_size : float, default=200
+        Megabytes for kernel rows. When the n x n Gram matrix fits it is computed once;
+        otherwise rows are computed in blocks when an update needs them, and kept until
+        the cache is full.
+
+    Attributes
+    ----------
+    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Updates on each training example (per class beyond two classes).
+    support_ : ndarray of shape (n_support,)
+        Indices of the examples with alpha > 0 (in some problem).
+    support_vectors_ : ndarray or csr_matrix of shape (n_support, n_features)
+        Those examples (float64); empty for a precomputed kernel.
+    dual_coef_ : ndarray of shape (n_problems, n_support)
+        alpha_i y_i of each support vector, one row per binary problem.
+    intercept_ : ndarray of shape (n_problems,)
+        b = sum_i alpha_i y_i (zero without ``fit_intercept``).
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; classes_[1] is the positive class of a binary problem.
+    n_updates_ : int or ndarray of shape (n_classes,)
+        Updates (= mistakes), per class beyond two classes.
+    n_epochs_ : int
+        Passes made (the most over the binary problems).
+    converged_ : bool
+        Whether the last pass made no update, in every binary problem.
+    n_features_in_ : int
+        Number of features seen during fit (n_train for a precomputed kernel).
+
+    See Also
+    --------
+    halfspaces.Perceptron : the primal form (kernel="linear").
+    sklearn.svm.SVC : the maximum-margin classifier with the same kernels.
+
+    References
+    ----------
+    Aizerman, Braverman and Rozonoer (1964); Freund and Schapire (1999).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import KernelPerceptron
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    >>> y = [0, 0, 1, 1]  # XOR: no halfspace in the plane separates it
+    >>> clf = KernelPerceptron(kernel="rbf", gamma=2.0).fit(X, y)
+    >>> clf.predict(X), clf.converged_
+    (array([0, 0, 1, 1]), True)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "kernel": [StrOptions({*KERNELS, "precomputed"}), callable],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        "coef0": [Interval(Real, None, None, closed="neither")],
+        "fit_intercept": ["boolean"],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "selection": [StrOptions({"cyclic", "shuffle"})],
+        "random_state": ["random_state"],
+        "cache_size": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, kernel: str | Callable = "linear", degree: int = 3,
+                 gamma: float | None = None, coef0: float = 1.0, fit_intercept: bool = True,
+                 max_epochs: int = 1000, selection: str = "cyclic",
+                 random_state: int | np.random.RandomState | None = None,
+                 cache_size: float = 200.0) -> None:
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.selection = selection
+        self.random_state = random_state
+        self.cache_size = cache_size
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run the kernel perceptron until a pass makes no update, or ``max_epochs`` passes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data, or the (n_samples, n_samples) Gram matrix when
+            ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Labels: any two values, or more for one-vs-rest.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, **_INPUT)
+        targets = encode_targets(y)
+        gram = self._gram_rows(X)
+        rng = check_random_state(self.random_state)
+        runs = [
+            run_kernel_perceptron(gram, targets.labels, positive=positive,
+                                  max_epochs=self.max_epochs, selection=self.selection, rng=rng)
+            for positive in targets.positives
+        ]
+        self._set_fitted(X, targets, runs)
+        if not self.converged_:
+            warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _gram_rows(self, X) -> GramRows:
+        c = 1.0 if self.fit_intercept else 0.0
+        if self.kernel != "precomputed":
+            return GramRows(_float64(X), self._kernel, c, self.cache_size)
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', X must be the square Gram matrix of the training "
+                f"examples; got shape {X.shape}."
+            )
+        G = X.toarray() if sp.issparse(X) else X
+        return GramRows(X, None, c, self.cache_size, gram=G)
+
+    def _kernel(self, A, B) -> NDArray[np.float64]:
+        return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)
+
+    def _set_fitted(self, X, targets: Targets, runs: list[KernelRun]) -> None:
+        alpha = np.vstack([run.alpha for run in runs])
+        support = np.flatnonzero(alpha.any(axis=0))
+        signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
+        self.classes_ = targets.classes
+        self.alpha_ = alpha[0] if len(runs) == 1 else alpha
+        self.support_ = support
+        self.dual_coef_ = alpha[:, support] * signs
+        self.intercept_ = self.dual_coef_.sum(axis=1) * (1.0 if self.fit_intercept else 0.0)
+        precomputed = self.kernel == "precomputed"
+        self.support_vectors_ = np.empty((0, 0)) if precomputed else _float64(X[support])
+        updates = np.array([run.n_updates for run in runs])
+        self.n_updates_ = updates[0].item() if updates.size == 1 else updates
+        self.n_epochs_ = max(run.n_epochs for run in runs)
+        self.converged_ = all(run.converged for run in runs)
+
+    def _not_converged_message(self) -> str:
+        return (
+            f"KernelPerceptron made updates in each of its max_epochs={self.max_epochs} "
+            "passes: the data may not be separable in the kernel's feature space. Try "
+            "another kernel or gamma, or raise max_epochs."
+        )
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """f(x) = sum_i alpha_i y_i k(x_i, x) + b for each sample (per class).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for a precomputed kernel the (n_samples, n_train) kernel matrix.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Positive scores favour classes_[1] (binary) or the class of that column.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, **_INPUT)
+        scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
+        n_support = max(1, self.support_.size)
+        block = max(1, int(self.cache_size * 2**20) // (8 * n_support))
+        for rows in gen_batches(X.shape[0], block):
+            scores[rows] = self._test_kernel(X[rows]) @ self.dual_coef_.T + self.intercept_
+        return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _test_kernel(self, X) -> NDArray[np.float64]:
+        if self.kernel == "precomputed":
+            K = X[:, self.support_]
+            return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
+        if self.support_.size == 0:
+            return np.zeros((X.shape[0], 0))
+        return self._kernel(X, self.support_vectors_)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """The class of each sample: classes_[1] where f(x) > 0 (binary), else the argmax.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for a precomputed kernel the (n_samples, n_train) kernel matrix.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(int) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags

@@ -1,0 +1,235 @@
+"""The multiclass perceptron: k discriminant functions and the argmax decision rule.
+
+Each class j has a discriminant delta_j(x) = <w_j, x> + b_j and the prediction is the class
+with the largest one. A mistake on (x, y) predicted as p moves w_y towards x and w_p away
+from it. Kesler's construction turns this into the binary perceptron on vectors of k(d + 1)
+coordinates, which is where its mistake bound comes from.
+
+References
+----------
+.. [1] R. O. Duda and P. E. Hart. Pattern Classification and Scene Analysis. Wiley, 1973
+   (Section 5.12: Kesler's construction).
+.. [2] K. Crammer and Y. Singer. Ultraconservative online algorithms for multiclass
+   problems. Journal of Machine Learning Research 3, 2003.
+.. [3] M. Collins. Discriminative training methods for hidden Markov models: theory and
+   experiments with perceptron algorithms. EMNLP 2002.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Integral
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.base import BaseEstimator
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import validate_data
+
+from halfspaces._kernels import kernel_input
+from halfspaces._kernels import multiclass as km
+from halfspaces._perceptron_run import non_finite_row_error
+from halfspaces._validation import encode_targets
+from halfspaces.exceptions import ConvergenceWarning
+
+__all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
+
+# as for the binary perceptrons: float32 kept, CSR used as is, NaN and inf found by the kernel
+_FIT_INPUT = dict(
+    accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
+    accept_large_sparse=True, ensure_all_finite=False,
+)
+_CYCLIC = np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class MulticlassRun:
+    """The outcome of :func:`run_multiclass_perceptron`.
+
+    ``coef`` (k, d) and ``intercept`` (k,) are the discriminants (averaged when asked).
+    """
+
+    coef: NDArray[np.float64]
+    intercept: NDArray[np.float64]
+    n_updates: int
+    n_epochs: int
+    converged: bool
+
+
+def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
+                              fit_intercept: bool = True, max_epochs: int = 1,
+                              selection: str = "cyclic", average: bool = False,
+                              rng: np.random.RandomState | None = None) -> MulticlassRun:
+    """Run the multiclass perceptron on validated X and class indices 0..n_classes-1.
+
+    Stops after a pass with no mistake (converged) or after ``max_epochs`` passes.
+    """
+    Xk, n = kernel_input(X), X.shape[0]
+    W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
+    counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
+    c = 1.0 if fit_intercept else 0.0
+    n_updates, converged, epoch = 0, False, 0
+    for epoch in range(1, max_epochs + 1):
+        order = rng.permutation(n) if selection == "shuffle" else _CYCLIC
+        k = km.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
+        if k < 0:
+            raise non_finite_row_error(X, -1 - k)
+        n_updates += k
+        if k == 0:
+            converged = True
+            break
+    steps = counters[km.STEP]
+    weights = W - U / steps if average and steps > 0 else W
+    return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), n_updates, epoch,
+                         converged)
+
+
+class MulticlassPerceptron(LinearClassifierMixin, BaseEstimator):
+    """The multiclass perceptron: predict argmax_j <w_j, x> + b_j, fix the two rows on a mistake.
+
+    Starts at w_j = 0, b_j = 0 for the k classes. Each example is predicted as the class
+    with the largest discriminant (the lowest class index on a tie); on a mistake, p != y,
+    w_y += x, b_y += 1, w_p -= x, b_p -= 1. Stops after a pass with no mistake.
+
+    Mistake bound (Kesler's construction). Let x' = (1, x) with ``fit_intercept`` (x' = x
+    without), R = max_i ||x'_i||, and suppose some W* = (w*_1, ..., w*_k) with bias slots,
+    of Frobenius norm 1, satisfies (w*_{y_i} - w*_j) . x'_i >= gamma > 0 for every example i
+    and class j != y_i. Kesler's map phi(x, j), the vector of k blocks with x' in block j,
+    turns a mistake into the binary perceptron's update on z = phi(x, y) - phi(x, p), with
+    ||z||^2 = 2 ||x'||^2 <= R'^2 = 2 R^2 and <W*, z> >= gamma' = gamma, while the current
+    W has <W, z> <= 0 (p is the argmax). Novikoff's theorem then bounds the mistakes over
+    any number of passes, in any order, by (R' / gamma')^2 = 2 R^2 / gamma^2.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn the biases b_j (the constant feature of x' = (1, x), handled implicitly).
+    max_epochs : int, default=1000
+        The most passes over the data.
+    selection : {"cyclic", "shuffle"}, default="cyclic"
+        The given order each pass, or a fresh permutation drawn from ``random_state``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the permutations of ``selection="shuffle"``.
+    average : bool, default=False
+        Predict with the mean of the weights after every step (kept as a running sum, as
+        :class:`~halfspaces.AveragedPerceptron` does): steadier on non-separable data.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_classes, n_features)
+        w_j of each class (averaged with ``average=True``), also for two classes.
+    intercept_ : ndarray of shape (n_classes,)
+        The biases b_j.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, sorted; class j of the rule is classes_[j].
+    n_updates_ : int
+        Mistakes (= updates) in all passes.
+    n_epochs_ : int
+        Passes made.
+    converged_ : bool
+        Whether the last pass made no mistake.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    Notes
+    -----
+    For two classes ``decision_function`` returns delta_1(x) - delta_0(x), positive for
+    classes_[1], as scikit-learn's binary classifiers do; ``coef_`` keeps both rows.
+
+    See Also
+    --------
+    halfspaces.Perceptron : one-vs-rest binary perceptrons.
+
+    References
+    ----------
+    Duda and Hart (1973), Kesler's construction; Crammer and Singer (2003); Collins (2002).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import MulticlassPerceptron
+    >>> X = np.array([[3.0, 0.0], [0.0, 3.0], [-3.0, -3.0], [2.5, 0.5], [0.5, 2.5]])
+    >>> clf = MulticlassPerceptron().fit(X, ["a", "b", "c", "a", "b"])
+    >>> clf.predict([[4.0, 0.0], [-1.0, -2.0]]), clf.converged_
+    (array(['a', 'c'], dtype='<U1'), True)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "fit_intercept": ["boolean"],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "selection": [StrOptions({"cyclic", "shuffle"})],
+        "random_state": ["random_state"],
+        "average": ["boolean"],
+    }
+
+    def __init__(self, fit_intercept: bool = True, max_epochs: int = 1000,
+                 selection: str = "cyclic",
+                 random_state: int | np.random.RandomState | None = None,
+                 average: bool = False) -> None:
+        self.fit_intercept = fit_intercept
+        self.max_epochs = max_epochs
+        self.selection = selection
+        self.random_state = random_state
+        self.average = average
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Run the multiclass perceptron until a pass makes no mistake, or ``max_epochs``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data. float32 and float64 are kept as they are; CSR is used directly.
+        y : array-like of shape (n_samples,)
+            Labels, two values or more.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, **_FIT_INPUT)
+        classes = encode_targets(y).classes
+        labels = np.searchsorted(classes, y).astype(np.int64)
+        run = run_multiclass_perceptron(
+            X, labels, classes.size, fit_intercept=self.fit_intercept,
+            max_epochs=self.max_epochs, selection=self.selection, average=self.average,
+            rng=check_random_state(self.random_state),
+        )
+        self.classes_, self.coef_, self.intercept_ = classes, run.coef, run.intercept
+        self.n_updates_, self.n_epochs_, self.converged_ = (
+            run.n_updates, run.n_epochs, run.converged)
+        if not self.converged_:
+            warnings.warn(
+                f"MulticlassPerceptron made mistakes in each of its max_epochs="
+                f"{self.max_epochs} passes: the classes may not be linearly separable. Use "
+                "average=True for such data, or raise max_epochs.",
+                ConvergenceWarning, stacklevel=2,
+            )
+        return self
+
+    def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
+        """The discriminants <w_j, x> + b_j; for two classes delta_1 - delta_0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes), or (n_samples,) for two classes
+        """
+        scores = super().decision_function(X)
+        return scores[:, 1] - scores[:, 0] if self.classes_.size == 2 else scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
