@@ -118,13 +118,18 @@ class GramRows:
         self.X, self.kernel, self.c = X, kernel, c
         self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
         if gram is not None or self.capacity == n:
-            K = kernel(X, X) if gram is None else np.array(gram, dtype=np.float64)
-            self.K = np.ascontiguousarray(K + c, dtype=np.float64)
+            K = self._rows(slice(None)) if gram is None else np.asarray(gram, np.float64) + c
+            self.K = np.ascontiguousarray(K, dtype=np.float64)
             self.slot = np.arange(n, dtype=np.int64)
         else:
             self.K = np.empty((self.capacity, n))
             self.slot = np.full(n, -1, dtype=np.int64)
         self.used = 0
+
+    def _rows(self, rows) -> NDArray[np.float64]:
+        # an overflow becomes inf here and is reported by the epoch loop, naming the row
+        with np.errstate(over="ignore", invalid="ignore"):
+            return self.kernel(self.X[rows], self.X) + self.c
 
     def fetch(self, rows: NDArray[np.int64]) -> None:
         """Compute the rows of these examples (the first ones, as many as fit)."""
@@ -133,7 +138,7 @@ class GramRows:
             self.slot[:] = -1
             self.used = 0
         end = self.used + rows.size
-        self.K[self.used:end] = self.kernel(self.X[rows], self.X) + self.c
+        self.K[self.used:end] = self._rows(rows)
         self.slot[rows] = np.arange(self.used, end)
         self.used = end
 

@@ -1,0 +1,89 @@
+"""Slow twins of the kernel and multiclass perceptrons, straight from the definitions.
+
+Dense float64 NumPy, one example at a time. The kernels are written out from their formulas
+(no scikit-learn); the dual perceptron recomputes f(x_i) = sum_j alpha_j y_j K[j, i] from
+scratch at every visit; the averaged multiclass perceptron averages an explicit list of all
+its weight matrices.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def dense(X):
+    return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def kernel(A, B, name, degree=3, gamma=None, coef0=1.0):
+    """k(a_i, b_j) element by element from the textbook formulas."""
+    A, B = dense(A), dense(B)
+    gamma = 1.0 / A.shape[1] if gamma is None else gamma
+    K = np.empty((A.shape[0], B.shape[0]))
+    for i, a in enumerate(A):
+        for j, b in enumerate(B):
+            dot = float(np.sum(a * b))
+            if name == "linear":
+                K[i, j] = dot
+            elif name == "poly":
+                K[i, j] = (gamma * dot + coef0) ** degree
+            elif name == "rbf":
+                K[i, j] = np.exp(-gamma * float(np.sum((a - b) ** 2)))
+            else:
+                K[i, j] = np.tanh(gamma * dot + coef0)
+    return K
+
+
+def kernel_perceptron(K, y, fit_intercept=True, max_epochs=1000, selection="cyclic", rng=None):
+    """The dual perceptron on the Gram matrix K and ±1 targets y.
+
+    Returns (alpha, n_updates, n_epochs, converged).
+    """
+    G = K + float(fit_intercept)
+    n = len(y)
+    alpha = np.zeros(n, dtype=np.int64)
+    n_updates = 0
+    for epoch in range(1, max_epochs + 1):
+        order = rng.permutation(n) if selection == "shuffle" else np.arange(n)
+        updates = 0
+        for i in order:
+            f = sum(alpha[j] * y[j] * G[j, i] for j in range(n) if alpha[j])
+            if y[i] * f <= 0:
+                alpha[i] += 1
+                updates += 1
+        n_updates += updates
+        if updates == 0:
+            return alpha, n_updates, epoch, True
+    return alpha, n_updates, max_epochs, False
+
+
+def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1000,
+                          selection="cyclic", rng=None, average=False):
+    """The argmax rule with W[y] += x', W[p] -= x' on a mistake (x' = (x, c)).
+
+    Returns (W (k, d + 1) with the biases last, n_updates, n_epochs, converged); with
+    ``average`` W is the mean of the weight matrices after every example.
+    """
+    X = dense(X)
+    Xp = np.hstack([X, np.full((len(X), 1), float(fit_intercept))])
+    W = np.zeros((n_classes, Xp.shape[1]))
+    history, n_updates, epoch, converged = [], 0, 0, False
+    for epoch in range(1, max_epochs + 1):
+        order = rng.permutation(len(X)) if selection == "shuffle" else range(len(X))
+        updates = 0
+        for i in order:
+            scores = [float(np.sum(W[j] * Xp[i])) for j in range(n_classes)]
+            p = scores.index(max(scores))  # the first maximum: the lowest class index
+            if p != labels[i]:
+                W[labels[i]] += Xp[i]
+                W[p] -= Xp[i]
+                updates += 1
+            history.append(W.copy())
+        n_updates += updates
+        if updates == 0:
+            converged = True
+            break
+    if average:
+        W = np.mean(history, axis=0)
+    return W, n_updates, epoch, converged

@@ -1,0 +1,289 @@
+"""KernelPerceptron against its slow twin, the primal Perceptron, and the kernels' formulas."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.datasets import make_blobs, make_circles
+
+import _naive_kernel as naive
+from _data import FORMATS, in_format, noisy, separable
+from halfspaces import ConvergenceWarning, KernelPerceptron, Perceptron
+from halfspaces.kernel import kernel_matrix
+
+KERNEL_PARAMS = {
+    "linear": {},
+    "poly": dict(degree=2, gamma=0.5, coef0=1.0),
+    "rbf": dict(gamma=0.3),
+    "sigmoid": dict(gamma=0.05, coef0=0.2),
+}
+
+
+def quiet_fit(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def integer_data(n=120, d=5, seed=0, flip=0.0):
+    """Small integers: every sum is exact, so primal and dual runs agree bit for bit."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+    y = np.where(X @ rng.normal(size=d) + 0.4 > 0, 1.0, -1.0)
+    return X, np.where(rng.random(n) < flip, -y, y)
+
+
+def signed_alpha(clf, y):
+    return clf.alpha_ * np.where(y == clf.classes_[1], 1.0, -1.0)
+
+
+# ---------------------------------------------------------------- the kernel functions
+
+@pytest.mark.parametrize("name", list(KERNEL_PARAMS))
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_kernel_matrix_equals_formula(name, fmt):
+    rng = np.random.default_rng(1)
+    A, B = rng.normal(size=(7, 4)), rng.normal(size=(5, 4))
+    B[B < -0.5] = 0.0
+    K = kernel_matrix(in_format(A, fmt), in_format(B, fmt), name, **KERNEL_PARAMS[name])
+    expected = naive.kernel(in_format(A, fmt), in_format(B, fmt), name, **KERNEL_PARAMS[name])
+    assert K.dtype == np.float64
+    assert_allclose(K, expected, rtol=1e-6 if "32" in fmt else 1e-12)
+
+
+def test_gamma_none_means_one_over_n_features():
+    X = np.random.default_rng(2).normal(size=(6, 8))
+    assert_allclose(kernel_matrix(X, X, "rbf"), naive.kernel(X, X, "rbf", gamma=1 / 8))
+
+
+# ---------------------------------------------------------------- the slow twin
+
+@pytest.mark.parametrize("name", list(KERNEL_PARAMS))
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_equals_twin(name, fmt, fit_intercept):
+    X, y = noisy(60, 4, seed=5, sparsity=0.3)
+    Xf = in_format(X, fmt)
+    params = KERNEL_PARAMS[name]
+    clf = quiet_fit(KernelPerceptron(kernel=name, fit_intercept=fit_intercept, max_epochs=6,
+                                     **params), Xf, y)
+    K = naive.kernel(Xf, Xf, name, **params)
+    alpha, n_updates, n_epochs, converged = naive.kernel_perceptron(K, y, fit_intercept, 6)
+    assert_array_equal(clf.alpha_, alpha)
+    assert (clf.n_updates_, clf.n_epochs_, clf.converged_) == (n_updates, n_epochs, converged)
+    X_test = in_format(np.random.default_rng(6).normal(size=(40, 4)), fmt)
+    K_test = naive.kernel(X_test, Xf, name, **params) + float(fit_intercept)
+    assert_allclose(clf.decision_function(X_test),
+                    K_test @ (alpha * y), rtol=1e-9, atol=1e-9)
+
+
+def test_shuffle_equals_twin_with_the_same_permutations():
+    X, y = noisy(80, 3, seed=8)
+    clf = quiet_fit(KernelPerceptron(kernel="rbf", gamma=0.5, selection="shuffle",
+                                     random_state=3, max_epochs=5), X, y)
+    K = naive.kernel(X, X, "rbf", gamma=0.5)
+    alpha, n_updates, _, _ = naive.kernel_perceptron(K, y, True, 5, "shuffle",
+                                                     np.random.RandomState(3))
+    assert_array_equal(clf.alpha_, alpha)
+    assert clf.n_updates_ == n_updates
+
+
+@pytest.mark.parametrize("cache_size", [0.0005, 0.004, 0.02])
+def test_row_blocks_give_the_cached_run(cache_size):
+    # 0.0005 MB holds one row of 300 examples: every fetch empties the cache
+    X, y = noisy(300, 4, seed=9)
+    cached = quiet_fit(KernelPerceptron(kernel="rbf", gamma=1.0, max_epochs=8), X, y)
+    blocks = quiet_fit(KernelPerceptron(kernel="rbf", gamma=1.0, max_epochs=8,
+                                        cache_size=cache_size), X, y)
+    assert_array_equal(blocks.alpha_, cached.alpha_)
+    assert blocks.n_updates_ == cached.n_updates_
+    X_test = np.random.default_rng(1).normal(size=(50, 4))
+    assert_allclose(blocks.decision_function(X_test), cached.decision_function(X_test))
+
+
+# ---------------------------------------------------------------- the primal perceptron
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("selection", ["cyclic", "shuffle"])
+@pytest.mark.parametrize("flip", [0.0, 0.1])
+def test_linear_kernel_is_the_perceptron_exactly(fmt, fit_intercept, selection, flip):
+    X, y = integer_data(seed=11, flip=flip)
+    X = in_format(X, fmt)
+    common = dict(fit_intercept=fit_intercept, max_epochs=30, selection=selection,
+                  random_state=4)
+    dual = quiet_fit(KernelPerceptron(**common), X, y)
+    primal = quiet_fit(Perceptron(**common), X, y)
+    assert (dual.n_updates_, dual.n_epochs_, dual.converged_) == (
+        primal.n_updates_, primal.n_epochs_, primal.converged_)
+    assert_array_equal(signed_alpha(dual, y) @ naive.dense(X), primal.coef_.ravel())
+    assert_array_equal(dual.intercept_, primal.intercept_)
+    X_test = in_format(np.random.default_rng(12).integers(-4, 5, size=(200, 5)), fmt)
+    assert_array_equal(dual.predict(X_test), primal.predict(X_test))
+    assert_array_equal(dual.decision_function(X_test), primal.decision_function(X_test))
+
+
+def test_linear_kernel_on_real_valued_data_matches_perceptron():
+    X, y, _, _ = separable(200, 6, seed=13)
+    dual, primal = KernelPerceptron().fit(X, y), Perceptron().fit(X, y)
+    assert dual.n_updates_ == primal.n_updates_ and dual.converged_
+    assert_allclose(signed_alpha(dual, y) @ X, primal.coef_.ravel(), rtol=1e-12, atol=1e-12)
+    assert dual.intercept_[0] == primal.intercept_[0]
+    X_test = np.random.default_rng(14).normal(size=(300, 6))
+    assert_array_equal(dual.predict(X_test), primal.predict(X_test))
+
+
+def test_one_vs_rest_is_perceptrons_one_vs_rest():
+    X, y = integer_data(150, 4, seed=15)
+    y = np.digitize(X @ np.array([1.0, -0.5, 0.3, 0.2]), [-1.5, 1.5])  # three classes
+    dual = quiet_fit(KernelPerceptron(max_epochs=20), X, y)
+    primal = quiet_fit(Perceptron(max_epochs=20), X, y)
+    assert_array_equal(dual.n_updates_, primal.n_updates_)
+    for k, label in enumerate(dual.classes_):
+        signs = np.where(y == label, 1.0, -1.0)
+        assert_array_equal((dual.alpha_[k] * signs) @ X, primal.coef_[k])
+    assert_array_equal(dual.intercept_, primal.intercept_)
+    assert_array_equal(dual.predict(X), primal.predict(X))
+
+
+# ---------------------------------------------------------------- precomputed and callable
+
+@pytest.mark.parametrize("name", ["rbf", "poly"])
+def test_precomputed_gram_gives_the_same_run(name):
+    X, y = noisy(90, 3, seed=16)
+    X_test = np.random.default_rng(17).normal(size=(30, 3))
+    params = KERNEL_PARAMS[name]
+    direct = quiet_fit(KernelPerceptron(kernel=name, max_epochs=10, **params), X, y)
+    pre = quiet_fit(KernelPerceptron(kernel="precomputed", max_epochs=10),
+                    kernel_matrix(X, X, name, **params), y)
+    assert_array_equal(pre.alpha_, direct.alpha_)
+    assert (pre.n_updates_, pre.n_epochs_) == (direct.n_updates_, direct.n_epochs_)
+    assert_array_equal(pre.support_, direct.support_)
+    K_test = kernel_matrix(X_test, X, name, **params)
+    assert_allclose(pre.decision_function(K_test), direct.decision_function(X_test))
+    assert pre.support_vectors_.size == 0
+
+
+def test_callable_kernel_gives_the_named_kernels_run():
+    X, y = noisy(70, 3, seed=18)
+    named = quiet_fit(KernelPerceptron(kernel="rbf", gamma=0.7, max_epochs=5), X, y)
+    own = quiet_fit(KernelPerceptron(kernel=lambda A, B: naive.kernel(A, B, "rbf", gamma=0.7),
+                                     max_epochs=5), X, y)
+    assert_array_equal(own.alpha_, named.alpha_)
+
+
+# ---------------------------------------------------------------- non-linear surfaces
+
+XOR_X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+XOR_Y = np.array([0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("params", [dict(kernel="rbf", gamma=1.0),
+                                    dict(kernel="poly", degree=2, gamma=1.0)])
+def test_xor_is_learned(params):
+    X = np.vstack([XOR_X + 0.05 * np.random.default_rng(k).normal(size=(4, 2))
+                   for k in range(10)])
+    y = np.tile(XOR_Y, 10)
+    clf = KernelPerceptron(**params).fit(X, y)
+    assert clf.converged_
+    assert (clf.predict(X) == y).all()
+    assert not quiet_fit(Perceptron(max_epochs=50), X, y).converged_  # not linearly separable
+
+
+@pytest.mark.parametrize("params", [dict(kernel="rbf", gamma=2.0),
+                                    dict(kernel="poly", degree=2, gamma=1.0)])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_concentric_circles_are_learned(params, fmt):
+    X, y = make_circles(300, factor=0.4, noise=0.05, random_state=0)
+    clf = KernelPerceptron(**params).fit(in_format(X, fmt), y)
+    assert clf.converged_
+    assert (clf.predict(in_format(X, fmt)) == y).all()
+
+
+# ---------------------------------------------------------------- formats and attributes
+
+def test_every_format_gives_the_same_run():
+    X, y = noisy(100, 5, seed=19, sparsity=0.4)
+    X = X.astype(np.float32).astype(np.float64)  # representable in float32 exactly
+    runs = [quiet_fit(KernelPerceptron(kernel="rbf", gamma=0.4, max_epochs=6),
+                      in_format(X, fmt), y) for fmt in FORMATS]
+    for run in runs[1:]:
+        assert_array_equal(run.alpha_, runs[0].alpha_)
+        assert_allclose(run.decision_function(X), runs[0].decision_function(X), rtol=1e-6)
+
+
+def test_fitted_attributes_describe_the_dual_expansion():
+    X, y = make_blobs(120, centers=3, random_state=2)
+    clf = quiet_fit(KernelPerceptron(kernel="rbf", gamma=0.5), X, y)
+    assert clf.alpha_.shape == (3, 120)
+    assert_array_equal(clf.support_, np.flatnonzero(clf.alpha_.sum(axis=0)))
+    assert_array_equal(clf.support_vectors_, X[clf.support_])
+    signs = np.where(y[clf.support_] == clf.classes_[:, None], 1.0, -1.0)
+    assert_array_equal(clf.dual_coef_, clf.alpha_[:, clf.support_] * signs)
+    assert_array_equal(clf.intercept_, clf.dual_coef_.sum(axis=1))
+    assert_array_equal(clf.n_updates_, clf.alpha_.sum(axis=1))
+    assert clf.decision_function(X).shape == (120, 3)
+    assert (clf.predict(X) == y).mean() == 1.0
+
+
+def test_string_labels():
+    clf = KernelPerceptron(kernel="rbf", gamma=1.0).fit(XOR_X, np.array(["a", "a", "b", "b"]))
+    assert_array_equal(clf.predict(XOR_X), ["a", "a", "b", "b"])
+
+
+# ---------------------------------------------------------------- errors and warnings
+
+@pytest.mark.parametrize("params, name", [
+    (dict(kernel="gaussian"), "kernel"),
+    (dict(gamma=-1.0), "gamma"),
+    (dict(degree=-2), "degree"),
+    (dict(cache_size=0), "cache_size"),
+    (dict(max_epochs=0), "max_epochs"),
+    (dict(selection="worst"), "selection"),
+])
+def test_bad_parameters_name_themselves(params, name):
+    with pytest.raises(ValueError, match=f"'{name}' parameter"):
+        KernelPerceptron(**params).fit(XOR_X, XOR_Y)
+
+
+def test_precomputed_needs_a_square_gram_matrix():
+    with pytest.raises(ValueError, match="square Gram matrix"):
+        KernelPerceptron(kernel="precomputed").fit(np.ones((4, 3)), XOR_Y)
+
+
+def test_callable_with_the_wrong_shape_is_reported():
+    with pytest.raises(ValueError, match=r"kernel\(A, B\) must return shape \(4, 4\)"):
+        KernelPerceptron(kernel=lambda A, B: np.ones((2, 2))).fit(XOR_X, XOR_Y)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_is_rejected(bad):
+    X = XOR_X.copy()
+    X[2, 1] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        KernelPerceptron().fit(X, XOR_Y)
+
+
+def test_overflowing_kernel_values_are_reported():
+    X = np.array([[1e200, 0.0], [-1e200, 1.0]])
+    with pytest.raises(ValueError, match="overflowed"):
+        KernelPerceptron().fit(X, [0, 1])
+
+
+def test_warns_when_not_converged():
+    X, y = noisy(60, 3, seed=20)
+    with pytest.warns(ConvergenceWarning, match="max_epochs=3"):
+        clf = KernelPerceptron(max_epochs=3).fit(X, y)
+    assert not clf.converged_ and clf.n_epochs_ == 3
+
+
+def test_sparse_precomputed_matrix_is_accepted():
+    X, y = noisy(40, 3, seed=21)
+    K = kernel_matrix(X, X, "rbf", gamma=0.5)
+    dense = quiet_fit(KernelPerceptron(kernel="precomputed", max_epochs=4), K, y)
+    sparse = quiet_fit(KernelPerceptron(kernel="precomputed", max_epochs=4), sp.csr_matrix(K), y)
+    assert_array_equal(sparse.alpha_, dense.alpha_)
