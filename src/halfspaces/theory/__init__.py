@@ -13,11 +13,14 @@ from halfspaces.theory.bounds import (
     perceptron_mistake_bound,
     sample_complexity,
 )
+from halfspaces.theory.certificate import Certificate, certify
 from halfspaces.theory.margins import functional_margins, geometric_margins, margin, radius
 from halfspaces.theory.separability import MaxMargin, Separability, max_margin, separability
 from halfspaces.theory.vc import shatters, unrealizable_labeling, vc_dimension
 
 __all__ = [
+    "Certificate",
+    "certify",
     "FreundSchapireBound",
     "best_freund_schapire_bound",
     "freund_schapire_bound",

@@ -193,6 +193,11 @@ def _candidates(Z, R: float) -> list[NDArray]:
     w, _ = _decide(Z)
     if w is not None:
         found.append(_unit_separator(Z, _min_norm(Z, free_first=False)))
+    # the bound tends to n as v -> 0 (not attained): tiny v keep a candidate when the path
+    # collapses to v = 0, as on XOR
+    tiny = np.zeros(Z.shape[1])
+    tiny[0] = 1e-9 / max(R, 1e-300)
+    found += [tiny, -tiny]
     return [c for c in found if c is not None and np.linalg.norm(c) > 0]
 
 
