@@ -167,6 +167,7 @@ def test_bad_parameters_name_themselves(params, name):
         MulticlassPerceptron(**params).fit([[0.0], [1.0]], [0, 1])
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf * 0 under NUMBA_DISABLE_JIT=1
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_input_is_rejected_naming_the_row(bad):
     X = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, bad]])
