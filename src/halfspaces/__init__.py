@@ -23,6 +23,8 @@ _LAZY = {
     "ConvergenceWarning": "halfspaces.exceptions",
     "LinearProgramClassifier": "halfspaces.erm",
     "MaxMarginClassifier": "halfspaces.erm",
+    "ZeroOneERMClassifier": "halfspaces.erm",
+    "SolverError": "halfspaces.exceptions",
     "KernelPerceptron": "halfspaces.kernel",
     "MulticlassPerceptron": "halfspaces.multiclass",
 }
@@ -34,8 +36,8 @@ __all__ = sorted(_LAZY) + ["__version__"]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces._validation import augment
-    from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
-    from halfspaces.exceptions import ConvergenceWarning, NotSeparableError
+    from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
+    from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
     from halfspaces.kernel import KernelPerceptron
     from halfspaces.multiclass import MulticlassPerceptron
     from halfspaces.perceptron import (

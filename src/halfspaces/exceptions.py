@@ -10,7 +10,7 @@ from typing import Any
 
 from sklearn.exceptions import ConvergenceWarning as _SklearnConvergenceWarning
 
-__all__ = ["ConvergenceWarning", "NotSeparableError"]
+__all__ = ["ConvergenceWarning", "NotSeparableError", "SolverError"]
 
 
 class ConvergenceWarning(_SklearnConvergenceWarning):
@@ -32,3 +32,7 @@ class NotSeparableError(ValueError):
     def __init__(self, message: str, certificate: Any = None) -> None:
         super().__init__(message)
         self.certificate = certificate
+
+
+class SolverError(RuntimeError):
+    """HiGHS failed, hit a limit, or returned an answer that did not survive verification."""

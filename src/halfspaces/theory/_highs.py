@@ -16,13 +16,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces.exceptions import SolverError
+
 __all__ = ["HighsResult", "SolverError", "solve"]
 
 INF = highspy.kHighsInf
-
-
-class SolverError(RuntimeError):
-    """HiGHS failed, hit a limit, or returned an answer that did not survive verification."""
 
 
 @dataclass(frozen=True)
