@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -26,7 +27,6 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import pairwise
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -38,7 +38,6 @@ from halfspaces.exceptions import ConvergenceWarning
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
-_FETCH = 64  # kernel rows computed at once when the Gram matrix is not cached whole
 _INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
 
 
@@ -77,25 +76,71 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
     >>> kernel_matrix([[1.0, 2.0]], [[3.0, 4.0], [0.0, 0.0]], "poly", degree=2, gamma=1.0)
     array([[144.,   1.]])
     """
+    if not sp.issparse(A):
+        A = np.asarray(A)
+    if not sp.issparse(B):
+        B = np.asarray(B)
     if callable(kernel):
-        K = np.asarray(kernel(A, B), dtype=np.float64)
-        expected = (A.shape[0], B.shape[0])
-        if K.shape != expected:
-            raise ValueError(
-                f"The callable kernel returned a matrix of shape {K.shape} for inputs of "
-                f"{A.shape[0]} and {B.shape[0]} rows; kernel(A, B) must return shape {expected}."
-            )
-        return K
-    A, B = _float64(A), _float64(B)
-    if kernel == "linear":
-        K = pairwise.linear_kernel(A, B)
-    elif kernel == "poly":
-        K = pairwise.polynomial_kernel(A, B, degree=degree, gamma=gamma, coef0=coef0)
-    elif kernel == "rbf":
-        K = pairwise.rbf_kernel(A, B, gamma=gamma)
-    else:
-        K = pairwise.sigmoid_kernel(A, B, gamma=gamma, coef0=coef0)
-    return np.ascontiguousarray(K, dtype=np.float64)
+        return _callable_matrix(kernel, A, B)
+    B = _float64(B)
+    sq_norms = _squared_norms(B) if kernel == "rbf" else None
+    return named_kernel(_float64(A), B, kernel, degree, gamma, coef0, sq_norms)
+
+
+def _callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
+    K = np.asarray(kernel(A, B), dtype=np.float64)
+    expected = (A.shape[0], B.shape[0])
+    if K.shape != expected:
+        raise ValueError(
+            f"The callable kernel returned a matrix of shape {K.shape} for inputs of "
+            f"{A.shape[0]} and {B.shape[0]} rows; kernel(A, B) must return shape {expected}."
+        )
+    return K
+
+
+def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: float,
+                 sq_norms_B: NDArray | None = None) -> NDArray[np.float64]:
+    """:func:`kernel_matrix` of float64 A and B, given ||b_j||^2 for "rbf" (computed once)."""
+    gamma = 1.0 / A.shape[1] if gamma is None else gamma
+    K = _dots(A, B)
+    if kernel == "rbf":
+        K *= -2.0
+        K += _squared_norms(A)[:, None]
+        K += sq_norms_B[None, :]
+        np.maximum(K, 0.0, out=K)  # rounding can make a squared distance negative
+        K *= -gamma
+        return np.exp(K, out=K)
+    if kernel != "linear":
+        K *= gamma
+        K += coef0
+    if kernel == "poly":
+        return K**degree
+    return np.tanh(K, out=K) if kernel == "sigmoid" else K
+
+
+def _dots(A, B) -> NDArray[np.float64]:
+    """The matrix of <a_i, b_j>, dense and C-ordered.
+
+    A sparse operand of at most 2^22 entries is made dense for BLAS; a larger one, or a
+    sparse B against a few rows A (one Gram row), stays sparse.
+    """
+    few = A.shape[0] <= 64
+    A, B = _dense_if_small(A), B if few else _dense_if_small(B)
+    if sp.issparse(B) and not sp.issparse(A):
+        return np.ascontiguousarray(np.asarray(B @ A.T).T)
+    product = A @ B.T
+    product = product.toarray() if sp.issparse(product) else np.asarray(product)
+    return np.ascontiguousarray(product, dtype=np.float64)
+
+
+def _dense_if_small(A):
+    return A.toarray() if sp.issparse(A) and A.shape[0] * A.shape[1] <= 2**22 else A
+
+
+def _squared_norms(A) -> NDArray[np.float64]:
+    if sp.issparse(A):
+        return np.asarray(A.multiply(A).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", A, A)
 
 
 def _float64(A):
@@ -108,39 +153,44 @@ class GramRows:
     """The rows k(x_i, .) + c of a training Gram matrix, as the dual kernel reads them.
 
     When the n x n matrix fits in ``cache_size`` MB it is computed once, whole; otherwise
-    ``capacity`` rows are kept and :meth:`fetch` computes more on demand, emptying the
-    cache when it is full. ``kernel`` maps (A, B) to their kernel matrix; ``gram``, when
-    given, is the matrix itself (a precomputed kernel).
+    ``capacity`` rows are kept, :meth:`fetch` computes a row when an update needs it, and
+    the least recently used row makes room. ``kernel_rows(A)`` is the kernel matrix of the
+    rows of A against the training rows X; ``gram``, when given, is the Gram matrix itself
+    (a precomputed kernel).
     """
 
-    def __init__(self, X, kernel: Callable, c: float, cache_size: float, gram=None) -> None:
+    def __init__(self, X, kernel_rows: Callable | None, c: float, cache_size: float,
+                 gram=None) -> None:
         n = X.shape[0]
-        self.X, self.kernel, self.c = X, kernel, c
+        self.X, self.kernel_rows, self.c = X, kernel_rows, c
         self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
         if gram is not None or self.capacity == n:
             K = self._rows(slice(None)) if gram is None else np.asarray(gram, np.float64) + c
             self.K = np.ascontiguousarray(K, dtype=np.float64)
             self.slot = np.arange(n, dtype=np.int64)
+            self.capacity = n
         else:
             self.K = np.empty((self.capacity, n))
             self.slot = np.full(n, -1, dtype=np.int64)
-        self.used = 0
+        self.owner = np.full(self.capacity, -1, dtype=np.int64)
+        self.last_use = np.zeros(self.capacity + 1, dtype=np.int64)  # the clock last
+        self.n_computed = 0
 
     def _rows(self, rows) -> NDArray[np.float64]:
         # an overflow becomes inf here and is reported by the epoch loop, naming the row
         with np.errstate(over="ignore", invalid="ignore"):
-            return self.kernel(self.X[rows], self.X) + self.c
+            return self.kernel_rows(self.X[rows]) + self.c
 
-    def fetch(self, rows: NDArray[np.int64]) -> None:
-        """Compute the rows of these examples (the first ones, as many as fit)."""
-        rows = rows[: min(_FETCH, self.capacity)]
-        if self.used + rows.size > self.capacity:
-            self.slot[:] = -1
-            self.used = 0
-        end = self.used + rows.size
-        self.K[self.used:end] = self._rows(rows)
-        self.slot[rows] = np.arange(self.used, end)
-        self.used = end
+    def fetch(self, row: int) -> None:
+        """Compute the row of example ``row``, in a free slot or the least recently used."""
+        free = np.flatnonzero(self.owner < 0)
+        s = free[0] if free.size else int(np.argmin(self.last_use[:-1]))
+        if self.owner[s] >= 0:
+            self.slot[self.owner[s]] = -1
+        self.K[s] = self._rows([row])[0]
+        self.slot[row], self.owner[s] = s, row
+        self.last_use[s] = self.last_use[-1]
+        self.n_computed += 1
 
 
 @dataclass(frozen=True)
@@ -166,12 +216,12 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``.
     """
     n = y.shape[0]
-    Y, signs = (y, y.dtype.type(positive)), np.where(y == positive, 1.0, -1.0)
+    Y = (y, y.dtype.type(positive))
     f, alpha = np.zeros(n), np.zeros(n, dtype=np.int64)
     n_updates, converged, epoch = 0, False, 0
     for epoch in range(1, max_epochs + 1):
         order = rng.permutation(n) if selection == "shuffle" else np.empty(0, dtype=np.int64)
-        k = _one_epoch(gram, Y, signs, order, f, alpha)
+        k = _one_epoch(gram, Y, order, f, alpha)
         n_updates += k
         if k == 0:
             converged = True
@@ -179,10 +229,10 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     return KernelRun(alpha, n_updates, epoch, converged)
 
 
-def _one_epoch(gram: GramRows, Y, signs, order, f, alpha) -> int:
+def _one_epoch(gram: GramRows, Y, order, f, alpha) -> int:
     n, pos, total = f.shape[0], 0, 0
     while True:
-        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, alpha)
+        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, alpha, gram.last_use)
         total += k
         if pos < 0:
             raise ValueError(
@@ -191,13 +241,7 @@ def _one_epoch(gram: GramRows, Y, signs, order, f, alpha) -> int:
             )
         if pos == n:
             return total
-        gram.fetch(_upcoming_mistakes(gram.slot, signs, order, pos, f))
-
-
-def _upcoming_mistakes(slot, signs, order, pos, f) -> NDArray[np.int64]:
-    """The examples from position ``pos`` on that now need an update and have no row."""
-    idx = order[pos:] if order.size else np.arange(pos, f.shape[0])
-    return idx[(signs[idx] * f[idx] <= 0.0) & (slot[idx] < 0)]
+        gram.fetch(int(order[pos]) if order.size else pos)
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -341,15 +385,20 @@ default="linear"
 
     def _gram_rows(self, X) -> GramRows:
         c = 1.0 if self.fit_intercept else 0.0
-        if self.kernel != "precomputed":
-            return GramRows(_float64(X), self._kernel, c, self.cache_size)
-        if X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"With kernel='precomputed', X must be the square Gram matrix of the training "
-                f"examples; got shape {X.shape}."
-            )
-        G = X.toarray() if sp.issparse(X) else X
-        return GramRows(X, None, c, self.cache_size, gram=G)
+        if self.kernel == "precomputed":
+            if X.shape[0] != X.shape[1]:
+                raise ValueError(
+                    "With kernel='precomputed', X must be the square Gram matrix of the "
+                    f"training examples; got shape {X.shape}."
+                )
+            return GramRows(X, None, c, self.cache_size, gram=X.toarray() if sp.issparse(X) else X)
+        if callable(self.kernel):
+            return GramRows(X, partial(_callable_matrix, self.kernel, B=X), c, self.cache_size)
+        X = _float64(X)
+        sq_norms = _squared_norms(X) if self.kernel == "rbf" else None
+        rows = partial(named_kernel, B=X, kernel=self.kernel, degree=self.degree,
+                       gamma=self.gamma, coef0=self.coef0, sq_norms_B=sq_norms)
+        return GramRows(X, rows, c, self.cache_size)
 
     def _kernel(self, A, B) -> NDArray[np.float64]:
         return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)

@@ -8,7 +8,9 @@ epoch costs O(n) plus O(n) per update, never O(n^2) for the scan.
 ``K`` holds kernel rows, the constant feature already added (k(x_i, x_j) + c), and
 ``slot[i]`` says which row of ``K`` is example i's (-1 when it is not there). With the whole
 Gram matrix cached, ``slot`` is 0..n-1; otherwise the caller keeps a few rows and fills in
-more when the loop stops for a missing one, then resumes it at the same position.
+more when the loop stops for a missing one, then resumes it at the same position. For the
+caller's least-recently-used eviction, ``last_use[s]`` gets a fresh tick of the clock
+``last_use[-1]`` whenever row s is used.
 
 Status: :func:`dual_epoch` returns ``(position, n_updates)``. ``position == n`` means the
 pass is complete; ``0 <= position < n`` means the example at that position needs an update
@@ -33,7 +35,7 @@ def _add_row(K, s, a, f):
 
 
 @njit(cache=True)
-def dual_epoch(K, slot, Y, order, start, f, alpha):
+def dual_epoch(K, slot, Y, order, start, f, alpha, last_use):
     """Continue a pass from position ``start`` over ``order`` (all rows in turn when empty).
 
     On y_i f_i <= 0: alpha_i += 1 and f += y_i K[slot[i], :].
@@ -52,5 +54,7 @@ def dual_epoch(K, slot, Y, order, start, f, alpha):
                 return pos, n_updates
             alpha[i] += 1
             _add_row(K, s, yi, f)
+            last_use[-1] += 1
+            last_use[s] = last_use[-1]
             n_updates += 1
     return n, n_updates
