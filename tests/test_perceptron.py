@@ -231,10 +231,16 @@ def test_warm_start_continues_the_same_run():
     assert warm.n_updates_ == once.n_updates_
 
 
-@pytest.mark.parametrize("cls", ALL)
-def test_not_separable_warns_and_names_the_alternatives(cls):
+@pytest.mark.parametrize(
+    "cls, advice",
+    [(Perceptron, "use PocketPerceptron .* or AveragedPerceptron"),
+     (VotedPerceptron, "use PocketPerceptron .* or AveragedPerceptron"),
+     (AveragedPerceptron, "use PocketPerceptron \\(the weights with the fewest training"),
+     (PocketPerceptron, "use AveragedPerceptron \\(the mean of all the weights\\),")],
+)
+def test_not_separable_warns_and_names_the_alternatives(cls, advice):
     X, y = noisy(100, 3, seed=1, flip=0.3)
-    with pytest.warns(ConvergenceWarning, match="PocketPerceptron.*AveragedPerceptron"):
+    with pytest.warns(ConvergenceWarning, match=advice):
         cls(max_epochs=3).fit(X, y)
 
 

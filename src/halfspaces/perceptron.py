@@ -172,17 +172,24 @@ class _BasePerceptron(BaseEstimator):
         self.converged_ = all(run.converged for run in runs)
 
     def _not_converged_message(self) -> str:
+        name = type(self).__name__
+        others = " or ".join(text for cls, text in _FOR_NON_SEPARABLE if cls != name)
         return (
-            f"{type(self).__name__} made updates in each of its max_epochs="
-            f"{self.max_epochs} passes: the data may not be linearly separable. For such data "
-            "use PocketPerceptron (the weights with the fewest training errors) or "
-            "AveragedPerceptron, or raise max_epochs."
+            f"{name} made updates in each of its max_epochs={self.max_epochs} passes: the "
+            f"data may not be linearly separable. For such data use {others}, or raise "
+            "max_epochs."
         )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+_FOR_NON_SEPARABLE = (
+    ("PocketPerceptron", "PocketPerceptron (the weights with the fewest training errors)"),
+    ("AveragedPerceptron", "AveragedPerceptron (the mean of all the weights)"),
+)
 
 
 def _per_problem(values: NDArray):
