@@ -289,16 +289,16 @@ def test_sparse_precomputed_matrix_is_accepted():
     assert_array_equal(sparse.alpha_, dense.alpha_)
 
 
-def test_row_cache_evicts_the_least_recently_used_row():
+def test_row_cache_fills_free_slots_in_batches_then_evicts_the_least_recently_used():
     from halfspaces.kernel import GramRows
 
-    X = np.arange(12.0).reshape(4, 3)
-    gram = GramRows(X, lambda A: A @ X.T, 1.0, cache_size=2 * 4 * 8 / 2**20)  # two rows
+    X = np.arange(15.0).reshape(5, 3)
+    gram = GramRows(X, lambda A: A @ X.T, 1.0, cache_size=2 * 5 * 8 / 2**20)  # two rows
     assert gram.capacity == 2 and (gram.slot == -1).all()
-    gram.fetch(0)
-    gram.fetch(1)
-    gram.last_use[:] = [7, 3, 9]  # the slot of row 1 was used longest ago (the clock is last)
-    gram.fetch(2)
-    assert_array_equal(gram.slot, [0, -1, 1, -1])
+    gram.fetch(np.array([3, 0, 4]))  # room for two: rows 3 and 0
+    assert_array_equal(gram.slot, [1, -1, -1, 0, -1])
+    gram.last_use[:] = [7, 3, 9]  # slot 1 (row 0) was used longest ago; the clock is last
+    gram.fetch(np.array([2, 4]))  # full: row 2 alone, in place of row 0
+    assert_array_equal(gram.slot, [-1, -1, 1, 0, -1])
     assert_array_equal(gram.K[1], X[2] @ X.T + 1.0)
     assert gram.n_computed == 3

@@ -38,6 +38,7 @@ from halfspaces.exceptions import ConvergenceWarning
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
+_BATCH = 16  # rows computed in one product while the cache has room
 _INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
 
 
@@ -150,13 +151,16 @@ def _float64(A):
 
 
 class GramRows:
-    """The rows k(x_i, .) + c of a training Gram matrix, as the dual kernel reads them.
+    """The rows k(x_i, .) + c of a training Gram matrix, computed when an update needs them.
 
-    When the n x n matrix fits in ``cache_size`` MB it is computed once, whole; otherwise
-    ``capacity`` rows are kept, :meth:`fetch` computes a row when an update needs it, and
-    the least recently used row makes room. ``kernel_rows(A)`` is the kernel matrix of the
-    rows of A against the training rows X; ``gram``, when given, is the Gram matrix itself
-    (a precomputed kernel).
+    ``capacity`` rows are kept: all n when the n x n matrix fits in ``cache_size`` MB (the
+    Gram matrix cached), fewer otherwise. While slots are free, a miss computes its row and
+    those of the next examples that are mistakes at the moment, up to ``_BATCH`` rows in
+    one matrix product; once the cache is full, a miss computes its row alone in place of
+    the least recently used one. Rows that are never needed (examples that are never
+    mistakes) are never computed. ``kernel_rows(A)`` is the kernel matrix of the rows of A
+    against the training rows X; ``gram``, when given, is the Gram matrix itself (a
+    precomputed kernel).
     """
 
     def __init__(self, X, kernel_rows: Callable | None, c: float, cache_size: float,
@@ -164,16 +168,15 @@ class GramRows:
         n = X.shape[0]
         self.X, self.kernel_rows, self.c = X, kernel_rows, c
         self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
-        if gram is not None or self.capacity == n:
-            K = self._rows(slice(None)) if gram is None else np.asarray(gram, np.float64) + c
-            self.K = np.ascontiguousarray(K, dtype=np.float64)
-            self.slot = np.arange(n, dtype=np.int64)
-            self.capacity = n
+        if gram is not None:
+            self.K = np.ascontiguousarray(np.asarray(gram, np.float64) + c)
+            self.slot, self.capacity = np.arange(n, dtype=np.int64), n
         else:
             self.K = np.empty((self.capacity, n))
             self.slot = np.full(n, -1, dtype=np.int64)
         self.owner = np.full(self.capacity, -1, dtype=np.int64)
         self.last_use = np.zeros(self.capacity + 1, dtype=np.int64)  # the clock last
+        self.used = self.capacity if gram is not None else 0
         self.n_computed = 0
 
     def _rows(self, rows) -> NDArray[np.float64]:
@@ -181,16 +184,24 @@ class GramRows:
         with np.errstate(over="ignore", invalid="ignore"):
             return self.kernel_rows(self.X[rows]) + self.c
 
-    def fetch(self, row: int) -> None:
-        """Compute the row of example ``row``, in a free slot or the least recently used."""
-        free = np.flatnonzero(self.owner < 0)
-        s = free[0] if free.size else int(np.argmin(self.last_use[:-1]))
-        if self.owner[s] >= 0:
+    @property
+    def full(self) -> bool:
+        return self.used == self.capacity
+
+    def fetch(self, rows: NDArray[np.int64]) -> None:
+        """Compute the row of ``rows[0]``, and of the others while there are free slots."""
+        if self.full:
+            s = np.array([np.argmin(self.last_use[:-1])])
             self.slot[self.owner[s]] = -1
-        self.K[s] = self._rows([row])[0]
-        self.slot[row], self.owner[s] = s, row
+            rows = rows[:1]
+        else:
+            rows = rows[: min(_BATCH, self.capacity - self.used)]
+            s = np.arange(self.used, self.used + rows.size)
+            self.used += rows.size
+        self.K[s] = self._rows(rows)
+        self.slot[rows], self.owner[s] = s, rows
         self.last_use[s] = self.last_use[-1]
-        self.n_computed += 1
+        self.n_computed += rows.size
 
 
 @dataclass(frozen=True)
@@ -241,7 +252,16 @@ def _one_epoch(gram: GramRows, Y, order, f, alpha) -> int:
             )
         if pos == n:
             return total
-        gram.fetch(int(order[pos]) if order.size else pos)
+        gram.fetch(_next_rows(gram, Y, order, pos, f))
+
+
+def _next_rows(gram: GramRows, Y, order, pos, f) -> NDArray[np.int64]:
+    """The example at ``pos``, then, while the cache has room, the later current mistakes."""
+    if gram.full:
+        return np.array([order[pos] if order.size else pos])
+    idx = order[pos:] if order.size else np.arange(pos, f.shape[0])
+    margins = np.where(Y[0][idx] == Y[1], f[idx], -f[idx])
+    return idx[(margins <= 0.0) & (gram.slot[idx] < 0)]
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
