@@ -302,3 +302,15 @@ def test_row_cache_fills_free_slots_in_batches_then_evicts_the_least_recently_us
     assert_array_equal(gram.slot, [-1, -1, 1, 0, -1])
     assert_array_equal(gram.K[1], X[2] @ X.T + 1.0)
     assert gram.n_computed == 3
+
+
+def test_linear_kernel_is_the_perceptron_on_a9a():
+    from _data import load_a9a
+
+    X, y = load_a9a()
+    X, y = X[:1500], y[:1500]
+    dual = quiet_fit(KernelPerceptron(max_epochs=3, cache_size=1), X, y)  # rows evicted
+    primal = quiet_fit(Perceptron(max_epochs=3), X, y)
+    assert dual.n_updates_ == primal.n_updates_
+    assert_array_equal(signed_alpha(dual, y) @ X.toarray(), primal.coef_.ravel())
+    assert_array_equal(dual.intercept_, primal.intercept_)

@@ -180,3 +180,18 @@ def test_warns_when_not_converged():
     with pytest.warns(ConvergenceWarning, match="max_epochs=2"):
         clf = MulticlassPerceptron(max_epochs=2).fit(X, y)
     assert not clf.converged_
+
+
+def test_equals_twin_on_pendigits():
+    from _data import SHARED_DATA
+
+    if not (SHARED_DATA / "pendigits").exists():
+        pytest.skip("pendigits is not available")
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(str(SHARED_DATA / "pendigits"), n_features=16)
+    X, y = X[:600], y[:600].astype(np.int64)
+    clf = quiet_fit(MulticlassPerceptron(max_epochs=2), X, y)
+    W, n_updates, _, _ = naive.multiclass_perceptron(X, y, 10, True, 2)
+    assert_array_equal(clf.coef_, W[:, :-1])  # integer features: exact sums
+    assert clf.n_updates_ == n_updates

@@ -298,9 +298,11 @@ default="linear"
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
-        Megabytes for kernel rows. When the n x n Gram matrix fits it is computed once;
-        otherwise rows are computed in blocks when an update needs them, and kept until
-        the cache is full.
+        Megabytes for rows of the Gram matrix (8 n bytes each). A row is computed when an
+        update first needs it, in blocks with the rows of the next mistakes while there is
+        room, and kept: when the n x n matrix fits, every row is computed at most once;
+        otherwise the least recently used row makes room for a new one. Rows of examples
+        that never cause an update are never computed.
 
     Attributes
     ----------
