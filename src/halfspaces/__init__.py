@@ -27,9 +27,12 @@ _LAZY = {
     "SolverError": "halfspaces.exceptions",
     "KernelPerceptron": "halfspaces.kernel",
     "MulticlassPerceptron": "halfspaces.multiclass",
+    "save": "halfspaces.io.model",
+    "load": "halfspaces.io.model",
 }
 _SUBMODULES = {
     "datasets", "perceptron", "exceptions", "cli", "theory", "erm", "kernel", "multiclass",
+    "io",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
@@ -38,6 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces._validation import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
+    from halfspaces.io.model import load, save
     from halfspaces.kernel import KernelPerceptron
     from halfspaces.multiclass import MulticlassPerceptron
     from halfspaces.perceptron import (

@@ -1,0 +1,22 @@
+"""Data files in and out: svmlight/LIBSVM, CSV/TSV, Parquet and NumPy readers, bounded-memory
+streaming with :func:`iter_chunks`, and errors that name the file, the line and the problem.
+
+Model files (:func:`save`, :func:`load`) live in :mod:`halfspaces.io.model` and are also
+exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
+"""
+
+from halfspaces.io._errors import DataFileError
+from halfspaces.io._files import FORMATS, DataInfo, detect_format, iter_chunks, read, scan
+from halfspaces.io.svmlight import read_svmlight, read_svmlight_files
+
+__all__ = [
+    "FORMATS",
+    "DataFileError",
+    "DataInfo",
+    "detect_format",
+    "iter_chunks",
+    "read",
+    "read_svmlight",
+    "read_svmlight_files",
+    "scan",
+]

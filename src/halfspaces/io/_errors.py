@@ -1,0 +1,37 @@
+"""The one error type of :mod:`halfspaces.io`: which file, which line, what is wrong."""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["DataFileError"]
+
+
+class DataFileError(ValueError):
+    """A data file is missing, unreadable or malformed.
+
+    The message names the file and, where one is to blame, the line (1-based, counting
+    every physical line including headers and comments) and what is wrong with it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    reason : str
+        What is wrong, e.g. ``"value 'x' of feature 3 is not a number"``.
+    line : int or None, default=None
+        The 1-based line number, when one line is to blame.
+
+    Examples
+    --------
+    >>> str(DataFileError("train.svm", "feature index 2 is out of order", line=7))
+    'train.svm, line 7: feature index 2 is out of order'
+    """
+
+    def __init__(self, path: str | os.PathLike, reason: str, line: int | None = None) -> None:
+        self.path, self.reason, self.line = os.fspath(path), reason, line
+        where = self.path if line is None else f"{self.path}, line {line}"
+        super().__init__(f"{where}: {reason}")
+
+    def __reduce__(self):  # keep it picklable across processes (e.g. Dask workers)
+        return type(self), (self.path, self.reason, self.line)

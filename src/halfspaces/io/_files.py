@@ -1,0 +1,337 @@
+"""One entry point per job over every format: :func:`read`, :func:`scan`, :func:`iter_chunks`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from halfspaces.io import svmlight, tabular
+from halfspaces.io._errors import DataFileError
+
+__all__ = ["FORMATS", "DataInfo", "detect_format", "iter_chunks", "read", "scan"]
+
+FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
+_SUFFIXES = {
+    ".svm": "svmlight", ".svmlight": "svmlight", ".libsvm": "svmlight", ".t": "svmlight",
+    ".csv": "csv", ".tsv": "csv", ".tab": "csv",
+    ".parquet": "parquet", ".pq": "parquet", ".npy": "npy", ".npz": "npz",
+}
+DEFAULT_CHUNK_SIZE = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class DataInfo:
+    """What a first pass over a file found: enough to stream it with fixed shapes.
+
+    Attributes
+    ----------
+    format : str
+        One of :data:`FORMATS`.
+    n_samples, n_features : int
+        Rows, and feature columns (the widest index for svmlight).
+    classes : ndarray
+        The distinct labels, sorted.
+    zero_based : bool
+        Index base of an svmlight file (True for other formats).
+    """
+
+    format: str
+    n_samples: int
+    n_features: int
+    classes: Any
+    zero_based: bool = True
+
+
+def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
+    """The format of `path`: `format` if given, else from the extension, else sniffed.
+
+    Examples
+    --------
+    >>> detect_format("train.csv"), detect_format("a9a.t"), detect_format("x.bin", "npy")
+    ('csv', 'svmlight', 'npy')
+    """
+    if format is not None:
+        fmt = "csv" if format == "tsv" else format
+        if fmt not in FORMATS:
+            raise ValueError(f"format={format!r} is not one of {', '.join(FORMATS)}, tsv.")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix in _SUFFIXES:
+        return _SUFFIXES[suffix]
+    first = _first_data_line(path)
+    tokens = first.split(b"#", 1)[0].split()
+    return "svmlight" if len(tokens) > 1 and b":" in tokens[1] else "csv"
+
+
+def _first_data_line(path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return next((line for line in handle if _is_data(line)), b"")
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _is_data(line: bytes) -> bool:
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith(b"#")
+
+
+def read(path: str | os.PathLike, *, format: str | None = None,
+         label_column: int | str | None = None, zero_based: bool | str = "auto",
+         n_features: int | None = None, classes: Sequence | None = None):
+    """Read a whole data file into (X, y).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An svmlight/LIBSVM, CSV/TSV, Parquet, .npy or .npz file.
+    format : str or None, default=None
+        One of :data:`FORMATS` (or "tsv"); None goes by the extension, else sniffs.
+    label_column : int or str or None, default=None
+        Tabular formats: the label column, by header name or index (see
+        :func:`halfspaces.io.tabular.text_layout`).
+    zero_based : bool or "auto", default="auto"
+        svmlight only: the index base.
+    n_features : int or None, default=None
+        Expected feature count (e.g. a model's ``n_features_in_``); None takes the file's.
+    classes : sequence or None, default=None
+        The allowed labels; a row with another label is an error naming its line.
+
+    Returns
+    -------
+    X : scipy.sparse.csr_matrix (svmlight) or ndarray (other formats), float64
+    y : ndarray of float64 labels (str for non-numeric tabular labels)
+
+    Raises
+    ------
+    DataFileError
+        If the file is unreadable or malformed; the message names file, line and problem.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("x1,x2,label\\n0.5,1,yes\\n2,-1,no\\n")
+    >>> X, y = read(path)
+    >>> X, y
+    (array([[ 0.5,  1. ],
+           [ 2. , -1. ]]), array(['yes', 'no'], dtype='<U3'))
+    """
+    fmt = detect_format(path, format)
+    if fmt == "svmlight":
+        return svmlight.read_svmlight(path, n_features=n_features, zero_based=zero_based,
+                                      classes=classes)
+    X, y = next(iter_chunks(path, chunk_size=None, format=fmt, label_column=label_column,
+                            n_features=n_features, classes=classes), (None, None))
+    if X is None:
+        raise DataFileError(path, "the file holds no samples")
+    return X, y
+
+
+def scan(path: str | os.PathLike, *, format: str | None = None,
+         label_column: int | str | None = None, zero_based: bool | str = "auto",
+         chunk_size: int = DEFAULT_CHUNK_SIZE) -> DataInfo:
+    """One bounded-memory pass over `path`: sizes, labels and index base, all rows checked.
+
+    Parameters are those of :func:`read`.
+    """
+    fmt = detect_format(path, format)
+    if fmt == "svmlight":
+        return _scan_svmlight(path, zero_based, chunk_size)
+    n_samples, n_features, labels = 0, 0, set()
+    for X, y in iter_chunks(path, chunk_size=chunk_size, format=fmt,
+                            label_column=label_column):
+        n_samples, n_features = n_samples + X.shape[0], X.shape[1]
+        labels.update(np.unique(y).tolist())
+    return DataInfo(fmt, n_samples, n_features, _sorted(labels))
+
+
+def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
+    n_samples, width, smallest, labels = 0, 0, None, set()
+    for first, _, lines in _line_blocks(path, chunk_size, skip=0, keep_all=True):
+        X, y = svmlight.parse_block(path, lines, first_line=first, shift=0, n_features=None)
+        n_samples += X.shape[0]
+        labels.update(np.unique(y).tolist())
+        if X.nnz:
+            width = max(width, int(X.indices.max()) + 1)
+            smallest = min(int(X.indices.min()), width if smallest is None else smallest)
+    zero = smallest == 0 if zero_based == "auto" else bool(zero_based)
+    return DataInfo("svmlight", n_samples, width - (0 if zero else 1) if width else 0,
+                    _sorted(labels), zero)
+
+
+def _sorted(labels: set):
+    return np.array(sorted(labels))
+
+
+def iter_chunks(
+    path: str | os.PathLike,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
+    n_features: int | None = None,
+    *,
+    format: str | None = None,
+    label_column: int | str | None = None,
+    zero_based: bool | str = "auto",
+    classes: Sequence | None = None,
+    skip: int = 0,
+) -> Iterator[tuple[Any, Any]]:
+    """Yield (X, y) blocks of `chunk_size` rows, holding only one block in memory at a time.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Any format of :func:`read`. Text is read line by line, Parquet batch by batch, .npy
+        memory-mapped; .npz (compressed) is loaded whole, then sliced.
+    chunk_size : int or None, default=10000
+        Rows per block (the last may be shorter); None yields the whole file as one block.
+    n_features : int or None, default=None
+        Columns of every X. None: for svmlight, found by a first pass (:func:`scan`); for
+        tabular formats, the file's. With `n_features` given and ``zero_based="auto"`` an
+        svmlight file is taken as 1-based (LIBSVM's convention), without a first pass.
+    format, label_column, zero_based, classes
+        As for :func:`read`.
+    skip : int, default=0
+        Rows to skip first (without parsing them), e.g. to resume a stream.
+
+    Yields
+    ------
+    X : scipy.sparse.csr_matrix (svmlight) or ndarray of shape (rows, n_features)
+    y : ndarray of shape (rows,)
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
+    >>> _ = path.write_text("1 1:1\\n-1 2:1\\n1 3:1\\n")
+    >>> [(X.shape, y.tolist()) for X, y in iter_chunks(path, chunk_size=2)]
+    [((2, 3), [1.0, -1.0]), ((1, 3), [1.0])]
+    """
+    fmt = detect_format(path, format)
+    if chunk_size is not None and chunk_size < 1:
+        raise ValueError(f"chunk_size={chunk_size} must be a positive number of rows.")
+    if fmt == "svmlight":
+        return _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip)
+    if fmt == "csv":
+        return _text_chunks(path, chunk_size, n_features, label_column, classes, skip)
+    return _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip)
+
+
+def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
+    if n_features is None:
+        info = _scan_svmlight(path, zero_based, chunk_size or DEFAULT_CHUNK_SIZE)
+        n_features, zero_based = info.n_features, info.zero_based
+    shift = 0 if zero_based is True else 1
+    for first, _, lines in _line_blocks(path, chunk_size, skip, keep_all=True):
+        yield svmlight.parse_block(path, lines, first_line=first, shift=shift,
+                                   n_features=n_features, classes=classes)
+
+
+def _text_chunks(path, chunk_size, n_features, label_column, classes, skip):
+    header_number, first = _header(path)
+    if first is None:
+        return
+    layout = tabular.text_layout(path, first, label_column)
+    width = len(layout.feature_columns)
+    if n_features is not None and n_features != width:
+        raise DataFileError(path, f"{width} feature columns where {n_features} are expected")
+    skip_header = header_number if layout.header else 0
+    for _, numbers, lines in _line_blocks(path, chunk_size, skip, False, skip_header):
+        yield tabular.parse_rows(path, lines, numbers, layout, classes)
+
+
+def _header(path) -> tuple[int, bytes | None]:
+    try:
+        with open(path, "rb") as handle:
+            return next(((n, line) for n, line in enumerate(handle, 1) if _is_data(line)),
+                        (0, None))
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int = 0):
+    """(first line number, data line numbers, lines) per block of `chunk_size` data lines.
+
+    With `keep_all`, blank and comment lines inside a block are kept (svmlight's parser
+    skips them) so that the block's lines are consecutive.
+    """
+    limit = chunk_size or float("inf")
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+    with handle:
+        lines, numbers = [], []
+        for number, line in enumerate(handle, 1):
+            if not _is_data(line) or number == header_line:
+                if keep_all and lines:
+                    lines.append(line)
+                continue
+            if skip:
+                skip -= 1
+                continue
+            lines.append(line)
+            numbers.append(number)
+            if len(numbers) >= limit:
+                yield numbers[0], numbers, lines
+                lines, numbers = [], []
+        if numbers:
+            yield numbers[0], numbers, lines
+
+
+def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip):
+    if fmt == "parquet":
+        blocks = tabular.read_parquet(path, label_column, batch_size=chunk_size or 65_536)
+        blocks = _rechunk(blocks, chunk_size, skip)
+    elif fmt == "npy":
+        data, label = tabular.read_numpy(path, label_column, mmap=True)
+        blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i)
+                  for i in range(skip, data.shape[0], _step(chunk_size, data)))
+    else:
+        X, y = tabular.read_numpy(path)
+        step = _step(chunk_size, X)
+        blocks = ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
+    for X, y in blocks:
+        yield _check_block(path, X, y, n_features, classes)
+
+
+def _step(chunk_size, data) -> int:
+    return chunk_size or max(1, data.shape[0])
+
+
+def _rechunk(blocks, chunk_size, skip):
+    """Blocks of exactly `chunk_size` rows (None: one block) from blocks of any size."""
+    pending = []
+    for X, y in blocks:
+        if skip >= X.shape[0]:
+            skip -= X.shape[0]
+            continue
+        X, y, skip = X[skip:], y[skip:], 0
+        pending.append((X, y))
+        rows = sum(x.shape[0] for x, _ in pending)
+        while chunk_size and rows >= chunk_size:
+            X, y = _concat(pending)
+            yield X[:chunk_size], y[:chunk_size]
+            pending, rows = [(X[chunk_size:], y[chunk_size:])], rows - chunk_size
+    if pending and sum(x.shape[0] for x, _ in pending):
+        yield _concat(pending)
+
+
+def _concat(pending):
+    return np.vstack([x for x, _ in pending]), np.concatenate([y for _, y in pending])
+
+
+def _check_block(path, X, y, n_features, classes):
+    if n_features is not None and X.shape[1] != n_features:
+        raise DataFileError(path, f"{X.shape[1]} feature columns where {n_features} are "
+                                  "expected")
+    if classes is not None:
+        bad = ~np.isin(y, np.asarray(classes))
+        if bad.any():
+            raise DataFileError(path, f"label {y[np.argmax(bad)]!r} is not one of the "
+                                      f"expected labels ({', '.join(map(str, classes))})")
+    return X, y

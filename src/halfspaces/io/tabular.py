@@ -1,0 +1,302 @@
+"""Delimited text (CSV, TSV), Parquet and NumPy files: one sample a row, one label column.
+
+Text is parsed by :func:`numpy.loadtxt` (C speed); when it rejects a block, or accepts one
+with NaN or infinity in it, the block is re-read line by line so that the error names the
+file, the line and the problem. Quoted fields holding delimiters are not supported.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from halfspaces.io._errors import DataFileError
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+__all__ = ["TextLayout", "label_values", "parse_rows", "read_numpy", "read_parquet",
+           "text_layout"]
+
+LABEL_NAMES = ("label", "target", "class", "y")
+"""Header names taken as the label column when none is given (case-insensitive)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TextLayout:
+    """How to read a delimited text file: found once from its first line."""
+
+    delimiter: str | None
+    header: bool
+    n_columns: int
+    label: int
+    names: tuple[str, ...] | None
+
+    @property
+    def feature_columns(self) -> list[int]:
+        return [c for c in range(self.n_columns) if c != self.label]
+
+
+def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str | None,
+                header: bool | None = None) -> TextLayout:
+    """The delimiter, header and label column of a CSV/TSV file whose first line is `first`.
+
+    The delimiter comes from the extension (.csv: comma, .tsv/.tab: tab), else from the
+    first line (tab, comma, semicolon, else whitespace). The first line is a header if a
+    feature field of it is not a number. The label column is `label_column` (a header name
+    or an index, negative counting from the end), else a header column named one of
+    :data:`LABEL_NAMES`, else the first column.
+    """
+    text = first.decode("utf-8", "replace").strip("\r\n")
+    delimiter = _delimiter(Path(path), text)
+    fields = [f.strip() for f in (text.split(delimiter) if delimiter else text.split())]
+    n = len(fields)
+    if header is None:
+        header = isinstance(label_column, str) or not all(
+            _is_number(f) for i, f in enumerate(fields) if i != _index(label_column, n))
+    names = tuple(fields) if header else None
+    return TextLayout(delimiter, header, n, _label_index(path, label_column, names, n), names)
+
+
+def _delimiter(path: Path, text: str) -> str | None:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return ","
+    if suffix in (".tsv", ".tab"):
+        return "\t"
+    return next((d for d in ("\t", ",", ";") if d in text), None)
+
+
+def _index(label_column, n: int) -> int:
+    if label_column is None or isinstance(label_column, str):
+        return 0
+    return label_column % n if -n <= label_column < n else label_column
+
+
+def _label_index(path, label_column, names, n: int) -> int:
+    if isinstance(label_column, str) and not label_column.lstrip("-").isdigit():
+        if names is None or label_column not in names:
+            known = ", ".join(names) if names else "none: the file has no header"
+            raise DataFileError(path, f"no column named {label_column!r} (columns: {known})")
+        return names.index(label_column)
+    if label_column is None:
+        lowered = [name.lower() for name in names] if names else []
+        return next((lowered.index(c) for c in LABEL_NAMES if c in lowered), 0)
+    index = int(label_column)
+    if not -n <= index < n:
+        raise DataFileError(path, f"label column {index} does not exist (the file has {n} "
+                                  "columns)")
+    return index % n
+
+
+def _is_number(field: str) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
+def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLayout,
+               classes=None) -> tuple[NDArray[np.float64], NDArray]:
+    """Parse data lines of `path` (without header, blank or ``#`` lines) into (X, y).
+
+    `numbers` holds the line number of each line, for the errors.
+    """
+    text = [line.decode("utf-8", "replace") for line in lines]
+    try:
+        X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
+                       usecols=layout.feature_columns, comments=None)
+        raw = np.loadtxt(text, delimiter=layout.delimiter, dtype=str, ndmin=1,
+                         usecols=[layout.label], comments=None)
+    except (ValueError, IndexError) as exc:
+        raise _locate_text(path, text, numbers, layout, classes, exc) from None
+    X = X.reshape(len(text), len(layout.feature_columns))
+    y = label_values(np.atleast_1d(raw), classes)
+    if not np.isfinite(X).all() or y is None:
+        raise _locate_text(path, text, numbers, layout, classes, None)
+    return X, y
+
+
+def label_values(raw: NDArray, classes=None) -> NDArray | None:
+    """Labels as float64 when all are numbers (str otherwise); None if one is not allowed."""
+    raw = np.char.strip(raw.astype(str))
+    kind = None if classes is None else np.asarray(classes).dtype.kind
+    try:
+        y = raw.astype(np.float64) if kind in (None, "f", "i", "u") else raw
+    except ValueError:
+        if kind is not None:
+            return None
+        y = raw
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        return None
+    if classes is not None and not np.isin(y, np.asarray(classes, dtype=y.dtype)).all():
+        return None
+    return y
+
+
+def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
+    kind = None if classes is None else np.asarray(classes).dtype.kind
+    allowed = None if classes is None else {str(c) for c in np.asarray(classes).tolist()}
+    for number, line in zip(numbers, text):
+        reason = _text_line_problem(line, layout, kind, allowed)
+        if reason:
+            return DataFileError(path, reason, line=number)
+    detail = f" ({' '.join(str(exc).split())})" if exc is not None else ""
+    return DataFileError(path, f"not a valid delimited text file{detail}")
+
+
+def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | None:
+    stripped = line.strip("\r\n")
+    fields = stripped.split(layout.delimiter) if layout.delimiter else stripped.split()
+    if len(fields) != layout.n_columns:
+        return f"{len(fields)} fields where the first line has {layout.n_columns}"
+    for column in layout.feature_columns:
+        problem = _value_problem(fields[column].strip(), column, layout)
+        if problem:
+            return problem
+    return _text_label_problem(fields[layout.label].strip(), kind, allowed)
+
+
+def _value_problem(field: str, column: int, layout: TextLayout) -> str | None:
+    name = f"column {layout.names[column]!r}" if layout.names else f"column {column}"
+    try:
+        value = float(field)
+    except ValueError:
+        return f"{name}: {_shorten(field)!r} is not a number"
+    if not math.isfinite(value):
+        return f"{name}: {field!r}; NaN and infinity are not allowed"
+    return None
+
+
+def _text_label_problem(field: str, kind, allowed) -> str | None:
+    if kind in ("f", "i", "u"):
+        try:
+            value = float(field)
+        except ValueError:
+            return f"label {_shorten(field)!r} is not a number"
+        if not math.isfinite(value):
+            return f"label is {field!r}; NaN and infinity are not allowed"
+        field = str(value) if kind == "f" else str(int(value))
+    if allowed is not None and field not in allowed:
+        return f"label {_shorten(field)!r} is not one of the expected labels " \
+               f"({', '.join(sorted(allowed))})"
+    if kind is None and field.lower() in ("nan", "inf", "-inf", "+inf", "infinity"):
+        return f"label is {field!r}; NaN and infinity are not allowed"
+    return None
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_parquet(path: str | os.PathLike, label_column: int | str | None = None,
+                 batch_size: int | None = None):
+    """(X, y) from a Parquet file, or an iterator of them with `batch_size` rows each.
+
+    Needs pyarrow (``pip install 'halfspaces[parquet]'``). Every column other than the
+    label must be numeric and without nulls.
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise DataFileError(path, "reading Parquet needs pyarrow: pip install "
+                                  "'halfspaces[parquet]'") from None
+    try:
+        handle = pq.ParquetFile(os.fspath(path))
+    except Exception as exc:  # pyarrow raises its own ArrowInvalid, OSError, ...
+        raise DataFileError(path, f"not a readable Parquet file ({exc})") from None
+    names = handle.schema_arrow.names
+    label = _label_index(path, label_column, tuple(names), len(names))
+    if batch_size is None:
+        return _arrow_to_xy(path, handle.read(), label, 0)
+    return _parquet_batches(path, handle, label, batch_size)
+
+
+def _parquet_batches(path, handle, label: int, batch_size: int):
+    start = 0
+    for batch in handle.iter_batches(batch_size=batch_size):
+        yield _arrow_to_xy(path, batch, label, start)
+        start += batch.num_rows
+
+
+def _arrow_to_xy(path, table, label: int, start: int):
+    columns = []
+    for i, name in enumerate(table.schema.names):
+        column = table.column(i)
+        if column.null_count:
+            raise DataFileError(path, f"column {name!r} has missing values (row "
+                                      f"{start + _first_null(column)})")
+        columns.append(column.to_numpy(zero_copy_only=False))
+    y = columns.pop(label)
+    try:
+        X = np.column_stack(columns).astype(np.float64) if columns else \
+            np.empty((len(y), 0))
+    except (ValueError, TypeError):
+        bad = next(n for n, c in zip(_without(table.schema.names, label), columns)
+                   if c.dtype.kind not in "biuf")
+        raise DataFileError(path, f"column {bad!r} is not numeric") from None
+    return _checked_xy(path, X, _plain_labels(y), start)
+
+
+def _first_null(column) -> int:
+    mask = np.asarray(column.is_null())
+    return int(np.argmax(mask))
+
+
+def _without(names: Sequence[str], index: int) -> list[str]:
+    return [n for i, n in enumerate(names) if i != index]
+
+
+def _plain_labels(y: NDArray) -> NDArray:
+    return y.astype(np.float64) if y.dtype.kind in "biuf" else y.astype(str)
+
+
+def _checked_xy(path, X: NDArray, y: NDArray, start: int):
+    bad = ~np.isfinite(X).all(axis=1)
+    if y.dtype.kind == "f":
+        bad |= ~np.isfinite(y)
+    if bad.any():
+        raise DataFileError(path, f"row {start + int(np.argmax(bad))} holds NaN or infinity")
+    return X, y
+
+
+def read_numpy(path: str | os.PathLike, label_column: int | None = None,
+               mmap: bool = False):
+    """(X, y) from ``.npz`` (arrays ``X`` and ``y``) or ``.npy`` (one 2-D array with a label
+    column, the first unless `label_column` says otherwise). Never unpickles.
+
+    With `mmap` a ``.npy`` file is returned memory-mapped, as (array, label index), for
+    :func:`iter_chunks` to slice.
+    """
+    try:
+        data = np.load(os.fspath(path), allow_pickle=False,
+                       mmap_mode="r" if mmap and str(path).endswith(".npy") else None)
+    except (OSError, ValueError, EOFError) as exc:
+        raise DataFileError(path, f"not a readable NumPy file ({exc})") from None
+    if isinstance(data, np.lib.npyio.NpzFile):
+        with data:
+            if not {"X", "y"} <= set(data.files):
+                raise DataFileError(path, f"an .npz data file needs arrays 'X' and 'y' (it "
+                                          f"has {', '.join(data.files) or 'none'})")
+            X, y = np.asarray(data["X"], dtype=np.float64), _plain_labels(data["y"])
+        return _checked_xy(path, np.atleast_2d(X), y, 0)
+    if data.ndim != 2 or data.shape[1] < 1:
+        raise DataFileError(path, f"an .npy data file must hold a 2-D array, not shape "
+                                  f"{data.shape}")
+    label = _label_index(path, label_column, None, data.shape[1])
+    if mmap:
+        return data, label
+    return split_label(path, data, label, 0)
+
+
+def split_label(path, block: NDArray, label: int, start: int):
+    """(X, y) from a 2-D block whose column `label` holds the labels."""
+    X = np.delete(np.asarray(block, dtype=np.float64), label, axis=1)
+    return _checked_xy(path, X, _plain_labels(np.asarray(block[:, label])), start)

@@ -1,0 +1,217 @@
+"""Model files: exact round trips for every exported estimator, and safe refusals.
+
+Estimators are discovered from ``halfspaces.__all__`` (as in test_estimator_checks), so a new
+estimator whose fitted state the format cannot hold fails here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import pickle
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, is_regressor
+
+import halfspaces
+from halfspaces.io.model import ModelFileError, load_with_extra
+
+FAST = {"ZeroOneERMClassifier": {"time_limit": 2.0}, "LogisticRegression": {"max_iter": 20},
+        "LinearRegression": {"max_iter": 20}}
+
+
+def estimator_classes():
+    classes = (getattr(halfspaces, name) for name in halfspaces.__all__)
+    return [c for c in classes if inspect.isclass(c) and issubclass(c, BaseEstimator)]
+
+
+def make_data(cls, seed=0, n=30, sparse=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) * (rng.random((n, 4)) < 0.8)
+    if is_regressor(cls()):
+        y = X @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.1 * rng.normal(size=n)
+    else:
+        y = np.where(X[:, 0] - X[:, 1] + 0.3 * rng.normal(size=n) > 0, "yes", "no")
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+def fitted(cls, sparse=False):
+    X, y = make_data(cls, sparse=sparse)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(**FAST.get(cls.__name__, {}), **_seed(cls)).fit(X, y)
+    return model, X, y
+
+
+def _seed(cls):
+    return {"random_state": 0} if "random_state" in cls().get_params() else {}
+
+
+def assert_same(a, b, where="model"):
+    """Exact equality of two values of the kinds a model file holds, types included."""
+    assert type(a) is type(b), f"{where}: {type(a)} != {type(b)}"
+    if isinstance(a, np.ndarray) or isinstance(a, np.generic):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), where
+    elif sp.issparse(a):
+        assert a.shape == b.shape and (a != b).nnz == 0, where
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), where
+        for i, (u, v) in enumerate(zip(a, b)):
+            assert_same(u, v, f"{where}[{i}]")
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], f"{where}[{k!r}]")
+    elif dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, np.random.RandomState):
+        assert_same(list(a.get_state()), list(b.get_state()), where)
+    elif isinstance(a, float) and np.isnan(a):
+        assert np.isnan(b), where
+    else:
+        assert a == b, f"{where}: {a!r} != {b!r}"
+
+
+def assert_same_model(a, b):
+    assert vars(a).keys() == vars(b).keys()
+    for key in vars(a):
+        assert_same(getattr(a, key), getattr(b, key), key)
+
+
+def test_discovers_every_estimator():
+    names = {cls.__name__ for cls in estimator_classes()}
+    assert {"Perceptron", "VotedPerceptron", "KernelPerceptron", "MaxMarginClassifier"} <= names
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("cls", estimator_classes(), ids=lambda c: c.__name__)
+def test_round_trip_is_exact(cls, sparse, tmp_path):
+    model, X, y = fitted(cls, sparse)
+    path = tmp_path / "model-without-extension"
+    assert halfspaces.save(model, path) == path and path.exists()
+    loaded = halfspaces.load(path)
+    assert type(loaded) is cls
+    assert_same_model(model, loaded)
+    assert_same(model.predict(X), loaded.predict(X))
+    for method in ("decision_function", "predict_proba"):
+        if hasattr(model, method):
+            assert_same(getattr(model, method)(X), getattr(loaded, method)(X))
+
+
+@pytest.mark.parametrize("cls", estimator_classes(), ids=lambda c: c.__name__)
+def test_training_continues_exactly_after_load(cls, tmp_path):
+    model, X, y = fitted(cls)
+    halfspaces.save(model, tmp_path / "m")
+    loaded = halfspaces.load(tmp_path / "m")
+    X2, y2 = make_data(cls, seed=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if hasattr(model, "partial_fit"):
+            model.partial_fit(X2, y2)
+            loaded.partial_fit(X2, y2)
+        elif "warm_start" in model.get_params():
+            model.set_params(warm_start=True).fit(X2, y2)
+            loaded.set_params(warm_start=True).fit(X2, y2)
+        else:
+            pytest.skip(f"{cls.__name__} has neither partial_fit nor warm_start")
+    assert_same_model(model, loaded)
+
+
+def test_unfitted_model_round_trips(tmp_path):
+    model = halfspaces.AveragedPerceptron(max_epochs=7, selection="shuffle")
+    halfspaces.save(model, tmp_path / "m.npz")
+    assert halfspaces.load(tmp_path / "m.npz").get_params() == model.get_params()
+
+
+def test_extra_is_kept(tmp_path):
+    model, _, _ = fitted(halfspaces.Perceptron)
+    halfspaces.save(model, tmp_path / "m", extra={"seen": 12, "path": "x.svm", "w": [1.5]})
+    assert load_with_extra(tmp_path / "m")[1] == {"seen": 12, "path": "x.svm", "w": [1.5]}
+
+
+def test_unsupported_attribute_is_named_at_save_time(tmp_path):
+    model, _, _ = fitted(halfspaces.Perceptron)
+    model.callback_ = lambda: None
+    with pytest.raises(ModelFileError, match=r"Perceptron attribute 'callback_'"):
+        halfspaces.save(model, tmp_path / "m")
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_foreign_estimator_is_refused(tmp_path):
+    from sklearn.linear_model import Perceptron
+
+    with pytest.raises(ModelFileError, match="only the estimators of halfspaces"):
+        halfspaces.save(Perceptron(), tmp_path / "m")
+
+
+def test_pickle_is_refused_without_unpickling(tmp_path):
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(halfspaces.Perceptron()))
+    with pytest.raises(ModelFileError, match="is a pickle"):
+        halfspaces.load(path)
+
+
+def test_truncated_and_garbage_files(tmp_path):
+    model, _, _ = fitted(halfspaces.VotedPerceptron)
+    whole = halfspaces.save(model, tmp_path / "m").read_bytes()
+    for cut in (10, len(whole) // 2, len(whole) - 5):
+        (tmp_path / "t").write_bytes(whole[:cut])
+        with pytest.raises(ModelFileError, match="corrupt|not a halfspaces"):
+            halfspaces.load(tmp_path / "t")
+    (tmp_path / "g").write_text("hello")
+    with pytest.raises(ModelFileError, match="not a halfspaces model file"):
+        halfspaces.load(tmp_path / "g")
+
+
+def rewrite_document(path, change):
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    document = json.loads(arrays["__halfspaces__"].tobytes())
+    change(document)
+    arrays["__halfspaces__"] = np.frombuffer(json.dumps(document).encode(), np.uint8)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def test_newer_format_version_is_refused(tmp_path):
+    path = halfspaces.save(fitted(halfspaces.Perceptron)[0], tmp_path / "m")
+    rewrite_document(path, lambda d: d.update(version=99))
+    with pytest.raises(ModelFileError, match="version 99.*upgrade"):
+        halfspaces.load(path)
+
+
+def test_class_outside_the_whitelist_is_refused(tmp_path):
+    path = halfspaces.save(fitted(halfspaces.Perceptron)[0], tmp_path / "m")
+    rewrite_document(path, lambda d: d.update({"class": "os.system"}))
+    with pytest.raises(ModelFileError, match="unknown estimator class"):
+        halfspaces.load(path)
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name")
+def test_object_arrays_in_the_file_are_never_unpickled(tmp_path):
+    path = halfspaces.save(fitted(halfspaces.Perceptron)[0], tmp_path / "m")
+    with zipfile.ZipFile(path, "a") as archive, archive.open("a0.npy", "w") as handle:
+        np.lib.format.write_array(handle, np.array([object()], dtype=object),
+                                  allow_pickle=True)
+    with pytest.raises(ModelFileError):
+        halfspaces.load(path)
+
+
+def test_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
+    path = halfspaces.save(fitted(halfspaces.Perceptron)[0], tmp_path / "m")
+    before = path.read_bytes()
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken)
+    with pytest.raises(OSError, match="disk full"):
+        halfspaces.save(fitted(halfspaces.Perceptron)[0], path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]
