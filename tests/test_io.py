@@ -1,0 +1,191 @@
+"""halfspaces.io against independent readers (scikit-learn, pandas, pyarrow) and its errors.
+
+Malformed input must give a DataFileError naming the file and the line, never another
+exception: Hypothesis garbles one line of a valid file and checks exactly that.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+from halfspaces.io import DataFileError, detect_format, iter_chunks, read, scan
+
+
+@pytest.fixture
+def problem():
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(57, 5)) * (rng.random((57, 5)) < 0.6), 3)
+    y = np.where(X[:, 0] + 0.1 * rng.normal(size=57) > 0, 1.0, -1.0)
+    return X, y
+
+
+def write_svm(path, X, y, zero_based=False):
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based)
+    return path
+
+
+@pytest.mark.parametrize("zero_based", [False, True])
+def test_svmlight_matches_sklearn(tmp_path, problem, zero_based):
+    path = write_svm(tmp_path / "d.svm", *problem, zero_based=zero_based)
+    X, y = read(path)
+    X_ref, y_ref = load_svmlight_file(str(path))  # "auto" base, as ours
+    assert sp.issparse(X) and X.shape == X_ref.shape and (X != X_ref).nnz == 0
+    assert np.array_equal(y, y_ref)
+
+
+def test_csv_matches_pandas(tmp_path, problem):
+    X, y = problem
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)]).assign(label=y)
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    frame.to_csv(tmp_path / "d.tsv", index=False, sep="\t")
+    reference = pd.read_csv(tmp_path / "d.csv")
+    for name in ("d.csv", "d.tsv"):
+        X_read, y_read = read(tmp_path / name)  # the header's "label" column is found
+        assert np.array_equal(X_read, reference.drop(columns="label").to_numpy())
+        assert np.array_equal(y_read, reference["label"].to_numpy())
+
+
+def test_csv_without_header_label_by_index_and_strings(tmp_path):
+    path = tmp_path / "d.txt"
+    path.write_text("1.5,2,cat\n# a comment\n\n3,4,dog\n")
+    X, y = read(path, label_column=-1)
+    assert np.array_equal(X, [[1.5, 2], [3, 4]]) and y.tolist() == ["cat", "dog"]
+    assert detect_format(path) == "csv"
+
+
+def test_parquet_and_numpy_match(tmp_path, problem):
+    pytest.importorskip("pyarrow")
+    X, y = problem
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(5)]).assign(target=y)
+    frame.to_parquet(tmp_path / "d.parquet")
+    np.save(tmp_path / "d.npy", np.column_stack([y, X]))
+    np.savez(tmp_path / "d.npz", X=X, y=y)
+    for name, column in (("d.parquet", "target"), ("d.npy", 0), ("d.npz", None)):
+        X_read, y_read = read(tmp_path / name, label_column=column)
+        assert np.array_equal(X_read, X) and np.array_equal(y_read, y), name
+
+
+@pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "parquet"])
+def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    X, y = problem
+    path = tmp_path / f"d.{fmt}"
+    if fmt == "svm":
+        write_svm(path, X, y)
+    elif fmt == "csv":
+        pd.DataFrame(X).assign(label=y).to_csv(path, index=False)
+    elif fmt == "npy":
+        np.save(path, np.column_stack([y, X]))
+    else:
+        pd.DataFrame(X, columns=list("abcde")).assign(label=y).to_parquet(path)
+    whole_X, whole_y = read(path)
+    chunks = list(iter_chunks(path, chunk_size=10))
+    assert [len(c[1]) for c in chunks] == [10] * 5 + [7]
+    stacked = sp.vstack([c[0] for c in chunks]).toarray() if fmt == "svm" else \
+        np.vstack([c[0] for c in chunks])
+    dense = whole_X.toarray() if sp.issparse(whole_X) else whole_X
+    assert np.array_equal(stacked, dense)
+    assert np.array_equal(np.concatenate([c[1] for c in chunks]), whole_y)
+    skipped = list(iter_chunks(path, chunk_size=10, skip=23))
+    assert np.array_equal(np.concatenate([c[1] for c in skipped]), whole_y[23:])
+
+
+def test_scan_finds_sizes_labels_and_base(tmp_path, problem):
+    path = write_svm(tmp_path / "d.svm", *problem)
+    info = scan(path, chunk_size=8)
+    assert (info.n_samples, info.n_features, info.zero_based) == (57, 5, False)
+    assert info.classes.tolist() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("1 1:0.5 2:x", "value 'x' of feature 2 is not a number"),
+    ("1 2:0.5 1:1", "feature index 1 is out of order"),
+    ("1 2:0.5 2:1", "feature index 2 is repeated"),
+    ("1 1:nan", "NaN and infinity are not allowed"),
+    ("1 1:inf", "NaN and infinity are not allowed"),
+    ("x 1:1", "label 'x' is not a number"),
+    ("1 1 2", "bad token '1'; expected index:value"),
+    ("1 a:1", "feature index 'a' is not an integer"),
+    ("1 -3:1", "feature index -3 is out of range"),
+    ("nan 1:1", "NaN and infinity"),
+])
+def test_svmlight_errors_name_file_line_problem(tmp_path, line, problem):
+    path = tmp_path / "bad.svm"
+    path.write_text(f"# header comment\n1 1:1\n{line}\n-1 3:1\n")
+    for reader in (lambda: read(path), lambda: list(iter_chunks(path, chunk_size=2))):
+        with pytest.raises(DataFileError) as info:
+            reader()
+        assert str(info.value).startswith(f"{path}, line 3: ")
+        assert problem in str(info.value)
+
+
+def test_label_outside_expected_set(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1\n-1 1:2\n2 1:1\n")
+    with pytest.raises(DataFileError, match=r"line 3: label '2' is not one of the expected"):
+        list(iter_chunks(path, chunk_size=2, classes=[-1.0, 1.0]))
+
+
+def test_index_beyond_n_features_and_zero_in_one_based(tmp_path):
+    path = tmp_path / "d.svm"
+    path.write_text("1 1:1\n-1 9:2\n")
+    with pytest.raises(DataFileError, match=r"line 2: feature index 9 is beyond the 4"):
+        list(iter_chunks(path, n_features=4))
+    path.write_text("1 1:1\n-1 0:2\n")
+    with pytest.raises(DataFileError, match=r"line 2: feature index 0 is out of range"):
+        read(path, zero_based=False)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("a,b,label\n1,2,1\n1,x,0\n", "line 3: column 'b': 'x' is not a number"),
+    ("a,b,label\n1,2,1\n1,2\n", "line 3: 2 fields where the first line has 3"),
+    ("a,b,label\n1,2,1\n1,inf,0\n", "line 3: column 'b': 'inf'; NaN and infinity"),
+    ("a,b,label\n1,2,1\n\n1,2,nan\n", "line 4: label is 'nan'"),
+])
+def test_csv_errors_name_file_line_problem(tmp_path, text, problem):
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(DataFileError, match=problem):
+        read(path)
+
+
+def test_missing_file_and_missing_column(tmp_path):
+    with pytest.raises(DataFileError, match="No such file"):
+        read(tmp_path / "none.svm")
+    (tmp_path / "d.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(DataFileError, match="no column named 'label'"):
+        read(tmp_path / "d.csv", label_column="label")
+
+
+TOKENS = st.sampled_from(["1", "-1", "+1", "0", "1:1", "2:0.5", "3:-2", "0:1", "1:x", ":", "::",
+                          "1:", "x", "nan", "1:nan", "qid:3", "1e5:1", "2:1e400", "#", "1.5",
+                          "99999999999:1", "\t", "\x00", "é", "1:1:1", "-0:1", "2_0:1"])
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(tokens=st.lists(TOKENS, max_size=6), where=st.integers(1, 4))
+def test_garbled_line_gives_the_clear_error_or_parses(tmp_path, tokens, where):
+    lines = ["1 1:1 3:2", "-1 2:1", "1 1:0.5", "-1 3:1"]
+    lines.insert(where - 1, " ".join(tokens))
+    path = tmp_path / "g.svm"
+    path.write_bytes("\n".join(lines).encode() + b"\n")
+    for reader in (lambda: read(path), lambda: _stack(iter_chunks(path, chunk_size=2))):
+        try:
+            X, y = reader()
+        except DataFileError as exc:
+            assert str(exc).startswith(f"{path}, line {where}: "), str(exc)
+        else:
+            assert np.isfinite(X.data).all() and np.isfinite(y).all()
+
+
+def _stack(chunks):
+    chunks = list(chunks)
+    return sp.vstack([c[0] for c in chunks]).tocsr(), np.concatenate([c[1] for c in chunks])
