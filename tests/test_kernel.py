@@ -268,6 +268,7 @@ def test_non_finite_input_is_rejected(bad):
         KernelPerceptron().fit(X, XOR_Y)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy scalars, NUMBA_DISABLE_JIT=1
 def test_overflowing_kernel_values_are_reported():
     X = np.array([[1e200, 0.0], [-1e200, 1.0]])
     with pytest.raises(ValueError, match="overflowed"):
@@ -293,7 +294,8 @@ def test_row_cache_fills_free_slots_in_batches_then_evicts_the_least_recently_us
     from halfspaces.kernel import GramRows
 
     X = np.arange(15.0).reshape(5, 3)
-    gram = GramRows(X, lambda A: A @ X.T, 1.0, cache_size=2 * 5 * 8 / 2**20)  # two rows
+    linear = (0, 0.0, 0.0, 0.0, 1.0)  # (kind, gamma, coef0, degree, c)
+    gram = GramRows(X, cache_size=2 * 5 * 8 / 2**20, spec=linear)  # room for two rows
     assert gram.capacity == 2 and (gram.slot == -1).all()
     gram.fetch(np.array([3, 0, 4]))  # room for two: rows 3 and 0
     assert_array_equal(gram.slot, [1, -1, -1, 0, -1])

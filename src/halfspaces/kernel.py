@@ -32,12 +32,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._kernels import dual as kd
+from halfspaces._kernels import kernel_input
 from halfspaces._validation import Targets, encode_targets
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
+_KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
 _BATCH = 16  # rows computed in one product while the cache has room
 _INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
 
@@ -156,20 +158,22 @@ class GramRows:
     ``capacity`` rows are kept: all n when the n x n matrix fits in ``cache_size`` MB (the
     Gram matrix cached), fewer otherwise. While slots are free, a miss computes its row and
     those of the next examples that are mistakes at the moment, up to ``_BATCH`` rows in
-    one matrix product; once the cache is full, a miss computes its row alone in place of
-    the least recently used one. Rows that are never needed (examples that are never
-    mistakes) are never computed. ``kernel_rows(A)`` is the kernel matrix of the rows of A
-    against the training rows X; ``gram``, when given, is the Gram matrix itself (a
-    precomputed kernel).
+    one pass over X; once the cache is full, a miss computes its row alone in place of the
+    least recently used one. Rows that are never needed (examples that are never mistakes)
+    are never computed.
+
+    The rows come from ``spec`` = (kind, gamma, coef0, degree, c) for a named kernel (a
+    Numba kernel over X), from ``kernel_rows(A)`` (the kernel matrix of the rows of A
+    against X) for a callable, or from ``gram``, the Gram matrix itself (precomputed).
     """
 
-    def __init__(self, X, kernel_rows: Callable | None, c: float, cache_size: float,
-                 gram=None) -> None:
+    def __init__(self, X, cache_size: float, *, spec: tuple | None = None,
+                 kernel_rows: Callable | None = None, gram=None) -> None:
         n = X.shape[0]
-        self.X, self.kernel_rows, self.c = X, kernel_rows, c
+        self.X, self.spec, self.kernel_rows = X, spec, kernel_rows
         self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
         if gram is not None:
-            self.K = np.ascontiguousarray(np.asarray(gram, np.float64) + c)
+            self.K = np.ascontiguousarray(np.asarray(gram, np.float64) + spec[4])
             self.slot, self.capacity = np.arange(n, dtype=np.int64), n
         else:
             self.K = np.empty((self.capacity, n))
@@ -178,11 +182,9 @@ class GramRows:
         self.last_use = np.zeros(self.capacity + 1, dtype=np.int64)  # the clock last
         self.used = self.capacity if gram is not None else 0
         self.n_computed = 0
-
-    def _rows(self, rows) -> NDArray[np.float64]:
-        # an overflow becomes inf here and is reported by the epoch loop, naming the row
-        with np.errstate(over="ignore", invalid="ignore"):
-            return self.kernel_rows(self.X[rows]) + self.c
+        if gram is None and kernel_rows is None:
+            self.Xk, self.sq = kernel_input(X), _squared_norms(X).astype(np.float64)
+            self.Z = np.zeros((_BATCH, X.shape[1]))
 
     @property
     def full(self) -> bool:
@@ -191,17 +193,25 @@ class GramRows:
     def fetch(self, rows: NDArray[np.int64]) -> None:
         """Compute the row of ``rows[0]``, and of the others while there are free slots."""
         if self.full:
-            s = np.array([np.argmin(self.last_use[:-1])])
-            self.slot[self.owner[s]] = -1
+            slots = np.array([np.argmin(self.last_use[:-1])])
+            self.slot[self.owner[slots]] = -1
             rows = rows[:1]
         else:
             rows = rows[: min(_BATCH, self.capacity - self.used)]
-            s = np.arange(self.used, self.used + rows.size)
+            slots = np.arange(self.used, self.used + rows.size)
             self.used += rows.size
-        self.K[s] = self._rows(rows)
-        self.slot[rows], self.owner[s] = s, rows
-        self.last_use[s] = self.last_use[-1]
+        self._compute(rows, slots)
+        self.slot[rows], self.owner[slots] = slots, rows
+        self.last_use[slots] = self.last_use[-1]
         self.n_computed += rows.size
+
+    def _compute(self, rows: NDArray[np.int64], slots: NDArray[np.int64]) -> None:
+        if self.kernel_rows is None:
+            kd.gram_rows(self.Xk, rows, self.spec, self.sq, self.Z, self.K, slots)
+            return
+        # an overflow becomes inf here and is reported by the epoch loop, naming the row
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.K[slots] = self.kernel_rows(self.X[rows]) + self.spec[4]
 
 
 @dataclass(frozen=True)
@@ -413,14 +423,14 @@ default="linear"
                     "With kernel='precomputed', X must be the square Gram matrix of the "
                     f"training examples; got shape {X.shape}."
                 )
-            return GramRows(X, None, c, self.cache_size, gram=X.toarray() if sp.issparse(X) else X)
+            gram = X.toarray() if sp.issparse(X) else X
+            return GramRows(X, self.cache_size, spec=(0, 0.0, 0.0, 0.0, c), gram=gram)
         if callable(self.kernel):
-            return GramRows(X, partial(_callable_matrix, self.kernel, B=X), c, self.cache_size)
-        X = _float64(X)
-        sq_norms = _squared_norms(X) if self.kernel == "rbf" else None
-        rows = partial(named_kernel, B=X, kernel=self.kernel, degree=self.degree,
-                       gamma=self.gamma, coef0=self.coef0, sq_norms_B=sq_norms)
-        return GramRows(X, rows, c, self.cache_size)
+            return GramRows(X, self.cache_size, spec=(0, 0.0, 0.0, 0.0, c),
+                            kernel_rows=partial(_callable_matrix, self.kernel, B=X))
+        gamma = 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+        spec = (_KIND[self.kernel], gamma, float(self.coef0), float(self.degree), c)
+        return GramRows(X, self.cache_size, spec=spec)
 
     def _kernel(self, A, B) -> NDArray[np.float64]:
         return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)

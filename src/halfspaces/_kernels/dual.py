@@ -16,6 +16,10 @@ Status: :func:`dual_epoch` returns ``(position, n_updates)``. ``position == n`` 
 pass is complete; ``0 <= position < n`` means the example at that position needs an update
 and its row is not in ``K`` (the caller adds it and calls again from there); a negative
 ``position`` is ``-1 - i`` for a non-finite decision value at row i.
+
+:func:`gram_rows` computes rows of a named kernel's Gram matrix straight into ``K``, so
+that a row costs one pass over X with no temporary matrices, and each entry is the same
+number whichever rows are computed together (the run does not depend on ``cache_size``).
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ import math
 
 from numba import njit
 
+from halfspaces._kernels._rows import n_rows, row_axpy, row_dot
 from halfspaces._kernels.perceptron import target
+
+LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
 
 
 @njit(cache=True)
@@ -58,3 +65,35 @@ def dual_epoch(K, slot, Y, order, start, f, alpha, last_use):
             last_use[s] = last_use[-1]
             n_updates += 1
     return n, n_updates
+
+
+@njit(cache=True)
+def kernel_value(spec, dot, sq_a, sq_b):
+    """k(a, b) from <a, b>, ||a||^2 and ||b||^2; ``spec`` = (kind, gamma, coef0, degree, c)."""
+    kind, gamma, coef0, degree, _ = spec
+    if kind == RBF:
+        return math.exp(-gamma * max(sq_a + sq_b - 2.0 * dot, 0.0))
+    if kind == POLY:
+        return (gamma * dot + coef0) ** degree
+    if kind == SIGMOID:
+        return math.tanh(gamma * dot + coef0)
+    return dot
+
+
+@njit(cache=True)
+def gram_rows(X, rows, spec, sq, Z, K, slots):
+    """K[slots[r], j] = k(x_rows[r], x_j) + c for every training row j.
+
+    ``sq`` holds ||x_j||^2; ``Z`` is a zero scratch of shape (>= len(rows), d), zero again
+    on return (each row is scattered into it, then subtracted back out exactly).
+    """
+    c = spec[4]
+    m = rows.shape[0]
+    for r in range(m):
+        row_axpy(X, rows[r], 1.0, Z[r])
+    for j in range(n_rows(X)):
+        for r in range(m):
+            dot = row_dot(X, j, Z[r])
+            K[slots[r], j] = kernel_value(spec, dot, sq[rows[r]], sq[j]) + c
+    for r in range(m):
+        row_axpy(X, rows[r], -1.0, Z[r])
