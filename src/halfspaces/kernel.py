@@ -141,9 +141,11 @@ def _dense_if_small(A):
 
 
 def _squared_norms(A) -> NDArray[np.float64]:
+    """||a_i||^2 of every row, accumulated in float64 (also for float32 A)."""
     if sp.issparse(A):
+        A = A.astype(np.float64, copy=False)
         return np.asarray(A.multiply(A).sum(axis=1)).ravel()
-    return np.einsum("ij,ij->i", A, A)
+    return np.einsum("ij,ij->i", A, A, dtype=np.float64)
 
 
 def _float64(A):
@@ -183,7 +185,7 @@ class GramRows:
         self.used = self.capacity if gram is not None else 0
         self.n_computed = 0
         if gram is None and kernel_rows is None:
-            self.Xk, self.sq = kernel_input(X), _squared_norms(X).astype(np.float64)
+            self.Xk, self.sq = kernel_input(X), _squared_norms(X)
             self.Z = np.zeros((_BATCH, X.shape[1]))
 
     @property
