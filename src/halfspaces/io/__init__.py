@@ -7,12 +7,17 @@ exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
 
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._files import FORMATS, DataInfo, detect_format, iter_chunks, read, scan
+from halfspaces.io.streaming import StreamCounts, StreamFit, evaluate_stream, fit_stream
 from halfspaces.io.svmlight import read_svmlight, read_svmlight_files
 
 __all__ = [
     "FORMATS",
     "DataFileError",
     "DataInfo",
+    "StreamCounts",
+    "StreamFit",
+    "evaluate_stream",
+    "fit_stream",
     "detect_format",
     "iter_chunks",
     "read",

@@ -1,0 +1,251 @@
+"""Training and evaluating on files larger than memory, one chunk at a time, with checkpoints.
+
+:func:`fit_stream` feeds a file's chunks to ``partial_fit`` (the online protocol: the
+result does not depend on where chunks are cut for the perceptron family, and the cuts are
+made at the same places on every run for the others). With a checkpoint file it saves the
+model atomically every `checkpoint_every` examples, together with its position in the
+stream; ``resume=True`` continues from there, so a run killed at any moment loses at most
+`checkpoint_every` examples and finishes with exactly the model an uninterrupted run gives.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from halfspaces.io._errors import DataFileError
+from halfspaces.io._files import DEFAULT_CHUNK_SIZE, detect_format, iter_chunks, scan
+from halfspaces.io.model import ModelFileError, load_with_extra, save
+
+__all__ = ["StreamCounts", "StreamFit", "evaluate_stream", "fit_stream"]
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamFit:
+    """What :func:`fit_stream` did.
+
+    Attributes
+    ----------
+    model : estimator
+        The trained model (the one passed in, or the one loaded from the checkpoint).
+    n_features : int
+        Columns of every chunk.
+    zero_based : bool
+        Index base used for an svmlight file.
+    n_seen : int
+        Examples fed to ``partial_fit`` by this call (not counting those a resumed run skips).
+    resumed_at : tuple of int or None
+        (epoch, examples into that epoch) the run resumed from; None for a fresh run.
+    n_checkpoints : int
+        Checkpoints written by this call.
+    """
+
+    model: Any
+    n_features: int
+    zero_based: bool
+    n_seen: int
+    resumed_at: tuple[int, int] | None
+    n_checkpoints: int
+
+
+@dataclasses.dataclass
+class _Plan:
+    """Where the stream starts and what every chunk must look like."""
+
+    epoch: int
+    position: int
+    n_features: int
+    zero_based: bool
+    classes: Any
+    resumed: bool
+
+
+def fit_stream(
+    model: Any,
+    path: str | os.PathLike,
+    *,
+    epochs: int = 1,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    format: str | None = None,
+    label_column: int | str | None = None,
+    zero_based: bool | str = "auto",
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: int | None = None,
+    resume: bool = False,
+    on_progress: Callable[[int], None] | None = None,
+) -> StreamFit:
+    """Train `model` with ``partial_fit`` on `path`, `chunk_size` rows at a time.
+
+    Parameters
+    ----------
+    model : estimator with ``partial_fit``
+        A fresh model (ignored when resuming from an existing checkpoint).
+    path : str or os.PathLike
+        Training data, any format of :func:`halfspaces.io.iter_chunks`. A first pass
+        (:func:`halfspaces.io.scan`) finds the labels and the feature count, unless resuming.
+    epochs : int, default=1
+        Passes over the file.
+    chunk_size : int, default=10000
+        Rows per ``partial_fit`` call; memory is bounded by one chunk.
+    format, label_column, zero_based
+        As for :func:`halfspaces.io.read`.
+    checkpoint : path or None, default=None
+        Model file to write (atomically) every `checkpoint_every` examples and after each
+        epoch; it also records the position in the stream.
+    checkpoint_every : int or None, default=None
+        Examples between checkpoints (default: `chunk_size`).
+    resume : bool, default=False
+        Continue from `checkpoint` if it exists (skipping the examples it has consumed).
+    on_progress : callable or None, default=None
+        Called with the number of examples after each ``partial_fit``.
+
+    Returns
+    -------
+    StreamFit
+
+    Examples
+    --------
+    >>> import pathlib, tempfile, halfspaces
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.svm"
+    >>> _ = path.write_text("1 1:2 2:1\\n1 1:1 2:3\\n-1 1:-1 2:-2\\n-1 1:-2 2:-1\\n")
+    >>> run = fit_stream(halfspaces.Perceptron(), path, chunk_size=2, epochs=2)
+    >>> run.model.predict([[3.0, 3.0]]), run.n_seen
+    (array([1.]), 8)
+    """
+    if not hasattr(model, "partial_fit"):
+        raise ValueError(f"{type(model).__name__} cannot learn from a stream: it has no "
+                         "partial_fit.")
+    every = checkpoint_every or chunk_size
+    settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
+                "checkpoint_every": every, "epochs": epochs}
+    model, plan = _start(model, path, settings, checkpoint if resume else None, format,
+                         label_column, zero_based, chunk_size)
+    n_seen, n_checkpoints = 0, 0
+    for epoch in range(plan.epoch, epochs):
+        position = plan.position if epoch == plan.epoch else 0
+        chunks = iter_chunks(path, chunk_size, plan.n_features, format=format,
+                             label_column=label_column, zero_based=plan.zero_based,
+                             classes=plan.classes, skip=position)
+        for X, y in _pieces(chunks, position, chunk_size, every):
+            model.partial_fit(X, y, classes=plan.classes)
+            position += len(y)
+            n_seen += len(y)
+            if checkpoint is not None and position % every == 0:
+                _write_checkpoint(model, checkpoint, settings, plan, epoch, position)
+                n_checkpoints += 1
+            if on_progress is not None:
+                on_progress(len(y))
+        if checkpoint is not None:
+            _write_checkpoint(model, checkpoint, settings, plan, epoch + 1, 0)
+            n_checkpoints += 1
+    resumed_at = (plan.epoch, plan.position) if plan.resumed else None
+    return StreamFit(model, plan.n_features, plan.zero_based, n_seen, resumed_at, n_checkpoints)
+
+
+def _start(model, path, settings, checkpoint, format, label_column, zero_based, chunk_size):
+    """(model, plan): from the checkpoint when there is one to resume, else from a scan."""
+    if checkpoint is not None and Path(checkpoint).exists():
+        saved, extra = load_with_extra(checkpoint)
+        progress = extra.get("checkpoint")
+        if not isinstance(progress, dict):
+            raise ModelFileError(f"{checkpoint} is a model file, not a checkpoint")
+        _check_same_run(checkpoint, progress, settings)
+        return saved, _Plan(progress["epoch"], progress["position"], progress["n_features"],
+                            progress["zero_based"], np.asarray(progress["classes"]), True)
+    info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
+                chunk_size=chunk_size)
+    if info.n_samples == 0:
+        raise DataFileError(path, "the file holds no samples")
+    return model, _Plan(0, 0, info.n_features, info.zero_based, info.classes, False)
+
+
+def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
+    for key in ("data", "chunk_size", "checkpoint_every"):
+        if progress.get(key) != settings[key]:
+            raise ModelFileError(
+                f"{checkpoint} was written by a run with {key}={progress.get(key)!r}, not "
+                f"{settings[key]!r}: resume with the same data and settings, or delete it.")
+
+
+def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int):
+    progress = {**settings, "epoch": epoch, "position": position,
+                "n_features": plan.n_features, "zero_based": plan.zero_based,
+                "classes": np.asarray(plan.classes).tolist()}
+    save(model, checkpoint, extra={"checkpoint": progress})
+
+
+def _pieces(chunks, position: int, chunk_size: int, every: int) -> Iterator[tuple[Any, Any]]:
+    """Cut chunks at every multiple of `chunk_size` and of `every` (counted from the start
+    of the epoch), so that a resumed run makes exactly the cuts of an uninterrupted one."""
+    for X, y in chunks:
+        start, end = position, position + len(y)
+        cuts = sorted({p for step in (chunk_size, every)
+                       for p in range((start // step + 1) * step, end, step)})
+        bounds = [start, *cuts, end]
+        for a, b in zip(bounds, bounds[1:]):
+            yield X[a - start:b - start], y[a - start:b - start]
+        position = end
+
+
+@dataclasses.dataclass(frozen=True)
+class StreamCounts:
+    """Counts from :func:`evaluate_stream`.
+
+    Attributes
+    ----------
+    classes : ndarray
+        The model's classes, in the order of the confusion matrix's rows and columns.
+    confusion : ndarray of shape (n_classes, n_classes)
+        ``confusion[i, j]``: examples of class i predicted as class j.
+    log_loss : float or None
+        Mean negative log-likelihood, where the model has ``predict_proba``.
+    predictions : list or None
+        The predictions, when asked for.
+    """
+
+    classes: Any
+    confusion: Any
+    log_loss: float | None
+    predictions: list | None = None
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.confusion.sum())
+
+    @property
+    def accuracy(self) -> float:
+        return float(np.trace(self.confusion) / max(1, self.n_samples))
+
+
+def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
+                    format: str | None = None, label_column: int | str | None = None,
+                    zero_based: bool | str = "auto") -> StreamCounts:
+    """Accuracy, confusion matrix and log-loss of a fitted classifier on a file, in chunks.
+
+    A label the model has never seen is an error naming its line.
+    """
+    classes = model.classes_
+    k = len(classes)
+    confusion = np.zeros((k, k), dtype=np.int64)
+    loss, has_proba = 0.0, hasattr(model, "predict_proba")
+    fmt = detect_format(path, format)
+    for X, y in iter_chunks(path, chunk_size, model.n_features_in_, format=fmt,
+                            label_column=label_column, zero_based=zero_based,
+                            classes=_as_label_type(classes, fmt)):
+        truth = np.searchsorted(classes, y.astype(classes.dtype))
+        guess = np.searchsorted(classes, model.predict(X))
+        np.add.at(confusion, (truth, guess), 1)
+        if has_proba:
+            proba = np.clip(model.predict_proba(X)[np.arange(len(y)), truth], 1e-15, 1.0)
+            loss -= float(np.log(proba).sum())
+    n = int(confusion.sum())
+    return StreamCounts(classes, confusion, loss / n if has_proba and n else None)
+
+
+def _as_label_type(classes, fmt: str):
+    return classes.astype(np.float64) if classes.dtype.kind in "iuf" else classes
