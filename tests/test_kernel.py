@@ -256,7 +256,7 @@ def test_precomputed_needs_a_square_gram_matrix():
 
 
 def test_callable_with_the_wrong_shape_is_reported():
-    with pytest.raises(ValueError, match=r"kernel\(A, B\) must return shape \(4, 4\)"):
+    with pytest.raises(ValueError, match=r"kernel\(A, B\) must return shape \(1, 4\)"):
         KernelPerceptron(kernel=lambda A, B: np.ones((2, 2))).fit(XOR_X, XOR_Y)
 
 
@@ -290,17 +290,18 @@ def test_sparse_precomputed_matrix_is_accepted():
     assert_array_equal(sparse.alpha_, dense.alpha_)
 
 
-def test_row_cache_fills_free_slots_in_batches_then_evicts_the_least_recently_used():
+def test_row_cache_evicts_the_least_recently_used_row():
     from halfspaces.kernel import GramRows
 
     X = np.arange(15.0).reshape(5, 3)
     linear = (0, 0.0, 0.0, 0.0, 1.0)  # (kind, gamma, coef0, degree, c)
     gram = GramRows(X, cache_size=2 * 5 * 8 / 2**20, spec=linear)  # room for two rows
     assert gram.capacity == 2 and (gram.slot == -1).all()
-    gram.fetch(np.array([3, 0, 4]))  # room for two: rows 3 and 0
+    gram.fetch(3)
+    gram.fetch(0)
     assert_array_equal(gram.slot, [1, -1, -1, 0, -1])
-    gram.last_use[:] = [7, 3, 9]  # slot 1 (row 0) was used longest ago; the clock is last
-    gram.fetch(np.array([2, 4]))  # full: row 2 alone, in place of row 0
+    gram.last_use[:] = [9, 3, 9]  # slot 1 (row 0) was used longest ago; the clock is last
+    gram.fetch(2)
     assert_array_equal(gram.slot, [-1, -1, 1, 0, -1])
     assert_array_equal(gram.K[1], X[2] @ X.T + 1.0)
     assert gram.n_computed == 3

@@ -40,7 +40,6 @@ __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_percept
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
-_BATCH = 16  # rows computed in one product while the cache has room
 _INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
 
 
@@ -158,19 +157,19 @@ class GramRows:
     """The rows k(x_i, .) + c of a training Gram matrix, computed when an update needs them.
 
     ``capacity`` rows are kept: all n when the n x n matrix fits in ``cache_size`` MB (the
-    Gram matrix cached), fewer otherwise. While slots are free, a miss computes its row and
-    those of the next examples that are mistakes at the moment, up to ``_BATCH`` rows in
-    one pass over X; once the cache is full, a miss computes its row alone in place of the
-    least recently used one. Rows that are never needed (examples that are never mistakes)
-    are never computed.
+    Gram matrix cached), fewer otherwise, the least recently used row then making room for
+    a new one (as libsvm's kernel cache does). A row is computed when an update first needs
+    it, so the rows of examples that never cause an update are never computed. (Computing
+    the rows of the next current mistakes in the same pass over X was tried and lost: most
+    of them are no longer mistakes when the loop reaches them.)
 
     The rows come from ``spec`` = (kind, gamma, coef0, degree, c) for a named kernel (a
     Numba kernel over X), from ``kernel_rows(A)`` (the kernel matrix of the rows of A
     against X) for a callable, or from ``gram``, the Gram matrix itself (precomputed).
     """
 
-    def __init__(self, X, cache_size: float, *, spec: tuple | None = None,
-                 kernel_rows: Callable | None = None, gram=None) -> None:
+    def __init__(self, X, cache_size: float, *, spec: tuple, kernel_rows: Callable | None = None,
+                 gram=None) -> None:
         n = X.shape[0]
         self.X, self.spec, self.kernel_rows = X, spec, kernel_rows
         self.capacity = max(1, min(n, int(cache_size * 2**20) // (8 * max(n, 1))))
@@ -186,34 +185,29 @@ class GramRows:
         self.n_computed = 0
         if gram is None and kernel_rows is None:
             self.Xk, self.sq = kernel_input(X), _squared_norms(X)
-            self.Z = np.zeros((_BATCH, X.shape[1]))
+            self.Z = np.zeros((1, X.shape[1]))
 
-    @property
-    def full(self) -> bool:
-        return self.used == self.capacity
-
-    def fetch(self, rows: NDArray[np.int64]) -> None:
-        """Compute the row of ``rows[0]``, and of the others while there are free slots."""
-        if self.full:
-            slots = np.array([np.argmin(self.last_use[:-1])])
-            self.slot[self.owner[slots]] = -1
-            rows = rows[:1]
+    def fetch(self, row: int) -> None:
+        """Compute the row of example ``row``, in a free slot or the least recently used."""
+        if self.used < self.capacity:
+            s = self.used
+            self.used += 1
         else:
-            rows = rows[: min(_BATCH, self.capacity - self.used)]
-            slots = np.arange(self.used, self.used + rows.size)
-            self.used += rows.size
-        self._compute(rows, slots)
-        self.slot[rows], self.owner[slots] = slots, rows
-        self.last_use[slots] = self.last_use[-1]
-        self.n_computed += rows.size
+            s = int(np.argmin(self.last_use[:-1]))
+            self.slot[self.owner[s]] = -1
+        self._compute(row, s)
+        self.n_computed += 1
+        self.slot[row], self.owner[s] = s, row
+        self.last_use[s] = self.last_use[-1]
 
-    def _compute(self, rows: NDArray[np.int64], slots: NDArray[np.int64]) -> None:
+    def _compute(self, row: int, s: int) -> None:
         if self.kernel_rows is None:
-            kd.gram_rows(self.Xk, rows, self.spec, self.sq, self.Z, self.K, slots)
+            kd.gram_rows(self.Xk, np.array([row]), self.spec, self.sq, self.Z, self.K,
+                         np.array([s]))
             return
         # an overflow becomes inf here and is reported by the epoch loop, naming the row
         with np.errstate(over="ignore", invalid="ignore"):
-            self.K[slots] = self.kernel_rows(self.X[rows]) + self.spec[4]
+            self.K[s] = self.kernel_rows(self.X[[row]])[0] + self.spec[4]
 
 
 @dataclass(frozen=True)
@@ -264,16 +258,7 @@ def _one_epoch(gram: GramRows, Y, order, f, alpha) -> int:
             )
         if pos == n:
             return total
-        gram.fetch(_next_rows(gram, Y, order, pos, f))
-
-
-def _next_rows(gram: GramRows, Y, order, pos, f) -> NDArray[np.int64]:
-    """The example at ``pos``, then, while the cache has room, the later current mistakes."""
-    if gram.full:
-        return np.array([order[pos] if order.size else pos])
-    idx = order[pos:] if order.size else np.arange(pos, f.shape[0])
-    margins = np.where(Y[0][idx] == Y[1], f[idx], -f[idx])
-    return idx[(margins <= 0.0) & (gram.slot[idx] < 0)]
+        gram.fetch(int(order[pos]) if order.size else pos)
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -311,10 +296,9 @@ default="linear"
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
         Megabytes for rows of the Gram matrix (8 n bytes each). A row is computed when an
-        update first needs it, in blocks with the rows of the next mistakes while there is
-        room, and kept: when the n x n matrix fits, every row is computed at most once;
-        otherwise the least recently used row makes room for a new one. Rows of examples
-        that never cause an update are never computed.
+        update first needs it, and kept: when the n x n matrix fits, every row is computed
+        at most once; otherwise the least recently used row makes room for a new one. Rows
+        of examples that never cause an update are never computed.
 
     Attributes
     ----------

@@ -7,8 +7,8 @@ epoch costs O(n) plus O(n) per update, never O(n^2) for the scan.
 
 ``K`` holds kernel rows, the constant feature already added (k(x_i, x_j) + c), and
 ``slot[i]`` says which row of ``K`` is example i's (-1 when it is not there). With the whole
-Gram matrix cached, ``slot`` is 0..n-1; otherwise the caller keeps a few rows and fills in
-more when the loop stops for a missing one, then resumes it at the same position. For the
+Gram matrix given (precomputed), ``slot`` is 0..n-1; otherwise the caller computes a row when
+the loop stops for a missing one, then resumes the loop at the same position. For the
 caller's least-recently-used eviction, ``last_use[s]`` gets a fresh tick of the clock
 ``last_use[-1]`` whenever row s is used.
 
