@@ -20,7 +20,11 @@ import typer
 
 from halfspaces import __version__
 from halfspaces.cli import _output
+from halfspaces.cli.certify import certify_cli
+from halfspaces.cli.datasets import datasets_cli
+from halfspaces.cli.evaluate import evaluate_cli
 from halfspaces.cli.fit import fit_cli
+from halfspaces.cli.predict import predict_cli
 
 __all__ = ["app", "main"]
 
@@ -28,13 +32,18 @@ DEBUG_ENV = "HALFSPACES_DEBUG"
 
 app = typer.Typer(
     name="halfspaces",
-    help="Fast linear classifiers (perceptron family) with learning-theory guarantees.",
+    help="Fast linear classifiers with learning-theory guarantees: fit, predict, evaluate, "
+    "certify.",
     no_args_is_help=True,
     add_completion=False,
     # the locals of a failed fit hold whole data matrices: never print them
     pretty_exceptions_show_locals=False,
 )
 app.command("fit")(fit_cli)
+app.command("predict")(predict_cli)
+app.command("evaluate")(evaluate_cli)
+app.command("certify")(certify_cli)
+app.command("datasets")(datasets_cli)
 
 
 def _print_version(value: bool) -> None:

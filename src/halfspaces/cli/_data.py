@@ -1,104 +1,106 @@
-"""Reading the data files named on the command line (LIBSVM / svmlight for now).
+"""The data named on the command line: a file in any format of :mod:`halfspaces.io`, or the
+name of a bundled data set (``halfspaces datasets``).
 
-scikit-learn's parser is fast but its errors name neither the file nor the line; this module
-adds both, so that a bad file gives one actionable message.
+Imported only when a command runs (it pulls in NumPy and scikit-learn).
 """
 
 from __future__ import annotations
 
-import os
+import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:  # the CLI imports NumPy/SciPy only when a command runs
-    import scipy.sparse as sp
-    from numpy.typing import NDArray
+import numpy as np
 
-__all__ = ["DataFileError", "read_svmlight_files"]
+from halfspaces.io import DataFileError, detect_format, read
+from halfspaces.io.svmlight import read_svmlight_base, read_svmlight_files
 
+__all__ = ["BUNDLED", "DataFileError", "Loaded", "load_fit_data", "read_svmlight_files",
+           "split_fraction"]
 
-class DataFileError(ValueError):
-    """A data file is missing, unreadable or malformed."""
-
-
-def read_svmlight_files(
-    paths: list[Path],
-) -> list[tuple[sp.csr_matrix, NDArray]]:
-    """Read svmlight files into (X, y) pairs that share one feature space.
-
-    As in :func:`sklearn.datasets.load_svmlight_files`, indices count from 1 unless some
-    file uses index 0, and every X gets as many columns as the widest file needs.
-
-    Parameters
-    ----------
-    paths : list of Path
-        The files, e.g. ``[train]`` or ``[train, test]``.
-
-    Returns
-    -------
-    list of (X, y)
-        One CSR float64 matrix and one label vector per file.
-
-    Raises
-    ------
-    DataFileError
-        If a file cannot be read or parsed; the message names the file and, when it can be
-        found, the first bad line.
-    """
-    import scipy.sparse as sp
-
-    raw = [_read_zero_based(path) for path in paths]
-    # scikit-learn's "auto" rule: 1-based unless some file uses index 0 (or is empty)
-    shift = int(all(X.nnz and X.indices.min() > 0 for X, _ in raw))
-    n_features = max(X.shape[1] for X, _ in raw) - shift
-    return [
-        (sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], n_features)), y)
-        for X, y in raw
-    ]
+BUNDLED = "a9a (bundled)"
 
 
-def _read_zero_based(path: Path) -> tuple[sp.csr_matrix, NDArray]:
-    """Parse `path` taking its indices as 0-based column numbers (the caller may shift)."""
-    import numpy as np
-    from sklearn.datasets import load_svmlight_file
+@dataclasses.dataclass
+class Loaded:
+    """Training (and optional test) data, with how the file was read."""
 
-    try:
-        return load_svmlight_file(os.fspath(path), dtype=np.float64, zero_based=True)
-    except OSError as exc:
-        raise DataFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except ValueError as exc:
-        line = _first_bad_line(path)
-        where = f"{path}, line {line}" if line else f"{path}"
-        raise DataFileError(f"{where}: not a valid svmlight/LIBSVM file ({exc})") from exc
+    name: str
+    X: Any
+    y: Any
+    X_test: Any = None
+    y_test: Any = None
+    format: str | None = None
+    zero_based: bool | None = None
 
 
-def _first_bad_line(path: Path) -> int | None:
-    """The number of the first line that breaks the svmlight format, or None if none does.
+def is_dataset_name(data: Path | None) -> bool:
+    """Whether DATA names a bundled data set rather than an existing file."""
+    from halfspaces.datasets import DATASETS
 
-    Only called after scikit-learn has rejected the file, so its cost is paid on errors only.
-    """
-    with open(path, "rb") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not _is_valid_line(line):
-                return number
-    return None
+    return data is not None and not data.exists() and str(data) in DATASETS
 
 
-def _is_valid_line(line: bytes) -> bool:
-    """``label [qid:q] index:value ...`` with increasing indices >= 0; ``#`` starts a comment."""
-    tokens = line.split(b"#", 1)[0].split()
-    if not tokens:
-        return True
-    try:
-        float(tokens[0])
-        indices = [_parse_pair(token) for token in tokens[1:] if not token.startswith(b"qid:")]
-    except ValueError:
-        return False
-    return min(indices, default=0) >= 0 and all(a < b for a, b in zip(indices, indices[1:]))
+def load_fit_data(data: Path | None, test: Path | None, *, label_column=None,
+                  format: str | None = None) -> Loaded:
+    """Training and test data for ``fit``: files, a data set name, or the bundled a9a."""
+    if data is None:
+        if test is not None:
+            raise ValueError("--test needs a training file DATA as well.")
+        from halfspaces.datasets import load_a9a
+
+        return Loaded(BUNDLED, *load_a9a("train"), *load_a9a("test"))
+    if is_dataset_name(data):
+        from halfspaces.datasets import load
+
+        loaded = Loaded(str(data), *load(str(data)))
+    else:
+        loaded = _read_file(data, test, label_column, format)
+    if test is not None and loaded.X_test is None:
+        loaded.X_test, loaded.y_test = read(test, format=format, label_column=label_column,
+                                            n_features=loaded.X.shape[1])
+    return loaded
 
 
-def _parse_pair(token: bytes) -> int:
-    """The index of an ``index:value`` token; ValueError if either part is not a number."""
-    index, value = token.split(b":")  # ValueError unless exactly one ":"
-    float(value)
-    return int(index)
+def _read_file(data: Path, test: Path | None, label_column, format) -> Loaded:
+    fmt = detect_format(data, format)
+    if fmt == "svmlight" and test is not None and detect_format(test, format) == "svmlight":
+        ((X, y), (X_test, y_test)), zero = read_svmlight_base([data, test])
+        return Loaded(str(data), X, y, X_test, y_test, fmt, zero)
+    if fmt == "svmlight":
+        ((X, y),), zero = read_svmlight_base([data])
+        return Loaded(str(data), X, y, format=fmt, zero_based=zero)
+    X, y = read(data, format=fmt, label_column=label_column)
+    return Loaded(str(data), X, y, format=fmt)
+
+
+def split_fraction(loaded: Loaded, fraction: float, seed: int | None) -> Loaded:
+    """Hold out a random `fraction` of the training rows as the test set."""
+    n = loaded.X.shape[0]
+    n_test = int(round(fraction * n))
+    if not 0 < n_test < n:
+        raise ValueError(f"--test-fraction {fraction} leaves no test or no training rows "
+                         f"out of {n}.")
+    order = np.random.default_rng(seed).permutation(n)
+    test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
+    return dataclasses.replace(loaded, X=loaded.X[train], y=loaded.y[train],
+                               X_test=loaded.X[test], y_test=loaded.y[test])
+
+
+def load_model(path: Path) -> tuple[Any, dict]:
+    """A model file and how its training data were read (for reading new data alike)."""
+    from halfspaces.io.model import load_with_extra
+
+    model, extra = load_with_extra(path)
+    if not hasattr(model, "n_features_in_"):
+        raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
+    info = extra.get("data") or extra.get("checkpoint") or {}
+    zero_based = info.get("zero_based")
+    return model, {"zero_based": "auto" if zero_based is None else zero_based}
+
+
+def label_text(value: Any) -> str:
+    """A label as written in data files: -1.0 -> "-1", 0.5 -> "0.5", "yes" -> "yes"."""
+    if isinstance(value, (float, np.floating)):
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
+    return str(value)

@@ -6,15 +6,17 @@ Results go to stdout; notes (e.g. a convergence warning) and errors go to stderr
 
 from __future__ import annotations
 
+import contextlib
 import json
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["describe", "error", "note", "render"]
+__all__ = ["describe", "error", "grid", "note", "progress", "render"]
 
 # library errors whose message is meant for users; anything else is a bug in halfspaces
 _EXPECTED = (ValueError, OSError)
@@ -51,6 +53,36 @@ def render(
     for key, value in record.items():
         table.add_row(labels.get(key, key.replace("_", " ")), Text(_format(value)))
     Console().print(table)
+
+
+def grid(rows: Sequence[Sequence[Any]], *, title: str, header: Sequence[str]) -> None:
+    """Print a table with a header row (e.g. a confusion matrix) to stdout."""
+    table = Table(title=title, title_justify="left")
+    for name in header:
+        table.add_column(str(name), justify="right")
+    for row in rows:
+        table.add_row(*(Text(_format(value)) for value in row))
+    Console().print(table)
+
+
+@contextlib.contextmanager
+def progress(description: str, total: int | None, enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A Rich progress bar on stderr, shown only when `enabled` and stderr is a terminal.
+
+    Yields a function to call with the amount of work done since the last call; with no
+    `total` the bar is a spinner with the elapsed time.
+    """
+    if not (enabled and sys.stderr.isatty()):
+        yield lambda advance: None
+        return
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                               TextColumn, TimeElapsedColumn)
+
+    columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+               MofNCompleteColumn(), TimeElapsedColumn()]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=total)
+        yield lambda advance: bar.advance(task, advance)
 
 
 def note(messages: Iterable[str]) -> None:

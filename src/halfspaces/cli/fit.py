@@ -1,7 +1,7 @@
-"""``halfspaces fit``: train a perceptron-family classifier and report how well it does.
+"""``halfspaces fit``: train a classifier, report how well it does, and save it.
 
-:func:`fit` is the importable function (it returns a :class:`FitReport`); :func:`fit_cli` is
-the Typer command that parses options, calls it and hands the report to the output sink.
+:func:`fit` is the importable function (it returns a :class:`FitReport`); :func:`fit_cli`
+is the Typer command that parses options, calls it and hands the report to the output sink.
 """
 
 from __future__ import annotations
@@ -11,41 +11,23 @@ import time
 import warnings
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from halfspaces.cli import _output
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
-    from numpy.typing import NDArray
+from halfspaces.cli._models import PERCEPTRON_FAMILY, ModelName, make_model, parse_params
 
 __all__ = ["DEFAULT_EPOCHS", "FitReport", "ModelName", "Selection", "fit", "fit_cli"]
 
 DEFAULT_EPOCHS = 10
 """Epochs the CLI allows by default. The library's 1000 is a budget for separable data; on
 non-separable data such as a9a every epoch is spent, and the perceptron family's test
-accuracy has levelled off after a handful of passes, so 10 keeps ``halfspaces fit`` quick."""
+accuracy has levelled off after a handful of passes, so 10 keeps ``halfspaces fit`` quick.
+With ``--stream`` the default is one pass over the file."""
 
-BUNDLED = "a9a (bundled)"
-
-
-class ModelName(str, Enum):
-    """The ``--model`` choices: each names a class of :mod:`halfspaces.perceptron`."""
-
-    perceptron = "perceptron"
-    averaged = "averaged"
-    voted = "voted"
-    pocket = "pocket"
-
-
-_MODEL_CLASSES = {
-    "perceptron": "Perceptron",
-    "averaged": "AveragedPerceptron",
-    "voted": "VotedPerceptron",
-    "pocket": "PocketPerceptron",
-}
+BOUND_CELLS = 200_000
+"""The Novikoff bound (a QP) is reported only for data up to this many matrix cells."""
 
 
 class Selection(str, Enum):
@@ -63,44 +45,56 @@ class FitReport:
     Attributes
     ----------
     dataset : str
-        The training file, or ``"a9a (bundled)"``.
+        The training file, data set name, or ``"a9a (bundled)"``.
     model : str
         The ``--model`` name, e.g. ``"averaged"``.
     selection, max_epochs, fit_intercept, seed
-        The settings the model was trained with.
+        The settings the model was trained with (max_epochs: passes, or None).
     n_train, n_test, n_features : int
         Sizes of the data (``n_test`` is 0 without a test set).
     train_accuracy : float
         Accuracy on the training data.
     test_accuracy : float or None
         Accuracy on the test data; None without a test set.
-    n_updates : int or list of int
-        The model's ``n_updates_`` (a list for more than two classes).
-    n_epochs : int
-        The model's ``n_epochs_``.
-    converged : bool
+    n_updates : int or list of int or None
+        The model's ``n_updates_`` (a list for one-vs-rest), where it has one.
+    n_epochs : int or None
+        The model's ``n_epochs_`` (or ``n_iter_``).
+    converged : bool or None
         The model's ``converged_``.
+    mistake_bound : float or None
+        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data.
+    bound_holds : bool or None
+        Whether ``n_updates <= mistake_bound``.
     fit_time_s : float
-        Wall-clock seconds spent in ``model.fit``.
+        Wall-clock seconds spent training.
+    model_file : str or None
+        Where the model was saved (``--out``).
+    streamed : bool
+        Whether the data were streamed in chunks (``--stream``).
     notes : tuple of str
         Warnings raised during the fit (e.g. the convergence warning), one line each.
     """
 
     dataset: str
     model: str
-    selection: str
-    max_epochs: int
-    fit_intercept: bool
+    selection: str | None
+    max_epochs: int | None
+    fit_intercept: bool | None
     seed: int | None
     n_train: int
     n_test: int
     n_features: int
     train_accuracy: float
     test_accuracy: float | None
-    n_updates: int | list[int]
-    n_epochs: int
-    converged: bool
+    n_updates: int | list[int] | None
+    n_epochs: int | None
+    converged: bool | None
+    mistake_bound: float | None
+    bound_holds: bool | None
     fit_time_s: float
+    model_file: str | None = None
+    streamed: bool = False
     notes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
@@ -110,112 +104,200 @@ class FitReport:
         return record
 
 
+@dataclasses.dataclass(frozen=True)
+class StreamOptions:
+    """The ``--stream`` settings of :func:`fit`."""
+
+    chunk_size: int = 10_000
+    checkpoint: Path | None = None
+    checkpoint_every: int | None = None
+    resume: bool = False
+
+
 def fit(
     data: Path | None = None,
     *,
     test: Path | None = None,
+    test_fraction: float | None = None,
     model: str = "perceptron",
-    epochs: int = DEFAULT_EPOCHS,
+    params: dict[str, Any] | None = None,
+    epochs: int | None = None,
     selection: str = "cyclic",
     seed: int | None = 0,
     fit_intercept: bool = True,
+    label_column: int | str | None = None,
+    format: str | None = None,
+    out: Path | None = None,
+    stream: StreamOptions | None = None,
+    show_progress: bool = False,
 ) -> FitReport:
-    """Train one perceptron-family model and measure its accuracy.
+    """Train one classifier, measure its accuracy and optionally save it.
 
     Parameters
     ----------
     data : Path or None, default=None
-        An svmlight/LIBSVM training file. None trains on the bundled a9a "train" subset and
-        tests on its "test" subset.
+        Training data: a file (svmlight, CSV/TSV, Parquet, .npy/.npz) or a data set name
+        (:func:`halfspaces.datasets.list_datasets`). None trains on the bundled a9a "train"
+        subset and tests on its "test" subset.
     test : Path or None, default=None
-        An svmlight/LIBSVM test file (only with `data`).
-    model : {"perceptron", "averaged", "voted", "pocket"}, default="perceptron"
-        Which classifier of :mod:`halfspaces.perceptron` to train.
-    epochs : int, default=10
-        The model's ``max_epochs``.
-    selection : {"cyclic", "shuffle", "worst"}, default="cyclic"
-        The model's ``selection``.
-    seed : int or None, default=0
-        The model's ``random_state``.
-    fit_intercept : bool, default=True
-        The model's ``fit_intercept``.
+        Test data (only with `data`).
+    test_fraction : float or None, default=None
+        Hold out this fraction of the training rows (seeded by `seed`) as the test set.
+    model : str, default="perceptron"
+        A ``--model`` name (:data:`halfspaces.cli._models.MODEL_CLASSES`).
+    params : dict or None, default=None
+        Estimator parameters (``--param key=value``); they override the options below.
+    epochs : int or None, default=None
+        ``max_epochs`` (or ``max_iter``); None: 10 for the perceptron family, the model's
+        default otherwise, and one pass with `stream`.
+    selection, seed, fit_intercept
+        ``selection``, ``random_state``, ``fit_intercept``, for models that have them.
+    label_column, format
+        How to read tabular files (see :func:`halfspaces.io.read`).
+    out : Path or None, default=None
+        Save the trained model here (:func:`halfspaces.save`).
+    stream : StreamOptions or None, default=None
+        Train with ``partial_fit`` on chunks of the file (:func:`halfspaces.io.fit_stream`).
+    show_progress : bool, default=False
+        Show progress bars (only on a terminal).
 
     Returns
     -------
     FitReport
-        Sizes, accuracies, the model's counters and the fit time.
 
     Raises
     ------
     ValueError
-        If `model` is unknown, `test` is given without `data`, or a file is malformed
-        (:class:`~halfspaces.cli._data.DataFileError`, which also covers unreadable files).
+        For malformed data (:class:`halfspaces.io.DataFileError`) or bad parameter values.
+    KeyError
+        If `params` names a parameter the model does not have.
     """
-    name, X, y, X_test, y_test = _load(data, test)
-    estimator = _make_model(model, epochs=epochs, selection=selection, seed=seed,
-                            fit_intercept=fit_intercept)
-    fit_time, notes = _timed_fit(estimator, X, y)
-    return FitReport(
-        dataset=name, model=model, selection=selection, max_epochs=epochs,
-        fit_intercept=fit_intercept, seed=seed, n_train=X.shape[0],
-        n_test=0 if X_test is None else X_test.shape[0], n_features=X.shape[1],
-        train_accuracy=float(estimator.score(X, y)),
-        test_accuracy=None if X_test is None else float(estimator.score(X_test, y_test)),
-        n_updates=_plain(estimator.n_updates_), n_epochs=int(estimator.n_epochs_),
-        converged=bool(estimator.converged_), fit_time_s=fit_time, notes=notes,
-    )
+    defaults = _defaults(model, epochs, selection, seed, fit_intercept, stream is not None)
+    estimator = make_model(model, params or {}, defaults)
+    if stream is not None:
+        return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
+                           format, out, stream, show_progress)
+    from halfspaces.cli._data import load_fit_data, split_fraction
+
+    loaded = load_fit_data(data, test, label_column=label_column, format=format)
+    if test_fraction is not None:
+        loaded = split_fraction(loaded, test_fraction, seed)
+    with _output.progress(f"fitting {model}", None, show_progress):
+        fit_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
+    bound = _mistake_bound(model, estimator, loaded.X, loaded.y)
+    _save(estimator, out, loaded.format, loaded.zero_based, label_column)
+    return _report(loaded.name, model, estimator, loaded.X.shape, fit_time, notes, bound,
+                   train=float(estimator.score(loaded.X, loaded.y)),
+                   test=None if loaded.X_test is None else
+                   (loaded.X_test.shape[0], float(estimator.score(loaded.X_test, loaded.y_test))),
+                   out=out)
 
 
-def _load(
-    data: Path | None, test: Path | None
-) -> tuple[str, sp.csr_matrix, NDArray, sp.csr_matrix | None, NDArray | None]:
-    """(name, X, y, X_test, y_test) from the files, or the bundled a9a train/test split."""
-    if data is None:
-        if test is not None:
-            raise ValueError("--test needs a training file DATA as well.")
-        from halfspaces.datasets import load_a9a
-
-        return (BUNDLED, *load_a9a("train"), *load_a9a("test"))
-    from halfspaces.cli._data import read_svmlight_files
-
-    if test is None:
-        ((X, y),) = read_svmlight_files([data])
-        return str(data), X, y, None, None
-    (X, y), (X_test, y_test) = read_svmlight_files([data, test])
-    return str(data), X, y, X_test, y_test
+def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
+    if epochs is None and model in PERCEPTRON_FAMILY + ("kernel", "multiclass"):
+        epochs = DEFAULT_EPOCHS
+    passes = None if streaming else epochs
+    return {"max_epochs": passes, "max_iter": passes, "selection": selection,
+            "random_state": seed, "fit_intercept": fit_intercept}
 
 
-def _make_model(model: str, **settings: Any) -> Any:
-    """A fresh estimator of the class named by `model`."""
-    import halfspaces.perceptron
-
-    if model not in _MODEL_CLASSES:
-        raise ValueError(f"model={model!r} is not one of {', '.join(_MODEL_CLASSES)}.")
-    cls = getattr(halfspaces.perceptron, _MODEL_CLASSES[model])
-    return cls(
-        fit_intercept=settings["fit_intercept"], max_epochs=settings["epochs"],
-        selection=settings["selection"], random_state=settings["seed"],
-    )
-
-
-def _timed_fit(estimator: Any, X: Any, y: Any) -> tuple[float, tuple[str, ...]]:
-    """Fit, returning the seconds taken and the fit's warnings as one-line notes."""
+def _timed(work) -> tuple[float, tuple[str, ...]]:
+    """Run `work`, returning the seconds taken and its warnings as one-line notes."""
     with warnings.catch_warnings(record=True) as caught:
         # a ConvergenceWarning is the expected outcome on non-separable data such as a9a:
         # it belongs in the report, not in a Python warning dump
         warnings.simplefilter("always")
         start = time.perf_counter()
-        estimator.fit(X, y)
+        work()
         seconds = time.perf_counter() - start
     return seconds, tuple(dict.fromkeys(str(w.message) for w in caught))
 
 
-def _plain(value: Any) -> int | list[int]:
+def _mistake_bound(model: str, estimator, X, y) -> float | None:
+    """Novikoff's bound when it is cheap: perceptron family, two classes, small data."""
+    import numpy as np
+
+    if model not in PERCEPTRON_FAMILY or len(estimator.classes_) != 2:
+        return None
+    if X.shape[0] * X.shape[1] > BOUND_CELLS:
+        return None
+    from halfspaces.exceptions import NotSeparableError
+    from halfspaces.theory import perceptron_mistake_bound
+
+    try:
+        bound = perceptron_mistake_bound(X, y, fit_intercept=estimator.fit_intercept)
+    except NotSeparableError:
+        return None
+    return float(bound) if np.isfinite(bound) else None
+
+
+def _save(estimator, out: Path | None, fmt, zero_based, label_column) -> None:
+    if out is None:
+        return
+    from halfspaces.io.model import save
+
+    save(estimator, out, extra={"data": {"format": fmt, "zero_based": zero_based,
+                                         "label_column": label_column}})
+
+
+def _report(name, model, estimator, shape, fit_time, notes, bound, *, train, test, out,
+            passes=None) -> FitReport:
+    params = estimator.get_params()
+    streamed = passes is not None
+    updates = _plain(getattr(estimator, "n_updates_", None))
+    epochs = getattr(estimator, "n_epochs_", getattr(estimator, "n_iter_", None))
+    return FitReport(
+        dataset=name, model=model, selection=params.get("selection"),
+        max_epochs=passes or params.get("max_epochs", params.get("max_iter")),
+        fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
+        n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
+        train_accuracy=train, test_accuracy=None if test is None else test[1],
+        n_updates=updates, n_epochs=None if epochs is None else int(epochs),
+        converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
+        bound_holds=None if bound is None or updates is None else bool(updates <= bound),
+        fit_time_s=fit_time, model_file=None if out is None else str(out), streamed=streamed,
+        notes=notes,
+    )
+
+
+def _bool(value) -> bool | None:
+    return None if value is None else bool(value)
+
+
+def _plain(value: Any) -> int | list[int] | None:
     """An int, or a list of ints for per-class counters (JSON cannot hold NumPy types)."""
     import numpy as np
 
+    if value is None:
+        return None
     value = np.asarray(value)
     return int(value) if value.ndim == 0 else [int(v) for v in value.ravel()]
+
+
+def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
+                options: StreamOptions, show_progress) -> FitReport:
+    from halfspaces.io import evaluate_stream, fit_stream, scan
+
+    if data is None:
+        raise ValueError("--stream needs a training file DATA.")
+    info = scan(data, format=format, label_column=label_column, chunk_size=options.chunk_size)
+    runs: list = []
+    with _output.progress("streaming", passes * info.n_samples, show_progress) as advance:
+        fit_time, notes = _timed(lambda: runs.append(fit_stream(
+            estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
+            label_column=label_column, checkpoint=options.checkpoint,
+            checkpoint_every=options.checkpoint_every, resume=options.resume,
+            on_progress=advance)))
+    run = runs[0]
+    _save(run.model, out, info.format, run.zero_based, label_column)
+    read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
+            "zero_based": run.zero_based}
+    train = evaluate_stream(run.model, data, **read).accuracy
+    tested = None if test is None else evaluate_stream(run.model, test, **read)
+    return _report(str(data), model, run.model, (info.n_samples, run.n_features), fit_time,
+                   notes, None, train=train,
+                   test=None if tested is None else (tested.n_samples, tested.accuracy),
+                   out=out, passes=passes)
 
 
 _LABELS = {
@@ -229,47 +311,109 @@ _LABELS = {
 
 
 def fit_cli(
-    data: Annotated[
-        Path | None,
-        typer.Argument(
-            help="Training data, an svmlight/LIBSVM file. Omit it to train on the bundled "
-            "Adult (a9a) train split and test on its test split.",
-            show_default=False,
-        ),
-    ] = None,
-    test: Annotated[
-        Path | None,
-        typer.Option(help="Test data, an svmlight/LIBSVM file (needs DATA).", show_default=False),
-    ] = None,
-    model: Annotated[ModelName, typer.Option(help="Which perceptron.")] = ModelName.perceptron,
-    epochs: Annotated[
-        int,
-        typer.Option(min=1, help="Maximum passes over the data (the model's max_epochs)."),
-    ] = DEFAULT_EPOCHS,
-    selection: Annotated[
-        Selection, typer.Option(help="Order of the samples within an epoch.")
-    ] = Selection.cyclic,
-    seed: Annotated[
-        int, typer.Option(min=0, help="Random seed (used by --selection shuffle).")
-    ] = 0,
-    intercept: Annotated[
-        bool, typer.Option("--intercept/--no-intercept", help="Learn a bias term.")
-    ] = True,
-    json_output: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object instead of a table.")
-    ] = False,
-    quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print the results only, without notes.")
-    ] = False,
+    data: Annotated[Path | None, typer.Argument(
+        help="Training data: an svmlight/LIBSVM, CSV/TSV, Parquet, .npy or .npz file, or a "
+        "data set name (see `halfspaces datasets`). Omit it to train on the bundled Adult "
+        "(a9a) train split and test on its test split.", show_default=False)] = None,
+    test: Annotated[Path | None, typer.Option(
+        help="Test data, same formats (needs DATA).", show_default=False)] = None,
+    test_fraction: Annotated[float | None, typer.Option(
+        min=0.0, max=1.0, help="Hold out this fraction of DATA (seeded by --seed) as test data.",
+        show_default=False)] = None,
+    model: Annotated[ModelName, typer.Option(help="Which classifier.")] = "perceptron",
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="An estimator parameter, key=value (repeatable), e.g. "
+        "--param kernel=rbf.", show_default=False)] = None,
+    epochs: Annotated[int | None, typer.Option(
+        min=1, help="Maximum passes over the data (max_epochs / max_iter); default 10 for "
+        "the perceptrons, 1 with --stream.", show_default=False)] = None,
+    selection: Annotated[Selection, typer.Option(
+        help="Order of the samples within an epoch.")] = Selection.cyclic,
+    seed: Annotated[int, typer.Option(
+        min=0, help="Random seed (--selection shuffle, --test-fraction).")] = 0,
+    intercept: Annotated[bool, typer.Option(
+        "--intercept/--no-intercept", help="Learn a bias term.")] = True,
+    label_column: Annotated[str | None, typer.Option(
+        help="Tabular data: the label column, by header name or index (default: a column "
+        "named label/target/class/y, else the first).", show_default=False)] = None,
+    format: Annotated[str | None, typer.Option(
+        "--format", help="Data format when the extension does not say: svmlight, csv, tsv, "
+        "parquet, npy, npz.", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Save the trained model to this file.", show_default=False)] = None,
+    stream: Annotated[bool, typer.Option(
+        "--stream", help="Train with partial_fit on chunks: memory bounded by the chunk.")]
+        = False,
+    chunk_size: Annotated[int, typer.Option(min=1, help="Rows per chunk with --stream.")]
+        = 10_000,
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="With --stream: save the model and its position here, atomically.",
+        show_default=False)] = None,
+    checkpoint_every: Annotated[int | None, typer.Option(
+        min=1, help="Examples between checkpoints (default: --chunk-size).",
+        show_default=False)] = None,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Continue from --checkpoint if it exists.")] = False,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object instead of a table.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
 ) -> None:
-    """Train a perceptron-family classifier; print its train and test accuracy."""
-    report = fit(
-        data, test=test, model=model.value, epochs=epochs, selection=selection.value,
-        seed=seed, fit_intercept=intercept,
-    )
+    """Train a classifier; print its train and test accuracy; save it with --out."""
+    _check_usage(data, test, test_fraction, stream, checkpoint, checkpoint_every, resume)
+    try:
+        params = parse_params(param)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--param") from None
+    options = StreamOptions(chunk_size, checkpoint, checkpoint_every, resume) if stream else None
+    if stream:
+        _check_streamable(_name(model))
+    try:
+        report = fit(data, test=test, test_fraction=test_fraction, model=_name(model),
+                     params=params, epochs=epochs, selection=selection.value, seed=seed,
+                     fit_intercept=intercept, label_column=_column(label_column),
+                     format=format, out=out, stream=options,
+                     show_progress=not (quiet or json_output))
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0], param_hint="--param") from None
+    except ValueError as exc:
+        if type(exc).__name__ != "InvalidParameterError":  # scikit-learn's bad-value error
+            raise
+        raise typer.BadParameter(" ".join(str(exc).split()), param_hint="--param") from None
     record = report.as_dict()
     notes = record.pop("notes") if not json_output else []
     _output.render(record, title=f"halfspaces fit: {report.model}", as_json=json_output,
                    labels=_LABELS)
     if not quiet:
         _output.note(notes)
+
+
+def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -> None:
+    if test is not None and test_fraction is not None:
+        raise typer.BadParameter("give --test or --test-fraction, not both.",
+                                 param_hint="--test-fraction")
+    if not stream and (checkpoint or every or resume):
+        raise typer.BadParameter("checkpoints need --stream.", param_hint="--checkpoint")
+    if stream and test_fraction is not None:
+        raise typer.BadParameter("--stream cannot hold out a fraction; give --test.",
+                                 param_hint="--test-fraction")
+    if resume and checkpoint is None:
+        raise typer.BadParameter("--resume needs --checkpoint PATH.", param_hint="--resume")
+
+
+def _check_streamable(model: str) -> None:
+    from halfspaces.cli._models import model_class
+
+    if not hasattr(model_class(model), "partial_fit"):
+        raise typer.BadParameter(f"--model {model} cannot learn from a stream (it has no "
+                                 "partial_fit); drop --stream.", param_hint="--stream")
+
+
+def _name(model) -> str:
+    return model.value if isinstance(model, Enum) else str(model)
+
+
+def _column(text: str | None) -> int | str | None:
+    if text is None:
+        return None
+    return int(text) if text.lstrip("-").isdigit() else text

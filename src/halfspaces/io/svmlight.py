@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
 
-__all__ = ["line_problem", "parse_block", "read_svmlight", "read_svmlight_files"]
+__all__ = ["line_problem", "parse_block", "read_svmlight", "read_svmlight_base",
+           "read_svmlight_files"]
 
 _MAX_INDEX = 2**31 - 1  # scikit-learn parses indices into a C int
 _PARSE_ERRORS = (ValueError, OverflowError, IndexError)
@@ -88,17 +89,24 @@ def read_svmlight_files(
     file uses index 0, and every X gets as many columns as the widest file needs.
     Parameters and errors are those of :func:`read_svmlight`.
     """
+    return read_svmlight_base(paths, n_features=n_features, zero_based=zero_based,
+                              classes=classes)[0]
+
+
+def read_svmlight_base(paths, *, n_features=None, zero_based="auto", classes=None):
+    """:func:`read_svmlight_files` and the index base it used (True: 0-based)."""
     raw = [(path, *_read_raw(path)) for path in paths]
     if zero_based == "auto":
         zero_based = any(X.nnz and X.indices.min() == 0 for _, X, _ in raw)
     shift = 0 if zero_based else 1
     if n_features is None:
         n_features = max([X.shape[1] - shift for _, X, _ in raw] + [0])
-    return [
+    pairs = [
         finish_block(path, X, y, lambda path=path: _lines(path), first_line=1, shift=shift,
                      n_features=n_features, classes=classes)
         for path, X, y in raw
     ]
+    return pairs, bool(zero_based)
 
 
 def parse_block(

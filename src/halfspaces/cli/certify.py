@@ -1,0 +1,122 @@
+"""``halfspaces certify``: what learning theory says about a labelled data set.
+
+Separability with its certificate (a separating hyperplane, or Gordan weights proving none
+exists), the maximum margin, the radius R, the perceptron's mistake bounds, the VC dimension
+and a sample-complexity table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from halfspaces.cli import _output
+
+__all__ = ["EPSILONS", "DELTAS", "certify", "certify_cli"]
+
+EPSILONS = (0.1, 0.05, 0.01)
+DELTAS = (0.05, 0.01)
+
+
+def certify(data: Path, *, fit_intercept: bool = True, label_column: int | str | None = None,
+            format: str | None = None) -> dict[str, Any]:
+    """Certify a two-class data file (or data set name) with :mod:`halfspaces.theory`.
+
+    Returns
+    -------
+    dict
+        ``separable``; for separable data ``margin`` (the maximum margin), ``norm_bound``
+        and ``mistake_bound`` (Novikoff); otherwise ``certificate_support`` (examples with
+        positive Gordan weight), ``certificate_residual`` (||sum_i a_i y_i x'_i||, ~0) and
+        ``mistake_bound`` (the best Freund-Schapire bound); always ``radius``,
+        ``vc_dimension`` and ``sample_complexity`` (rows of epsilon, delta, samples).
+    """
+    import numpy as np
+
+    from halfspaces import theory
+
+    X, y = _read(data, label_column, format)
+    if len(np.unique(y)) != 2:
+        raise ValueError(f"{data}: certify needs exactly two classes, found "
+                         f"{len(np.unique(y))}.")
+    found = theory.separability(X, y, fit_intercept=fit_intercept)
+    record: dict[str, Any] = {"data": str(data), "n_samples": int(X.shape[0]),
+                              "n_features": int(X.shape[1]), "fit_intercept": fit_intercept,
+                              "separable": bool(found.separable),
+                              "radius": float(theory.radius(X, fit_intercept=fit_intercept))}
+    record.update(_separable(X, y, fit_intercept) if found.separable else
+                  _not_separable(X, y, found, fit_intercept))
+    d = theory.vc_dimension(X.shape[1], fit_intercept=fit_intercept)
+    record["vc_dimension"] = int(d)
+    record["sample_complexity"] = [
+        [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=found.separable))]
+        for eps in EPSILONS for delta in DELTAS]
+    return record
+
+
+def _read(data: Path, label_column, format):
+    from halfspaces.cli._data import is_dataset_name
+
+    if is_dataset_name(data):
+        from halfspaces.datasets import load
+
+        return load(str(data))
+    from halfspaces.io import read
+
+    return read(data, format=format, label_column=label_column)
+
+
+def _separable(X, y, fit_intercept: bool) -> dict[str, Any]:
+    from halfspaces import theory
+
+    best = theory.max_margin(X, y, fit_intercept=fit_intercept)
+    return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
+            "mistake_bound": float(theory.perceptron_mistake_bound(
+                X, y, fit_intercept=fit_intercept)),
+            "mistake_bound_kind": "Novikoff (R'/gamma')^2"}
+
+
+def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
+    import numpy as np
+
+    from halfspaces import theory
+    from halfspaces.theory._data import plus_minus, signed_rows
+
+    a = np.asarray(found.certificate, dtype=np.float64)
+    Z = signed_rows(X, plus_minus(y, X.shape[0]), fit_intercept)
+    residual = float(np.linalg.norm(np.asarray(Z.T @ a).ravel()))
+    bound = theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept)
+    return {"certificate_support": int(np.count_nonzero(a > 0)),
+            "certificate_residual": residual, "mistake_bound": float(bound.bound),
+            "mistake_bound_kind": "Freund-Schapire ((R + D)/gamma)^2, best found"}
+
+
+def certify_cli(
+    data: Annotated[Path, typer.Argument(
+        help="Two-class data: a file in any format fit reads, or a data set name.")],
+    intercept: Annotated[bool, typer.Option(
+        "--intercept/--no-intercept", help="Affine (with bias) or homogeneous halfspaces.")]
+        = True,
+    label_column: Annotated[str | None, typer.Option(
+        help="Tabular data: the label column.", show_default=False)] = None,
+    format: Annotated[str | None, typer.Option(
+        "--format", help="Data format when the extension does not say.", show_default=False)]
+        = None,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object instead of tables.")] = False,
+) -> None:
+    """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples."""
+    from halfspaces.cli.fit import _column
+
+    record = certify(data, fit_intercept=intercept, label_column=_column(label_column),
+                     format=format)
+    if json_output:
+        _output.render(record, title="", as_json=True)
+        return
+    table = record.pop("sample_complexity")
+    _output.render(record, title="halfspaces certify")
+    kind = "realizable" if record["separable"] else "agnostic"
+    _output.grid(table, title=f"sample complexity ({kind}, constant C = 1)",
+                 header=["epsilon", "delta", "samples"])

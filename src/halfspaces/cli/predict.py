@@ -1,0 +1,91 @@
+"""``halfspaces predict``: one prediction per line for every sample of a data file.
+
+:func:`predict` yields the output lines chunk by chunk (memory bounded by a chunk);
+:func:`predict_cli` writes them to stdout, or atomically to ``--out``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from halfspaces.cli import _output
+
+__all__ = ["predict", "predict_cli"]
+
+
+def predict(model_path: Path, data: Path, *, proba: bool = False,
+            label_column: int | str | None = None, format: str | None = None,
+            chunk_size: int = 10_000) -> Iterator[str]:
+    """The prediction lines for `data`: labels in their original values, or with `proba`
+    the class probabilities in the order of ``classes_``, comma-separated.
+
+    Raises
+    ------
+    ValueError
+        For a bad model file or data file, or `proba` for a model without
+        ``predict_proba``.
+    """
+    from halfspaces.cli._data import label_text, load_model
+    from halfspaces.io import iter_chunks
+
+    model, read = load_model(model_path)
+    if proba and not hasattr(model, "predict_proba"):
+        raise ValueError(f"{type(model).__name__} gives no probabilities; drop --proba.")
+    for X, _ in iter_chunks(data, chunk_size, model.n_features_in_, format=format,
+                            label_column=label_column, **read):
+        if proba:
+            yield from (",".join(repr(float(p)) for p in row) for row in model.predict_proba(X))
+        else:
+            yield from (label_text(v) for v in model.predict(X))
+
+
+def predict_cli(
+    model: Annotated[Path, typer.Argument(help="A model file written by `fit --out`.")],
+    data: Annotated[Path, typer.Argument(help="Data to predict, in any format fit reads.")],
+    out: Annotated[Path | None, typer.Option(
+        help="Write the predictions here (atomically) instead of to stdout.",
+        show_default=False)] = None,
+    proba: Annotated[bool, typer.Option(
+        "--proba", help="Print class probabilities (comma-separated, in classes_ order).")]
+        = False,
+    label_column: Annotated[str | None, typer.Option(
+        help="Tabular data: the label column.", show_default=False)] = None,
+    format: Annotated[str | None, typer.Option(
+        "--format", help="Data format when the extension does not say.", show_default=False)]
+        = None,
+    json_output: Annotated[bool, typer.Option(
+        "--json", help="Print one JSON object instead of lines.")] = False,
+) -> None:
+    """Predict a label (or class probabilities) for every sample, one per line."""
+    from halfspaces.cli.fit import _column
+
+    lines = predict(model, data, proba=proba, label_column=_column(label_column), format=format)
+    if out is not None:
+        n = _write_lines(out, lines)
+        if json_output:
+            _output.render({"n_samples": n, "out": str(out)}, title="", as_json=True)
+        return
+    if json_output:
+        _output.render({"predictions": list(lines)}, title="", as_json=True)
+        return
+    for line in lines:
+        print(line)
+
+
+def _write_lines(path: Path, lines: Iterator[str]) -> int:
+    from halfspaces.io.model import atomic_write
+
+    count = 0
+
+    def write(handle) -> None:
+        nonlocal count
+        for line in lines:
+            handle.write(line.encode() + b"\n")
+            count += 1
+
+    atomic_write(path, write)
+    return count
