@@ -1,0 +1,168 @@
+"""KernelPerceptron against SVC, MulticlassPerceptron against scikit-learn's Perceptron (OvR).
+
+Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE]
+
+Cases (issue 5):
+- KernelPerceptron(kernel="rbf") against SVC(kernel="rbf"), the same gamma, on a 10,000-row
+  subset of a9a (tested on the 16,281 rows of a9a's test split) and on concentric circles:
+  fit time (median of the rounds) and test accuracy. Ours runs with the default
+  cache_size=200 (the 10,000 x 10,000 Gram matrix does not fit: rows on demand) and with
+  cache_size=1000 (the whole matrix), for max_epochs=10 on a9a (not separable) and to
+  convergence on circles.
+- MulticlassPerceptron, plain and averaged, against scikit-learn's Perceptron (one-vs-rest,
+  the same 10 passes in the given order, eta0=1, no penalty) on digits, pendigits and MNIST
+  t10k (../shared/data; skipped when absent): fit time and test accuracy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from _harness import Bench, dump, machine
+from sklearn.datasets import load_digits, load_svmlight_file, make_circles
+from sklearn.linear_model import Perceptron as SkPerceptron
+from sklearn.model_selection import train_test_split
+from sklearn.svm import SVC
+
+from halfspaces import KernelPerceptron, MulticlassPerceptron
+
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+EPOCHS = 10
+
+
+def accuracies(models: dict, train, test) -> dict[str, tuple[float, float]]:
+    """Test accuracy and predict time of one fit of each model."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, make in models.items():
+            model = make().fit(*train)
+            start = time.perf_counter()
+            accuracy = model.score(*test)
+            out[name] = (accuracy, time.perf_counter() - start)
+    print(f"\n{'model':<44} {'test accuracy':>14} {'predict s':>10}")
+    for name, (accuracy, seconds) in out.items():
+        print(f"{name:<44} {accuracy:>14.4f} {seconds:>10.3f}")
+    return out
+
+
+def fit_bench(title: str, models: dict, train, comparisons) -> Bench:
+    bench = Bench(title)
+    for name, make in models.items():
+        bench.case(name, lambda make=make: make().fit(*train))
+    for label, numerator, denominator in comparisons:
+        bench.compare(label, numerator, denominator, ">= 1")  # met: ours is the faster
+    return bench
+
+
+# ---------------------------------------------------------------- kernel perceptron vs SVC
+
+def a9a_subset(n: int):
+    from halfspaces.datasets import load_a9a
+
+    X, y = load_a9a("train")
+    rows = np.random.default_rng(0).choice(X.shape[0], n, replace=False)
+    return (X[rows], y[rows]), load_a9a("test")
+
+
+def circles(n: int):
+    X, y = make_circles(2 * n, factor=0.5, noise=0.05, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, train_size=n, random_state=0)
+    return (X_train, y_train), (X_test, y_test)
+
+
+def svc_models(gamma: float, epochs: int | None) -> dict:
+    limit = {} if epochs is None else {"max_epochs": epochs}
+    return {
+        "KernelPerceptron rbf (cache 200 MB)":
+            lambda: KernelPerceptron(kernel="rbf", gamma=gamma, **limit),
+        "KernelPerceptron rbf (cache 1000 MB)":
+            lambda: KernelPerceptron(kernel="rbf", gamma=gamma, cache_size=1000, **limit),
+        "SVC rbf": lambda: SVC(kernel="rbf", gamma=gamma),
+    }
+
+
+def kernel_benches(n: int, rounds: int) -> list[dict]:
+    results = []
+    for name, (train, test), gamma, epochs in [
+        (f"a9a subset {n:,} rows (rbf, gamma 0.08, {EPOCHS} epochs)", a9a_subset(n), 0.08, EPOCHS),
+        (f"circles {n:,} rows (rbf, gamma 1, to convergence)", circles(n), 1.0, None),
+    ]:
+        models = svc_models(gamma, epochs)
+        names = list(models)
+        bench = fit_bench(f"{name}: fit", models, train,
+                          [("SVC / ours (cache 200)", names[2], names[0]),
+                           ("SVC / ours (cache 1000)", names[2], names[1])])
+        result = bench.run(rounds)
+        result["accuracy"] = accuracies(models, train, test)
+        results.append(result)
+    return results
+
+
+# ---------------------------------------------------------------- multiclass
+
+def digits():
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    return (X_train, y_train), (X_test, y_test)
+
+
+def pendigits():
+    X, y = load_svmlight_file(str(SHARED_DATA / "pendigits"), n_features=16)
+    X_test, y_test = load_svmlight_file(str(SHARED_DATA / "pendigits.t"), n_features=16)
+    return (X.toarray(), y), (X_test.toarray(), y_test)
+
+
+def mnist_t10k():
+    """The official MNIST test set, pixels scaled to [0, 1]: 8,000 rows to train, 2,000 to test."""
+    X = np.fromfile(SHARED_DATA / "mnist-t10k-images-idx3-ubyte", dtype=np.uint8, offset=16)
+    y = np.fromfile(SHARED_DATA / "mnist-t10k-labels-idx1-ubyte", dtype=np.uint8, offset=8)
+    X = X.reshape(-1, 784) / 255.0
+    return (X[:8000], y[:8000].astype(np.int64)), (X[8000:], y[8000:].astype(np.int64))
+
+
+MULTICLASS = {
+    "MulticlassPerceptron": lambda: MulticlassPerceptron(max_epochs=EPOCHS),
+    "MulticlassPerceptron average=True":
+        lambda: MulticlassPerceptron(max_epochs=EPOCHS, average=True),
+    "sklearn Perceptron (OvR)":
+        lambda: SkPerceptron(max_iter=EPOCHS, tol=None, shuffle=False, eta0=1.0),
+}
+
+
+def multiclass_benches(rounds: int) -> list[dict]:
+    results = []
+    for name, load in [("digits", digits), ("pendigits", pendigits), ("MNIST t10k", mnist_t10k)]:
+        if load is not digits and not SHARED_DATA.exists():
+            print(f"\n{name}: skipped, {SHARED_DATA} is absent")
+            continue
+        train, test = load()
+        names = list(MULTICLASS)
+        bench = fit_bench(f"{name} {train[0].shape[0]:,} x {train[0].shape[1]}, "
+                          f"{EPOCHS} epochs: fit", MULTICLASS, train,
+                          [("sklearn / ours", names[2], names[0]),
+                           ("sklearn / ours averaged", names[2], names[1])])
+        result = bench.run(rounds)
+        result["accuracy"] = accuracies(MULTICLASS, train, test)
+        results.append(result)
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--json", help="also write the results to this file")
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    n, rounds = (1_000, 1) if args.quick else (10_000, args.rounds)
+    results = kernel_benches(n, rounds) + multiclass_benches(rounds)
+    dump(results, args.json)
+
+
+if __name__ == "__main__":
+    main()
