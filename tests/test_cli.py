@@ -181,3 +181,195 @@ def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
     for (X, y), X_ref, y_ref in zip(ours, theirs[0::2], theirs[1::2]):
         assert X.shape == X_ref.shape and (X != X_ref).nnz == 0
         assert np.array_equal(y, y_ref)
+
+
+# ---------------------------------------------------------------------------------------
+# Every model and every format, predict/evaluate/certify/datasets, exit codes, --help time.
+
+ALL_MODELS = ["perceptron", "averaged", "voted", "pocket", "kernel", "multiclass", "logistic",
+              "lp", "max-margin", "zero-one"]
+FORMATS = ["svm", "csv", "tsv", "parquet", "npy", "npz"]
+EXTRA = {"zero-one": ["--param", "time_limit=5"], "kernel": ["--param", "kernel=linear"]}
+
+
+def available(model):
+    from halfspaces.cli._models import available_models
+
+    return model in available_models()
+
+
+def write_data(path, X, y):
+    """Write (X, y) in the format of `path`'s extension; tabular files get string labels."""
+    import pandas as pd
+
+    labels = np.where(y > 0, "yes", "no")
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    if path.suffix == ".svm":
+        dump_svmlight_file(X, y, str(path), zero_based=False)
+    elif path.suffix == ".csv":
+        frame.assign(label=labels).to_csv(path, index=False)
+    elif path.suffix == ".tsv":
+        frame.assign(label=labels).to_csv(path, index=False, sep="\t")
+    elif path.suffix == ".parquet":
+        frame.assign(target=labels).to_parquet(path)
+    elif path.suffix == ".npy":
+        np.save(path, np.column_stack([y, X]))
+    else:
+        np.savez(path, X=X, y=y)
+    return labels if path.suffix in (".csv", ".tsv", ".parquet") else y
+
+
+def separable_problem(n=48, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 4)), 2)
+    w = np.array([1.0, -1.0, 0.5, 0.0])
+    keep = np.abs(X @ w + 0.2) > 0.3  # a margin, so every model separates it
+    X = X[keep]
+    return X, np.where(X @ w + 0.2 > 0, 1.0, -1.0)
+
+
+@pytest.mark.parametrize("model, fmt", [(m, FORMATS[i % len(FORMATS)])
+                                        for i, m in enumerate(ALL_MODELS)])
+def test_every_model_and_format_end_to_end(model, fmt, tmp_path):
+    if not available(model):
+        pytest.skip(f"--model {model} is not in the library yet")
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    X, y = separable_problem()
+    train, test = tmp_path / f"train.{fmt}", tmp_path / f"test.{fmt}"
+    y_train = write_data(train, X[:30], y[:30])
+    y_test = write_data(test, X[30:], y[30:])
+    out = tmp_path / "model.hs"
+    result = run_cli("fit", str(train), "--test", str(test), "--model", model, "--out",
+                     str(out), "--json", *EXTRA.get(model, []))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert (report["n_train"], report["n_test"], report["n_features"]) == (30, len(y_test), 4)
+    saved = halfspaces.load(out)  # scores recomputed on data read by numpy/pandas, not us
+    assert report["train_accuracy"] == pytest.approx(accuracy(saved, X[:30], y_train))
+    assert report["test_accuracy"] == pytest.approx(accuracy(saved, X[30:], y_test))
+    if model in MODELS:  # an independent refit gives the same weights, bit for bit
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            reference = MODELS[model](max_epochs=10, random_state=0).fit(X[:30], y_train)
+        assert np.array_equal(saved.coef_, reference.coef_)
+
+
+@pytest.fixture
+def saved_model(tmp_path, svmlight_pair):
+    train, test = svmlight_pair
+    out = tmp_path / "m.hs"
+    model = "logistic" if available("logistic") else "averaged"
+    assert run_cli("fit", str(train), "--model", model, "--out", str(out),
+                   "--quiet").returncode == 0
+    return out, test
+
+
+def test_predict_writes_labels_in_original_values(saved_model, tmp_path):
+    out, test = saved_model
+    result = run_cli("predict", str(out), str(test), "--out", str(tmp_path / "p.txt"))
+    assert result.returncode == 0, result.stderr
+    X_test, _ = load_svmlight_files([str(test)])[:2]
+    expected = [str(int(v)) for v in halfspaces.load(out).predict(X_test)]
+    assert (tmp_path / "p.txt").read_text().splitlines() == expected
+    stdout = run_cli("predict", str(out), str(test))
+    assert stdout.stdout.splitlines() == expected
+
+
+def test_evaluate_matches_sklearn_metrics(saved_model):
+    from sklearn.metrics import confusion_matrix, log_loss
+
+    out, test = saved_model
+    result = run_cli("evaluate", str(out), str(test), "--json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    X_test, y_test = load_svmlight_files([str(test)])[:2]
+    model = halfspaces.load(out)
+    predicted = model.predict(X_test)
+    assert record["accuracy"] == pytest.approx(np.mean(predicted == y_test))
+    assert record["confusion"] == confusion_matrix(y_test, predicted,
+                                                   labels=model.classes_).tolist()
+    assert record["classes"] == ["-1", "1"]
+    if hasattr(model, "predict_proba"):
+        assert record["log_loss"] == pytest.approx(
+            log_loss(y_test, model.predict_proba(X_test), labels=model.classes_))
+    else:
+        assert record["log_loss"] is None
+
+
+def test_failed_predict_leaves_no_output(saved_model, tmp_path):
+    out, test = saved_model
+    bad = tmp_path / "bad.svm"
+    bad.write_text(test.read_text() + "1 1:oops\n")
+    target = tmp_path / "p.txt"
+    assert_one_line_error(run_cli("predict", str(out), str(bad), "--out", str(target)),
+                          str(bad), "oops")
+    assert not target.exists() and [p.name for p in tmp_path.iterdir()
+                                     if p.name.startswith(".p.txt")] == []
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_certify_matches_theory(tmp_path, separable):
+    from halfspaces import theory
+
+    X, y = separable_problem(seed=1)
+    if not separable:
+        y = y.copy()
+        y[:3] = -y[:3]
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    result = run_cli("certify", str(path), "--json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    X_read, y_read = load_svmlight_files([str(path)])[:2]
+    assert record["separable"] is theory.separability(X_read, y_read).separable is separable
+    assert record["vc_dimension"] == X.shape[1] + 1
+    assert record["radius"] == pytest.approx(theory.radius(X_read, fit_intercept=True))
+    if separable:
+        assert record["margin"] == pytest.approx(theory.max_margin(X_read, y_read).margin)
+    else:
+        assert record["certificate_residual"] < 1e-6 and record["certificate_support"] > 0
+    assert len(record["sample_complexity"]) == 6
+
+
+def test_datasets_lists_the_bundled_sets():
+    result = run_cli("datasets", "--json")
+    names = [d["name"] for d in json.loads(result.stdout)["datasets"]]
+    assert names == ["a9a", "breast_cancer", "digits", "iris", "wine"]
+
+
+@pytest.mark.parametrize("args", [
+    ["fit", "--param", "no_such_param=1"],
+    ["fit", "--param", "max_epochs=-3"],
+    ["fit", "--checkpoint", "x.ck"],
+    ["fit", "--stream", "--model", "kernel", "x.svm"],
+    ["predict", "only-one-argument"],
+])
+def test_usage_errors_exit_2(args):
+    result = run_cli(*args)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_model_files_are_one_line_errors(tmp_path, svmlight_pair):
+    import pickle
+
+    pickled = tmp_path / "model.pkl"
+    pickled.write_bytes(pickle.dumps({"a": 1}))
+    assert_one_line_error(run_cli("predict", str(pickled), str(svmlight_pair[1])),
+                          "is a pickle")
+    assert_one_line_error(run_cli("evaluate", str(svmlight_pair[0]), str(svmlight_pair[1])),
+                          "not a halfspaces model file")
+
+
+def test_help_is_quick():
+    import time
+
+    timings = []
+    for _ in range(3):
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "halfspaces", "--help"],
+                                capture_output=True, text=True)
+        timings.append(time.perf_counter() - start)
+        assert result.returncode == 0 and "fit" in result.stdout
+    assert min(timings) < 0.5, timings

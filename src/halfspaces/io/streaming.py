@@ -24,6 +24,8 @@ from halfspaces.io.model import ModelFileError, load_with_extra, save
 
 __all__ = ["StreamCounts", "StreamFit", "evaluate_stream", "fit_stream"]
 
+_EPS = float(np.finfo(np.float64).eps)  # scikit-learn's log_loss clips probabilities here
+
 
 @dataclasses.dataclass(frozen=True)
 class StreamFit:
@@ -241,7 +243,7 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
         guess = np.searchsorted(classes, model.predict(X))
         np.add.at(confusion, (truth, guess), 1)
         if has_proba:
-            proba = np.clip(model.predict_proba(X)[np.arange(len(y)), truth], 1e-15, 1.0)
+            proba = np.clip(model.predict_proba(X)[np.arange(len(y)), truth], _EPS, 1.0)
             loss -= float(np.log(proba).sum())
     n = int(confusion.sum())
     return StreamCounts(classes, confusion, loss / n if has_proba and n else None)
