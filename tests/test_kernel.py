@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs, make_circles
 
@@ -316,4 +318,46 @@ def test_linear_kernel_is_the_perceptron_on_a9a():
     primal = quiet_fit(Perceptron(max_epochs=3), X, y)
     assert dual.n_updates_ == primal.n_updates_
     assert_array_equal(signed_alpha(dual, y) @ X.toarray(), primal.coef_.ravel())
+    assert_array_equal(dual.intercept_, primal.intercept_)
+
+
+# ---------------------------------------------------------------- theorems and properties
+
+@pytest.mark.parametrize("params", [dict(kernel="rbf", gamma=2.0),
+                                    dict(kernel="poly", degree=2, gamma=1.0)])
+def test_mistakes_within_novikoff_bound_in_feature_space(params):
+    """Novikoff's bound (R/gamma)^2 in the feature space of k + 1 (the constant feature).
+
+    Any separator u there bounds the mistakes; SVC's, u = sum_j a_j phi(x_j) with bias b,
+    serves: ||(u, b)||^2 = a^T K a + b^2, margins y_i(sum_j a_j K_ij + b), R^2 = max K_ii + 1.
+    """
+    from sklearn.svm import SVC
+
+    X, y = make_circles(200, factor=0.4, noise=0.05, random_state=1)
+    K = naive.kernel(X, X, params["kernel"], **{k: v for k, v in params.items() if k != "kernel"})
+    svc = SVC(kernel="precomputed", C=1e6).fit(K, y)
+    a = np.zeros(len(y))
+    a[svc.support_] = svc.dual_coef_.ravel()
+    b = svc.intercept_[0]
+    margins = np.where(y == 1, 1.0, -1.0) * (K @ a + b)
+    assert margins.min() > 0  # a separator in feature space
+    gamma = margins.min() / np.sqrt(a @ K @ a + b**2)
+    R2 = np.max(np.diag(K)) + 1.0
+    clf = KernelPerceptron(**params).fit(X, y)
+    assert clf.converged_
+    assert clf.n_updates_ <= R2 / gamma**2
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 30), d=st.integers(1, 4),
+       fit_intercept=st.booleans())
+def test_linear_kernel_is_the_perceptron_property(seed, n, d, fit_intercept):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+    y = rng.choice([-1.0, 1.0], size=n)
+    assume(np.unique(y).size == 2)
+    dual = quiet_fit(KernelPerceptron(fit_intercept=fit_intercept, max_epochs=5), X, y)
+    primal = quiet_fit(Perceptron(fit_intercept=fit_intercept, max_epochs=5), X, y)
+    assert (dual.n_updates_, dual.n_epochs_) == (primal.n_updates_, primal.n_epochs_)
+    assert_array_equal(signed_alpha(dual, y) @ X, primal.coef_.ravel())
     assert_array_equal(dual.intercept_, primal.intercept_)
