@@ -404,7 +404,7 @@ def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -
 def _check_streamable(model: str) -> None:
     from halfspaces.cli._models import model_class
 
-    if not hasattr(model_class(model), "partial_fit"):
+    if not hasattr(model_class(model)(), "partial_fit"):
         raise typer.BadParameter(f"--model {model} cannot learn from a stream (it has no "
                                  "partial_fit); drop --stream.", param_hint="--stream")
 
