@@ -29,10 +29,13 @@ _LAZY = {
     "MulticlassPerceptron": "halfspaces.multiclass",
     "save": "halfspaces.io.model",
     "load": "halfspaces.io.model",
+    "LogisticRegression": "halfspaces.logistic",
+    "LinearRegression": "halfspaces.linear_regression",
 }
 _SUBMODULES = {
     "datasets", "perceptron", "exceptions", "cli", "theory", "erm", "kernel", "multiclass",
     "io",
+    "losses",
 }
 
 __all__ = sorted(_LAZY) + ["__version__"]
@@ -43,6 +46,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
     from halfspaces.io.model import load, save
     from halfspaces.kernel import KernelPerceptron
+    from halfspaces.linear_regression import LinearRegression
+    from halfspaces.logistic import LogisticRegression
     from halfspaces.multiclass import MulticlassPerceptron
     from halfspaces.perceptron import (
         AveragedPerceptron,

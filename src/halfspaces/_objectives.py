@@ -1,0 +1,198 @@
+"""The penalised empirical risks the solvers minimise: value, gradient and curvature.
+
+.. math::
+    J(w, b) = \\frac{1}{N}\\sum_{i=1}^N \\ell(y_i, \\langle w, x_i\\rangle + b)
+              + \\frac{\\alpha}{2}\\lVert w\\rVert^2
+
+with the logistic, squared or softmax loss; the intercept b is not penalised. Parameters
+travel as one flat float64 vector: (w, b) for the binary and regression losses, the rows
+(w_k, b_k) of a (k, d + 1) matrix for the softmax loss. Binary and squared losses use the
+fused Numba kernels (one pass over X for the loss and the gradient); the softmax loss uses
+BLAS (X @ W.T and R.T @ X), which is faster for k scores per row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.linalg import cho_factor, cho_solve
+from scipy.special import logsumexp
+
+from halfspaces._kernels import kernel_input
+from halfspaces._kernels import logistic as kl
+
+_BLOCK = 1 << 15  # rows per block of the dense weighted Gram matrix
+
+
+@dataclass
+class Objective:
+    """J for data (X, y): y holds ±1 targets (logistic), values (squared) or class indices."""
+
+    X: object  # validated dense array or CSR matrix
+    y: NDArray
+    alpha: float
+    fit_intercept: bool
+    loss: str  # "logistic", "squared" or "softmax"
+    n_classes: int = 1
+    _rows: NDArray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._K = kernel_input(self.X)
+        self._rows = np.arange(self.X.shape[0], dtype=np.intp)
+        self._code = kl.SQUARED if self.loss == "squared" else kl.LOGISTIC
+
+    @property
+    def c(self) -> float:
+        return 1.0 if self.fit_intercept else 0.0
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        d1 = self.X.shape[1] + 1
+        return (self.n_classes, d1) if self.loss == "softmax" else (d1,)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    def penalised(self) -> NDArray:
+        """1.0 on the coefficient slots, 0.0 on the intercept slots (flat)."""
+        mask = np.ones(self.shape)
+        mask[..., -1] = 0.0
+        return mask.ravel()
+
+    def value_grad(self, w: NDArray) -> tuple[float, NDArray]:
+        """J(w) and its gradient, in one pass over X."""
+        n = self.X.shape[0]
+        if self.loss == "softmax":
+            value, grad = self._softmax_value_grad(w.reshape(self.shape))
+        else:
+            grad = np.zeros(self.size)
+            value = kl.loss_grad(self._K, self.y, w, self.c, self._rows, self._code, grad)
+        pen = self.penalised() * w
+        return value / n + 0.5 * self.alpha * pen @ pen, grad.ravel() / n + self.alpha * pen
+
+    def value(self, w: NDArray) -> float:
+        return self.value_grad(w)[0]
+
+    # -- softmax, in BLAS ------------------------------------------------------------------
+    def scores(self, W: NDArray) -> NDArray:
+        """Z = X W[:, :d]^T + c W[:, d], shape (n, k)."""
+        Z = np.asarray(self.X @ W[:, :-1].T)
+        return Z + self.c * W[:, -1]
+
+    def _softmax_value_grad(self, W: NDArray) -> tuple[float, NDArray]:
+        Z = self.scores(W)
+        lse = logsumexp(Z, axis=1)
+        value = lse.sum() - Z[self._rows, self.y].sum()
+        R = np.exp(Z - lse[:, None])
+        R[self._rows, self.y] -= 1.0
+        return value, self._back(R)
+
+    def _back(self, R: NDArray) -> NDArray:
+        """Sum over rows of R_ik x'_i, shape (k, d + 1)."""
+        G = np.empty(self.shape)
+        G[:, :-1] = np.asarray(self.X.T @ R).T
+        G[:, -1] = self.c * R.sum(axis=0)
+        return G
+
+    def _probabilities(self, W: NDArray) -> NDArray:
+        Z = self.scores(W)
+        return np.exp(Z - logsumexp(Z, axis=1)[:, None])
+
+    # -- curvature -------------------------------------------------------------------------
+    def hess_operator(self, w: NDArray):
+        """v -> H(w) v, the Hessian of J at w as a function (two passes over X per product)."""
+        n = self.X.shape[0]
+        ridge = self.alpha * self.penalised()
+        if self.loss == "softmax":
+            P = self._probabilities(w.reshape(self.shape))
+
+            def product(v: NDArray) -> NDArray:
+                S = self.scores(v.reshape(self.shape))
+                R = P * (S - (P * S).sum(axis=1, keepdims=True))
+                return self._back(R).ravel() / n + ridge * v
+            return product
+
+        h = np.empty(n)
+        kl.curvature(self._K, self.y, w, self.c, self._rows, self._code, h)
+
+        def product(v: NDArray) -> NDArray:
+            out = np.zeros(self.size)
+            kl.hessp(self._K, h, v, self.c, self._rows, out)
+            return out / n + ridge * v
+        return product
+
+    def hessian(self, w: NDArray) -> NDArray:
+        """The full Hessian (size x size), made positive definite along its null directions.
+
+        Directions that J ignores (the intercept's slot without an intercept; for the
+        softmax, adding one vector to every class's unpenalised slots) get curvature 1; the
+        gradient is orthogonal to them, so the Newton step is unchanged.
+        """
+        n = self.X.shape[0]
+        if self.loss == "softmax":
+            H = self._softmax_hessian(w.reshape(self.shape))
+        else:
+            h = np.empty(n)
+            kl.curvature(self._K, self.y, w, self.c, self._rows, self._code, h)
+            H = weighted_gram(self.X, self._K, h, self.c)
+        H /= n
+        H[np.diag_indices_from(H)] += self.alpha * self.penalised()
+        self._fill_null_directions(H)
+        return H
+
+    def _softmax_hessian(self, W: NDArray) -> NDArray:
+        P = self._probabilities(W)
+        k, d1 = self.shape
+        H = np.empty((k * d1, k * d1))
+        for a in range(k):
+            for b in range(a, k):
+                h = P[:, a] * ((a == b) - P[:, b])
+                block = weighted_gram(self.X, self._K, h, self.c)
+                H[a * d1:(a + 1) * d1, b * d1:(b + 1) * d1] = block
+                H[b * d1:(b + 1) * d1, a * d1:(a + 1) * d1] = block.T
+        return H
+
+    def _fill_null_directions(self, H: NDArray) -> None:
+        k, d1 = (self.shape if self.loss == "softmax" else (1, self.shape[0]))
+        free = [d1 - 1] if self.alpha > 0 else list(range(d1))
+        if not self.fit_intercept:
+            free = [j for j in free if j != d1 - 1]
+            H[np.arange(k) * d1 + d1 - 1, np.arange(k) * d1 + d1 - 1] = 1.0
+        if self.loss != "softmax":
+            return
+        for j in free:
+            idx = np.arange(k) * d1 + j
+            H[np.ix_(idx, idx)] += 1.0 / k
+
+    def newton_direction(self, w: NDArray, g: NDArray) -> NDArray:
+        """Solve H(w) s = g by Cholesky (a least-squares solve if H is singular)."""
+        H = self.hessian(w)
+        try:
+            return cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
+        except np.linalg.LinAlgError:
+            return np.linalg.lstsq(H, g, rcond=None)[0]
+
+
+def weighted_gram(X, K, h: NDArray, c: float) -> NDArray:
+    """sum_i h_i x'_i x'_i^T with x' = (x, c), as a dense (d + 1) x (d + 1) array."""
+    d = X.shape[1]
+    if sp.issparse(X):
+        H = np.zeros((d + 1, d + 1))
+        kl.csr_weighted_gram(K[0], K[1], K[2], h, c, H)
+        upper = np.triu(H)
+        return upper + np.triu(H, 1).T
+    H = np.empty((d + 1, d + 1))
+    H[:d, :d] = 0.0
+    for start in range(0, X.shape[0], _BLOCK):
+        B = X[start:start + _BLOCK]
+        hb = h[start:start + _BLOCK]
+        H[:d, :d] += B.T @ (B * hb[:, None].astype(B.dtype, copy=False))
+    col = c * (h @ X)
+    H[:d, d] = col
+    H[d, :d] = col
+    H[d, d] = c * h.sum()
+    return H

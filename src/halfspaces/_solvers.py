@@ -1,0 +1,211 @@
+"""The solvers of LogisticRegression and LinearRegression, over an :class:`Objective`.
+
+- ``gd``: steepest descent w <- w - eta grad J(w) (the lecture's Algorithm 1), with an
+  Armijo backtracking line search by default so that it cannot diverge;
+- ``sgd`` and ``minibatch``: Algorithms 2 and 3, a fresh random order each epoch;
+- ``lbfgs``: SciPy's L-BFGS-B over the fused loss-and-gradient pass;
+- ``newton``: Newton's method with an Armijo line search; the step solves H s = g by
+  Cholesky when the parameter vector is small, else by conjugate gradients on
+  Hessian-vector products (Newton-CG).
+
+Each returns a :class:`SolverRun`. Stopping rules: the full-batch solvers stop when
+||grad J||_inf <= tol (converged), or when a step can no longer decrease J in floating
+point (stalled: tol is below what the problem's rounding allows); the stochastic ones when
+J changes by at most tol (relative) from one epoch to the next; all of them after
+``max_iter`` iterations (epochs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.optimize
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.sparse.linalg import LinearOperator, cg
+
+from halfspaces._kernels import logistic as kl
+from halfspaces._objectives import Objective
+
+__all__ = ["SolverRun", "StepRule", "solve"]
+
+CHOLESKY_MAX = 2048  # Newton uses Cholesky up to this many parameters, Newton-CG beyond
+DEFAULT_MAX_ITER = {"lbfgs": 1000, "newton": 100, "gd": 2000, "sgd": 30, "minibatch": 200,
+                    "lstsq": 1, "cholesky": 1}
+_SCHEDULES = {"constant": kl.CONSTANT, "invscaling": kl.INVSCALING, "optimal": kl.OPTIMAL}
+
+
+@dataclass(frozen=True)
+class SolverRun:
+    """What a solver returns: the flat parameters and how it got there."""
+
+    w: NDArray
+    n_iter: int
+    converged: bool
+    loss_curve: tuple[float, ...]
+    state: tuple | None = None  # stochastic solvers: (iterate, average, n_avg, t)
+    stalled: bool = False  # stopped because J no longer decreased in floating point
+
+
+@dataclass(frozen=True)
+class StepRule:
+    """Step sizes: eta0, the schedule of the stochastic solvers, the line search of gd."""
+
+    eta0: float | None = None
+    schedule: str = "constant"
+    power_t: float = 0.5
+    batch_size: int = 1
+    line_search: bool = True
+    average: bool = True
+
+
+def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
+          steps: StepRule = StepRule(), rng=None, state: tuple | None = None) -> SolverRun:
+    """Minimise ``obj`` from ``w0`` with the named solver."""
+    max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
+    if solver == "lbfgs":
+        return lbfgs(obj, w0, tol, max_iter)
+    if solver == "newton":
+        return newton(obj, w0, tol, max_iter)
+    batch = 1 if solver == "sgd" else steps.batch_size
+    if steps.eta0 is None:
+        steps = replace(steps, eta0=auto_eta0(obj, solver, batch))
+    if solver == "gd":
+        return gradient_descent(obj, w0, tol, max_iter, steps)
+    return stochastic(obj, w0, tol, max_iter, steps, batch, rng, state)
+
+
+def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
+    """The default first step: 1/L for gd, sqrt(batch) / (2 R^2) for the stochastic solvers.
+
+    R^2 = max_i ||x'_i||^2. For averaged SGD with a constant step, 1 / (2 R^2) is the step
+    of Bach and Moulines (2013); mini-batches of size B cut the gradient noise by B and
+    take sqrt(B) times that step (the square-root scaling rule). For gd, L is bounded by
+    the mean of ||x'_i||^2 times the curvature bound of the loss (1/4 logistic, 1 squared).
+    """
+    X = obj.X
+    norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else \
+        np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    norms = norms + obj.c
+    if solver == "gd":
+        curv = 1.0 if obj.loss == "squared" else 0.25
+        return 1.0 / max(curv * norms.mean() + obj.alpha, 1e-12)
+    return np.sqrt(batch) / max(2.0 * norms.max(), 1e-12)
+
+
+def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
+    """SciPy's L-BFGS-B (memory 10) over the fused value-and-gradient pass.
+
+    It stops on the gradient rule or at max_iter; also when its line search can no longer
+    see J decrease in floating point (ill-conditioned problems near the optimum), which
+    is reported as not converged.
+    """
+    curve = [obj.value(w0)]
+    result = scipy.optimize.minimize(
+        obj.value_grad, w0, method="L-BFGS-B", jac=True,
+        callback=lambda intermediate_result: curve.append(float(intermediate_result.fun)),
+        options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxls": 50},
+    )
+    done = np.max(np.abs(result.jac), initial=0.0) <= tol
+    stalled = not done and result.nit < max_iter
+    return SolverRun(result.x, int(result.nit), bool(done), tuple(curve), stalled=stalled)
+
+
+def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float):
+    """Largest t / 2^j with J(w - t s) <= J(w) - 1e-4 t <g, s>: (t, w_new, f, g), or None."""
+    slope = g @ s
+    for _ in range(60):
+        w_new = w - t * s
+        f_new, g_new = obj.value_grad(w_new)
+        if f_new <= f - 1e-4 * t * slope:
+            return t, w_new, f_new, g_new
+        t *= 0.5
+    return None
+
+
+def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
+    """Newton's method with backtracking; Cholesky or CG for the step."""
+    f, g = obj.value_grad(w)
+    curve = [f]
+    for it in range(max_iter):
+        if np.max(np.abs(g)) <= tol:
+            return SolverRun(w, it, True, tuple(curve))
+        s = _newton_step(obj, w, g)
+        found = armijo(obj, w, f, g, s, 1.0)
+        if found is None or found[2] >= f:  # no decrease left in floating point
+            return SolverRun(w, it, False, tuple(curve), stalled=True)
+        _, w, f, g = found
+        curve.append(f)
+    return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
+
+
+def _newton_step(obj: Objective, w: NDArray, g: NDArray) -> NDArray:
+    if obj.size <= CHOLESKY_MAX:
+        return obj.newton_direction(w, g)
+    product = obj.hess_operator(w)
+    op = LinearOperator((obj.size, obj.size), matvec=product, dtype=float)
+    gnorm = np.linalg.norm(g)
+    s, _ = cg(op, g, rtol=min(0.5, np.sqrt(gnorm)), maxiter=max(50, obj.size // 10))
+    return s if g @ s > 0 else g
+
+
+def gradient_descent(obj: Objective, w: NDArray, tol: float, max_iter: int,
+                     steps: StepRule) -> SolverRun:
+    """w <- w - eta grad J(w); with the line search, eta is the Armijo step tried from 2 eta."""
+    f, g = obj.value_grad(w)
+    curve, eta = [f], steps.eta0
+    for it in range(max_iter):
+        if np.max(np.abs(g)) <= tol:
+            return SolverRun(w, it, True, tuple(curve))
+        if steps.line_search:
+            found = armijo(obj, w, f, g, g, 2.0 * eta)
+            if found is None or found[2] >= f:
+                return SolverRun(w, it, False, tuple(curve), stalled=True)
+            eta, w, f, g = found
+        else:
+            w = w - eta * g
+            f, g = obj.value_grad(w)
+        curve.append(f)
+    return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
+
+
+def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: StepRule,
+               batch: int, rng, state: tuple | None = None) -> SolverRun:
+    """Epochs of (mini-batch) SGD, each over a fresh permutation; J recorded after each.
+
+    With ``steps.average`` the model is the mean of the iterates from the second epoch on
+    (Polyak-Ruppert averaging; Shalev-Shwartz and Ben-David's SGD outputs the mean).
+    ``state`` continues an earlier run (partial_fit).
+    """
+    if state is None:
+        state = (np.array(w, dtype=float), np.array(w, dtype=float), -1, 0)
+    it, avg, n_avg, t = state[0].copy(), state[1].copy(), state[2], state[3]
+    curve = [obj.value(avg if n_avg > 0 else it)]
+    converged, epoch = False, 0
+    while epoch < max_iter and not converged:
+        if steps.average and n_avg < 0 and t > 0:
+            n_avg = 0
+        order = rng.permutation(obj.X.shape[0]).astype(np.intp)
+        t, n_avg = run_epoch(obj, it, avg, n_avg, order, batch, steps, t)
+        epoch += 1
+        curve.append(obj.value(avg if n_avg > 0 else it))
+        if not np.isfinite(curve[-1]):
+            break
+        converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
+    model = avg if n_avg > 0 else it
+    return SolverRun(model.copy(), epoch, converged, tuple(curve), (it, avg, n_avg, t))
+
+
+def run_epoch(obj: Objective, w: NDArray, u: NDArray, n_avg: int, order: NDArray, batch: int,
+              steps: StepRule, t: int) -> tuple[int, int]:
+    """One pass of the stochastic kernel over ``order``, updating w (and u) in place."""
+    opts = (obj.alpha, float(_SCHEDULES[steps.schedule]), steps.eta0, steps.power_t)
+    if obj.loss == "softmax":
+        W, U = w.reshape(obj.shape), u.reshape(obj.shape)
+        G, z = np.empty(obj.shape), np.empty(obj.n_classes)
+        return kl.softmax_sgd_epoch(obj._K, obj.y, W, obj.c, order, batch, opts, t, G, z, U,
+                                    n_avg)
+    g = np.empty(obj.size)
+    return kl.sgd_epoch(obj._K, obj.y, w, obj.c, order, batch, obj._code, opts, t, g, u,
+                        n_avg)

@@ -1,0 +1,229 @@
+"""Least-squares linear regression: the member of the family with phi(z) = z.
+
+References
+----------
+.. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
+   Algorithms. Cambridge University Press, 2014. Section 9.2 (linear regression) and
+   Section 13.1 (ridge regression).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from halfspaces._objectives import Objective, weighted_gram
+from halfspaces._solvers import solve
+from halfspaces.exceptions import ConvergenceWarning
+from halfspaces.logistic import _FIT_INPUT, SOLVER_PARAMETERS, step_rule
+
+__all__ = ["LinearRegression"]
+
+
+class LinearRegression(RegressorMixin, BaseEstimator):
+    r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
+
+    Minimises
+
+    .. math::
+        J(w, b) = \frac{1}{2N}\sum_{i=1}^N (\langle w, x_i\rangle + b - y_i)^2
+                  + \frac{\alpha}{2}\lVert w\rVert^2,
+
+    the intercept not penalised. alpha = 0 is scikit-learn's ``LinearRegression``; alpha > 0
+    is ``Ridge(alpha=N * alpha)`` (scikit-learn's ridge objective is 2N times ours).
+
+    Parameters
+    ----------
+    solver : {"lstsq", "cholesky", "gd", "sgd", "minibatch"}, default="lstsq"
+        "lstsq": an SVD-based least-squares solve of the centred problem (the minimum-norm
+        solution when X is rank deficient; on sparse X the normal equations as for
+        "cholesky"). "cholesky": the normal equations (X'^T X' / N + alpha I) w' = X'^T y / N.
+        "gd", "sgd", "minibatch": as in :class:`halfspaces.LogisticRegression`.
+    fit_intercept : bool, default=True
+        Learn the intercept b (never penalised).
+    alpha : float, default=0.0
+        L2 penalty strength.
+    max_iter : int or None, default=None
+        Iterations (epochs) of the iterative solvers; None: 2000 for gd, 30 for sgd, 200 for
+        minibatch.
+    tol : float, default=1e-6
+        gd stops when ||grad J||_inf <= tol, sgd and minibatch when J changes by at most tol
+        (relative) between epochs.
+    learning_rate : {"constant", "invscaling", "optimal"}, default="constant"
+        Schedule of the stochastic solvers: eta0, eta0 / t^power_t or 1 / (alpha (t + t0)).
+    eta0 : float or None, default=None
+        The step of "constant" and the first step of the other schedules; for gd with the
+        line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
+        + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
+        sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
+        Moulines, 2013).
+    power_t : float, default=0.5
+        Exponent of "invscaling".
+    batch_size : int, default=256
+        Examples per step of "minibatch".
+    line_search : bool, default=True
+        gd only: Armijo backtracking.
+    average : bool, default=True
+        sgd and minibatch: report the mean of the iterates from the second epoch on.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the epoch orders of the stochastic solvers.
+    warm_start : bool, default=False
+        Iterative solvers start from the previous solution.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        The weights w.
+    intercept_ : float
+        The intercept b.
+    n_iter_ : int
+        Iterations (epochs) of the last fit; 1 for the direct solvers.
+    loss_curve_ : ndarray
+        J after each iteration of the iterative solvers (empty for the direct ones).
+    converged_ : bool
+        Whether the stopping rule was met.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when X had string column names.
+
+    See Also
+    --------
+    halfspaces.LogisticRegression : the classification member of the family.
+
+    References
+    ----------
+    Shalev-Shwartz and Ben-David (2014), Sections 9.2 and 13.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LinearRegression
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> reg = LinearRegression().fit(X, [1.0, 3.0, 5.0, 7.0])
+    >>> float(reg.coef_[0]), float(reg.intercept_)
+    (2.0, 1.0)
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "solver": [StrOptions({"lstsq", "cholesky", "gd", "sgd", "minibatch"})],
+        **SOLVER_PARAMETERS,
+    }
+
+    def __init__(self, solver: str = "lstsq", fit_intercept: bool = True, alpha: float = 0.0,
+                 max_iter: int | None = None, tol: float = 1e-6,
+                 learning_rate: str = "constant", eta0: float | None = None,
+                 power_t: float = 0.5,
+                 batch_size: int = 256, line_search: bool = True, average: bool = True,
+                 random_state=None, warm_start: bool = False) -> None:
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Minimise J over the training data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; float32 is kept, CSR is used as it is.
+        y : array-like of shape (n_samples,)
+            Targets.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        self._validate_params()
+        X, y = validate_data(self, X, y, y_numeric=True, **_FIT_INPUT)
+        y = np.asarray(y, dtype=np.float64)
+        obj = Objective(X, y, self.alpha, self.fit_intercept, "squared")
+        if self.solver in ("lstsq", "cholesky"):
+            w, curve, n_iter, converged = self._direct(X, y, obj), (), 1, True
+        else:
+            resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
+            w0 = self._w if resume else np.zeros(obj.size)
+            run = solve(obj, self.solver, w0, self.tol, self.max_iter, step_rule(self),
+                        check_random_state(self.random_state))
+            w, curve, n_iter, converged = run.w, run.loss_curve, run.n_iter, run.converged
+        self._w = w
+        self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
+        self.n_iter_, self.loss_curve_, self.converged_ = n_iter, np.asarray(curve), converged
+        if not converged:
+            warnings.warn(f"LinearRegression(solver={self.solver!r}) stopped at max_iter="
+                          f"{n_iter} before its stopping rule (tol={self.tol}) was met; raise "
+                          "max_iter or use solver='lstsq'.", ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
+        if self.solver == "lstsq" and not sp.issparse(X):
+            return _lstsq(X, y, self.alpha, self.fit_intercept)
+        return _normal_equations(X, y, obj)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """<w, x> + b for each row of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray:
+    """Centre, stack sqrt(N alpha) I under X for the penalty, solve by SVD, recover b."""
+    x_mean = X.mean(axis=0, dtype=np.float64) if fit_intercept else np.zeros(X.shape[1])
+    y_mean = y.mean() if fit_intercept else 0.0
+    A, rhs = np.asarray(X, dtype=np.float64) - x_mean, y - y_mean
+    if alpha > 0:
+        A = np.vstack([A, np.sqrt(X.shape[0] * alpha) * np.eye(X.shape[1])])
+        rhs = np.concatenate([rhs, np.zeros(X.shape[1])])
+    w = np.linalg.lstsq(A, rhs, rcond=None)[0]
+    return np.append(w, y_mean - x_mean @ w)
+
+
+def _normal_equations(X, y: NDArray, obj: Objective) -> NDArray:
+    """Solve (X'^T X' / N + alpha I_w) w' = X'^T y / N; least squares if it is singular."""
+    n = X.shape[0]
+    G = weighted_gram(X, obj._K, np.ones(n), obj.c) / n
+    G[np.diag_indices_from(G)] += obj.alpha * obj.penalised()
+    if not obj.fit_intercept:
+        G[-1, -1] = 1.0
+    rhs = np.append(np.asarray(X.T @ y).ravel(), obj.c * y.sum()) / n
+    try:
+        return cho_solve(cho_factor(G, check_finite=False), rhs, check_finite=False)
+    except LinAlgError:
+        return np.linalg.lstsq(G, rhs, rcond=None)[0]

@@ -1,0 +1,66 @@
+"""halfspaces.losses against inline definitions, finite differences and the ordering theorem."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+from halfspaces.losses import LOSSES, get_loss
+
+MARGINS = np.array([-800.0, -30.0, -1.0, -1e-3, 0.0, 1e-3, 0.5, 1.0, 2.0, 30.0, 800.0])
+
+# Inline references, one example at a time, straight from the definitions.
+REFERENCE = {
+    "zero_one": lambda z: 1.0 if z <= 0 else 0.0,
+    "logistic": lambda z: math.log1p(math.exp(-z)) if z > -700 else -z,
+    "hinge": lambda z: max(0.0, 1.0 - z),
+    "perceptron": lambda z: max(0.0, -z),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_value_matches_the_definition(name):
+    expected = [REFERENCE[name](z) for z in MARGINS]
+    assert_allclose(get_loss(name).value(MARGINS), expected, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_derivative_matches_finite_differences_away_from_kinks(name):
+    z = np.array([-3.0, -0.7, 0.3, 0.6, 1.7, 4.0])
+    h = 1e-6
+    loss = get_loss(name)
+    numeric = (loss.value(z + h) - loss.value(z - h)) / (2 * h)
+    assert_allclose(loss.derivative(z), numeric, atol=1e-7)
+
+
+def test_no_overflow_warnings_at_huge_margins():
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        for loss in LOSSES.values():
+            assert np.all(np.isfinite(loss.value(MARGINS * 1e300 / 800)))
+            assert np.all(np.isfinite(loss.derivative(MARGINS * 1e300 / 800)))
+
+
+def test_subgradients_at_the_kinks_are_the_ones_the_algorithms_use():
+    assert get_loss("perceptron").derivative(np.array([0.0]))[0] == -1.0  # updates on z = 0
+    assert get_loss("hinge").derivative(np.array([1.0]))[0] == -1.0
+    assert get_loss("logistic").derivative(np.array([0.0]))[0] == -0.5
+
+
+@given(st.floats(-50, 50))
+def test_surrogates_bound_the_zero_one_loss(z):
+    # hinge >= zero-one everywhere; logistic / ln 2 >= zero-one (the surrogate view)
+    zero_one = get_loss("zero_one").value(np.array([z]))[0]
+    assert get_loss("hinge").value(np.array([z]))[0] >= zero_one
+    assert get_loss("logistic").value(np.array([z]))[0] / math.log(2) >= zero_one - 1e-12
+    assert get_loss("perceptron").value(np.array([z]))[0] <= get_loss("hinge").value(
+        np.array([z]))[0]
+
+
+def test_unknown_loss_names_the_choices():
+    with pytest.raises(ValueError, match="hinge"):
+        get_loss("squared_hinge")
