@@ -1,0 +1,89 @@
+"""LinearRegression against scikit-learn's LinearRegression and Ridge, and its iterative solvers
+against the exact solution."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.linear_model import LinearRegression as SkLinearRegression
+from sklearn.linear_model import Ridge
+
+from _data import FORMATS, in_format
+from halfspaces import ConvergenceWarning, LinearRegression
+
+
+def regression(n=300, d=6, seed=0, sparsity=0.3, noise=0.5):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * (rng.random((n, d)) >= sparsity)
+    y = X @ rng.normal(size=d) + 1.5 + noise * rng.normal(size=n)
+    return X, y
+
+
+def objective(X, y, coef, intercept, alpha):
+    """J from its definition, in NumPy."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    r = X @ coef + intercept - y
+    return r @ r / (2 * len(y)) + 0.5 * alpha * coef @ coef
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("solver", ["lstsq", "cholesky"])
+def test_matches_sklearn_linear_regression(solver, fit_intercept, fmt):
+    X, y = regression()
+    Xf = in_format(X, fmt)
+    ours = LinearRegression(solver=solver, fit_intercept=fit_intercept).fit(Xf, y)
+    sk = SkLinearRegression(fit_intercept=fit_intercept).fit(X, y)
+    rtol = 1e-5 if fmt == "dense32" else 1e-9
+    assert_allclose(ours.coef_, sk.coef_, rtol=rtol, atol=rtol)
+    assert_allclose(ours.intercept_, sk.intercept_, rtol=rtol, atol=rtol)
+    assert_allclose(ours.predict(Xf), sk.predict(X), rtol=rtol, atol=rtol)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("solver", ["lstsq", "cholesky"])
+def test_ridge_penalty_is_sklearn_ridge_with_alpha_times_n(solver, fmt):
+    X, y = regression(seed=1)
+    alpha = 0.05
+    ours = LinearRegression(solver=solver, alpha=alpha).fit(in_format(X, fmt), y)
+    sk = Ridge(alpha=alpha * len(y), solver="svd").fit(X, y)
+    assert_allclose(ours.coef_, sk.coef_, rtol=1e-9)
+    assert_allclose(ours.intercept_, sk.intercept_, rtol=1e-9)
+
+
+def test_rank_deficient_lstsq_is_the_minimum_norm_solution():
+    X, y = regression(seed=2, sparsity=0.0)
+    X = np.hstack([X, X[:, :2]])  # duplicated columns
+    ours = LinearRegression().fit(X, y)
+    sk = SkLinearRegression().fit(X, y)
+    assert_allclose(ours.coef_, sk.coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(ours.coef_, np.linalg.pinv(X - X.mean(0)) @ (y - y.mean()), rtol=1e-8)
+
+
+@pytest.mark.parametrize("solver,rtol", [("gd", 1e-6), ("sgd", 1e-3), ("minibatch", 1e-3)])
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+def test_iterative_solvers_reach_the_exact_objective(solver, rtol, fmt):
+    X, y = regression(n=2000, seed=3)
+    alpha = 1e-3
+    exact = LinearRegression(alpha=alpha).fit(X, y)
+    best = objective(X, y, exact.coef_, exact.intercept_, alpha)
+    ours = LinearRegression(solver=solver, alpha=alpha, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours.fit(in_format(X, fmt), y)
+    reached = objective(X, y, ours.coef_, ours.intercept_, alpha)
+    assert reached <= best * (1 + rtol)
+    assert_allclose(ours.loss_curve_[-1], reached, rtol=1e-6)
+    if solver == "gd":
+        assert np.all(np.diff(ours.loss_curve_) <= 0)
+
+
+def test_gd_without_line_search_diverges_with_a_too_large_step():
+    X, y = regression(seed=4)
+    with pytest.warns(ConvergenceWarning):
+        reg = LinearRegression(solver="gd", line_search=False, eta0=10.0, max_iter=20).fit(X, y)
+    assert reg.loss_curve_[-1] > reg.loss_curve_[0]
