@@ -287,7 +287,8 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
             estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
             label_column=label_column, checkpoint=options.checkpoint,
             checkpoint_every=options.checkpoint_every, resume=options.resume,
-            on_progress=advance)))
+            on_progress=advance, n_features=info.n_features, classes=info.classes,
+            zero_based=info.zero_based)))
     run = runs[0]
     _save(run.model, out, info.format, run.zero_based, label_column)
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,

@@ -80,6 +80,8 @@ def fit_stream(
     checkpoint_every: int | None = None,
     resume: bool = False,
     on_progress: Callable[[int], None] | None = None,
+    n_features: int | None = None,
+    classes: Any = None,
 ) -> StreamFit:
     """Train `model` with ``partial_fit`` on `path`, `chunk_size` rows at a time.
 
@@ -105,6 +107,9 @@ def fit_stream(
         Continue from `checkpoint` if it exists (skipping the examples it has consumed).
     on_progress : callable or None, default=None
         Called with the number of examples after each ``partial_fit``.
+    n_features, classes : default=None
+        When both are given (e.g. from an earlier :func:`halfspaces.io.scan`), the first
+        pass is skipped; an svmlight file is then 1-based unless `zero_based` is True.
 
     Returns
     -------
@@ -125,8 +130,9 @@ def fit_stream(
     every = checkpoint_every or chunk_size
     settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
                 "checkpoint_every": every, "epochs": epochs}
+    known = None if n_features is None or classes is None else (n_features, classes)
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
-                         label_column, zero_based, chunk_size)
+                         label_column, zero_based, chunk_size, known)
     n_seen, n_checkpoints = 0, 0
     for epoch in range(plan.epoch, epochs):
         position = plan.position if epoch == plan.epoch else 0
@@ -149,8 +155,10 @@ def fit_stream(
     return StreamFit(model, plan.n_features, plan.zero_based, n_seen, resumed_at, n_checkpoints)
 
 
-def _start(model, path, settings, checkpoint, format, label_column, zero_based, chunk_size):
-    """(model, plan): from the checkpoint when there is one to resume, else from a scan."""
+def _start(model, path, settings, checkpoint, format, label_column, zero_based, chunk_size,
+           known):
+    """(model, plan): from the checkpoint when there is one to resume, else from `known`
+    (n_features, classes), else from a scan."""
     if checkpoint is not None and Path(checkpoint).exists():
         saved, extra = load_with_extra(checkpoint)
         progress = extra.get("checkpoint")
@@ -159,6 +167,8 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
         _check_same_run(checkpoint, progress, settings)
         return saved, _Plan(progress["epoch"], progress["position"], progress["n_features"],
                             progress["zero_based"], np.asarray(progress["classes"]), True)
+    if known is not None:
+        return model, _Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
     info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
                 chunk_size=chunk_size)
     if info.n_samples == 0:

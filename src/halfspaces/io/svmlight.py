@@ -140,12 +140,12 @@ def finish_block(path, X, y, numbered_lines, first_line: int, shift: int, n_feat
 
     `numbered_lines` is called only when a check fails, to find the line to blame.
     """
-    import scipy.sparse as sp
-
     if not _block_ok(X, y, shift, n_features, classes):
         raise _locate(path, numbered_lines(), shift, n_features, classes, None)
-    width = X.shape[1] - shift if n_features is None else n_features
-    X = sp.csr_matrix((X.data, X.indices - shift, X.indptr), shape=(X.shape[0], max(width, 0)))
+    width = max(X.shape[1] - shift if n_features is None else n_features, 0)
+    if shift:
+        X.indices -= shift  # in place: scikit-learn's fresh arrays are ours
+    X.resize(X.shape[0], width)  # every index is below width (checked): nothing is cut
     return X, y
 
 
