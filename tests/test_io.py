@@ -189,3 +189,23 @@ def test_garbled_line_gives_the_clear_error_or_parses(tmp_path, tokens, where):
 def _stack(chunks):
     chunks = list(chunks)
     return sp.vstack([c[0] for c in chunks]).tocsr(), np.concatenate([c[1] for c in chunks])
+
+
+CSV_FIELDS = st.sampled_from(["1", "-2.5", "", " ", "x", "nan", "inf", "1e400", "\"3\"", "yes",
+                              "1,2", "\t", "#", "0x10", "1_0", "é", "\x00", "\r"])
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fields=st.lists(CSV_FIELDS, min_size=1, max_size=5), where=st.integers(2, 4))
+def test_garbled_csv_line_gives_the_clear_error_or_parses(tmp_path, fields, where):
+    lines = ["a,b,label", "1,2,1", "3,4,0", "5,6,1"]
+    lines.insert(where - 1, ",".join(fields))
+    path = tmp_path / "g.csv"
+    path.write_bytes("\n".join(lines).encode() + b"\n")
+    try:
+        X, y = read(path)
+    except DataFileError as exc:
+        assert str(exc).startswith(f"{path}, line {where}: "), str(exc)
+    else:
+        assert np.isfinite(X).all() and X.shape[1] == 2
