@@ -276,6 +276,19 @@ def test_predict_writes_labels_in_original_values(saved_model, tmp_path):
     assert stdout.stdout.splitlines() == expected
 
 
+def test_predict_proba_lines(saved_model, tmp_path):
+    out, test = saved_model
+    model = halfspaces.load(out)
+    result = run_cli("predict", str(out), str(test), "--proba")
+    if not hasattr(model, "predict_proba"):
+        assert_one_line_error(result, "gives no probabilities")
+        return
+    assert result.returncode == 0, result.stderr
+    X_test, _ = load_svmlight_files([str(test)])[:2]
+    rows = [[float(p) for p in line.split(",")] for line in result.stdout.splitlines()]
+    assert np.array_equal(np.array(rows), model.predict_proba(X_test))
+
+
 def test_evaluate_matches_sklearn_metrics(saved_model):
     from sklearn.metrics import confusion_matrix, log_loss
 
@@ -343,6 +356,7 @@ def test_datasets_lists_the_bundled_sets():
     ["fit", "--param", "max_epochs=-3"],
     ["fit", "--checkpoint", "x.ck"],
     ["fit", "--stream", "--model", "kernel", "x.svm"],
+    ["fit", "--stream"],
     ["predict", "only-one-argument"],
 ])
 def test_usage_errors_exit_2(args):

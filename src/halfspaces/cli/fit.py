@@ -395,6 +395,8 @@ def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -
                                  param_hint="--test-fraction")
     if not stream and (checkpoint or every or resume):
         raise typer.BadParameter("checkpoints need --stream.", param_hint="--checkpoint")
+    if stream and data is None:
+        raise typer.BadParameter("--stream needs a training file DATA.", param_hint="--stream")
     if stream and test_fraction is not None:
         raise typer.BadParameter("--stream cannot hold out a fraction; give --test.",
                                  param_hint="--test-fraction")
