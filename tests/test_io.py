@@ -209,3 +209,46 @@ def test_garbled_csv_line_gives_the_clear_error_or_parses(tmp_path, fields, wher
         assert str(exc).startswith(f"{path}, line {where}: "), str(exc)
     else:
         assert np.isfinite(X).all() and X.shape[1] == 2
+
+
+NUMBERS = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=64).map(repr),
+    st.integers(-10**20, 10**20).map(str),
+    st.from_regex(r"\A[+-]?[0-9]{0,21}\.?[0-9]{0,21}([eE][+-]?[0-9]{1,3})?\Z"),
+)
+
+
+@settings(max_examples=300, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=st.lists(st.tuples(NUMBERS, st.lists(NUMBERS, max_size=4)), min_size=1,
+                     max_size=6))
+def test_compiled_parser_equals_sklearn_bit_for_bit(tmp_path, rows):
+    lines = [" ".join([label] + [f"{i + 1}:{v}" for i, v in enumerate(values)])
+             for label, values in rows]
+    path = tmp_path / "n.svm"
+    path.write_text("\n".join(lines) + "\n")
+    try:
+        X_ref, y_ref = load_svmlight_file(str(path), zero_based=False, n_features=4)
+    except ValueError:
+        with pytest.raises(DataFileError, match=r", line \d+: "):
+            read(path, zero_based=False, n_features=4)
+        return
+    if not (np.isfinite(X_ref.data).all() and np.isfinite(y_ref).all()):
+        with pytest.raises(DataFileError, match="NaN and infinity"):
+            read(path, zero_based=False, n_features=4)
+        return
+    X, y = read(path, zero_based=False, n_features=4)
+    assert np.array_equal(y, y_ref) and np.array_equal(np.signbit(y), np.signbit(y_ref))
+    dense, dense_ref = X.toarray(), X_ref.toarray()
+    assert np.array_equal(dense, dense_ref) and X.nnz == X_ref.nnz
+    assert np.array_equal(np.signbit(X.data), np.signbit(X_ref.data))
+
+
+def test_compiled_parser_takes_the_common_case(tmp_path, problem):
+    from halfspaces.io import _fastparse
+
+    path = write_svm(tmp_path / "d.svm", *problem)
+    status, y, indptr, indices, data, width = _fastparse.parse(path.read_bytes())
+    X_ref, y_ref = load_svmlight_file(str(path), zero_based=True)
+    assert status == _fastparse.OK and np.array_equal(y, y_ref)
+    assert np.array_equal(indptr, X_ref.indptr) and np.array_equal(data, X_ref.data)

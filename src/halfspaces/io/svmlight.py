@@ -122,14 +122,7 @@ def parse_block(
 
     `shift` is 1 for a 1-based file, 0 for a 0-based one. Used by :func:`iter_chunks`.
     """
-    from sklearn.datasets import load_svmlight_file
-
-    try:
-        X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), dtype=np.float64,
-                                  zero_based=True)
-    except _PARSE_ERRORS as exc:
-        raise _locate(path, enumerate(lines, first_line), shift, n_features, classes,
-                      exc) from None
+    X, y = _parse_raw(path, b"".join(lines), lambda: enumerate(lines, first_line))
     return finish_block(path, X, y, lambda: enumerate(lines, first_line), first_line,
                         shift, n_features, classes)
 
@@ -161,14 +154,34 @@ def _block_ok(X, y, shift: int, n_features: int, classes) -> bool:
 
 def _read_raw(path: str | os.PathLike) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Parse `path` with indices as written (0-based raw); errors name the line."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    return _parse_raw(path, text, lambda: _lines(path))
+
+
+def _parse_raw(path, text: bytes, numbered_lines) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
+    """Raw (X, y) of svmlight `text`: the compiled parser, else scikit-learn's.
+
+    The compiled parser (:mod:`halfspaces.io._fastparse`) takes the plain common case and
+    declines anything else, which scikit-learn's parser then reads (or rejects: the error
+    names the line found by `numbered_lines`).
+    """
+    import scipy.sparse as sp
+
+    from halfspaces.io import _fastparse
+
+    status, y, indptr, indices, data, width = _fastparse.parse(text)
+    if status == _fastparse.OK:
+        return sp.csr_matrix((data, indices, indptr), shape=(len(y), width)), y
     from sklearn.datasets import load_svmlight_file
 
     try:
-        return load_svmlight_file(os.fspath(path), dtype=np.float64, zero_based=True)
-    except OSError as exc:
-        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+        return load_svmlight_file(io.BytesIO(text), dtype=np.float64, zero_based=True)
     except _PARSE_ERRORS as exc:
-        raise _locate(path, _lines(path), 0, None, None, exc) from None
+        raise _locate(path, numbered_lines(), 0, None, None, exc) from None
 
 
 def _lines(path):

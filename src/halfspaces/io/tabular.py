@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -148,8 +149,11 @@ def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
         reason = _text_line_problem(line, layout, kind, allowed)
         if reason:
             return DataFileError(path, reason, line=number)
-    detail = f" ({' '.join(str(exc).split())})" if exc is not None else ""
-    return DataFileError(path, f"not a valid delimited text file{detail}")
+    detail = " ".join(str(exc).split()) if exc is not None else ""
+    row = re.search(r"at row (\d+)", detail)
+    if row and int(row.group(1)) < len(numbers):  # NumPy's own count, from 0
+        return DataFileError(path, detail, line=numbers[int(row.group(1))])
+    return DataFileError(path, f"not a valid delimited text file ({detail or 'unknown'})")
 
 
 def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | None:
@@ -167,6 +171,8 @@ def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | No
 def _value_problem(field: str, column: int, layout: TextLayout) -> str | None:
     name = f"column {layout.names[column]!r}" if layout.names else f"column {column}"
     try:
+        if "_" in field:  # Python's float takes 1_0, NumPy's parser does not
+            raise ValueError(field)
         value = float(field)
     except ValueError:
         return f"{name}: {_shorten(field)!r} is not a number"

@@ -1,0 +1,184 @@
+"""A compiled svmlight parser for the common case; anything unusual goes to scikit-learn's.
+
+The kernel accepts lines of ``label index:value ...`` with optional ``# comments``, where
+every number is plain decimal (``[+-]digits[.digits][e[+-]digits]``). Those with a mantissa
+below 2**53 and a decimal exponent within 22 are converted by Clinger's fast path (a single
+correctly rounded IEEE operation on exact operands, so the result equals Python's ``float``);
+the rest (e.g. 17-digit reprs) are left to Python's ``float`` afterwards, token by token. Indices must be non-negative integers in increasing order. On anything else
+(qid, NaN, underscores, too many digits, a bad token, an index out of order) it returns
+``FALLBACK`` and the caller hands the whole block to scikit-learn's parser, whose semantics,
+and whose errors located by :func:`halfspaces.io.svmlight.line_problem`, stay the reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["FALLBACK", "OK", "parse"]
+
+OK, FALLBACK = 0, 1
+EXACT, SLOW, INVALID = 0, 1, 2
+_POW10 = np.array([10.0**k for k in range(23)])  # exact in float64 for k <= 22
+_MAX_MANTISSA = 2**53
+
+
+@njit(cache=True)
+def _is_space(c):
+    return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
+
+
+@njit(cache=True)
+def _ends_token(buf, i, n):
+    return i >= n or _is_space(buf[i]) or buf[i] == 10 or buf[i] == 35
+
+
+@njit(cache=True)
+def _number(buf, i, n, pow10):
+    """(value, next position, status) for a plain decimal at buf[i:].
+
+    status: EXACT (value computed), SLOW (valid, but only Python's float rounds it right),
+    INVALID (not a plain decimal).
+    """
+    sign = 1.0
+    if i < n and (buf[i] == 43 or buf[i] == 45):
+        sign = -1.0 if buf[i] == 45 else 1.0
+        i += 1
+    mantissa, digits, scale, seen = 0, 0, 0, False
+    while i < n and 48 <= buf[i] <= 57:
+        if mantissa or buf[i] != 48:
+            digits += 1
+        mantissa = mantissa * 10 + (buf[i] - 48) if digits <= 18 else mantissa
+        scale += 1 if digits > 18 else 0
+        seen, i = True, i + 1
+    if i < n and buf[i] == 46:
+        i += 1
+        while i < n and 48 <= buf[i] <= 57:
+            if mantissa or buf[i] != 48:
+                digits += 1
+            if digits <= 18:
+                mantissa = mantissa * 10 + (buf[i] - 48)
+                scale -= 1
+            seen, i = True, i + 1
+    if not seen:
+        return 0.0, i, INVALID
+    if i < n and (buf[i] == 101 or buf[i] == 69):
+        i += 1
+        esign, exponent, eseen = 1, 0, False
+        if i < n and (buf[i] == 43 or buf[i] == 45):
+            esign = -1 if buf[i] == 45 else 1
+            i += 1
+        while i < n and 48 <= buf[i] <= 57 and exponent < 10000:
+            exponent = exponent * 10 + (buf[i] - 48)
+            eseen, i = True, i + 1
+        if not eseen:
+            return 0.0, i, INVALID
+        scale += esign * exponent
+    if digits > 18 or exponent_too_big(scale):
+        return 0.0, i, SLOW
+    if mantissa == 0:
+        return sign * 0.0, i, EXACT
+    if mantissa >= 9007199254740992:
+        return 0.0, i, SLOW
+    value = mantissa * pow10[scale] if scale >= 0 else mantissa / pow10[-scale]
+    return sign * value, i, EXACT
+
+
+@njit(cache=True)
+def exponent_too_big(scale):
+    return scale > 22 or scale < -22
+
+
+@njit(cache=True)
+def _index(buf, i, n):
+    """(index, next position, ok): digits then ':'."""
+    value, seen = 0, False
+    if i < n and buf[i] == 43:
+        i += 1
+    while i < n and 48 <= buf[i] <= 57 and value < 2147483647:
+        value = value * 10 + (buf[i] - 48)
+        seen, i = True, i + 1
+    ok = seen and i < n and buf[i] == 58 and value <= 2147483647
+    return value, i + 1, ok
+
+
+@njit(cache=True)
+def _count(buf, byte):
+    total = 0
+    for c in buf:
+        if c == byte:
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _parse(buf, labels, indptr, indices, data, slow, pow10):
+    """Fill the arrays; return (status, rows, nnz, width, n_slow).
+
+    Values only Python converts exactly are left for the caller: slow[j] = (target,
+    start, end), target k >= 0 for data[k], -1 - r for labels[r].
+    """
+    n, i, row, k, width, n_slow = len(buf), 0, 0, 0, 0, 0
+    while i < n:
+        while i < n and _is_space(buf[i]):
+            i += 1
+        if i >= n:
+            break
+        if buf[i] == 10 or buf[i] == 35:
+            while i < n and buf[i] != 10:
+                i += 1
+            i += 1
+            continue
+        start = i
+        label, i, status = _number(buf, i, n, pow10)
+        if status == INVALID or not _ends_token(buf, i, n):
+            return FALLBACK, row, k, width, n_slow
+        if status == SLOW:
+            slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = -1 - row, start, i
+            n_slow += 1
+        previous = -1
+        while True:
+            while i < n and _is_space(buf[i]):
+                i += 1
+            if i >= n or buf[i] == 10 or buf[i] == 35:
+                break
+            index, i, ok = _index(buf, i, n)
+            if not ok or index <= previous:
+                return FALLBACK, row, k, width, n_slow
+            start = i
+            value, i, status = _number(buf, i, n, pow10)
+            if status == INVALID or not _ends_token(buf, i, n):
+                return FALLBACK, row, k, width, n_slow
+            if status == SLOW:
+                slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = k, start, i
+                n_slow += 1
+            indices[k], data[k], previous, k = index, value, index, k + 1
+            width = max(width, index + 1)
+        while i < n and buf[i] != 10:
+            i += 1
+        i += 1
+        labels[row], row = label, row + 1
+        indptr[row] = k
+    return OK, row, k, width, n_slow
+
+
+def parse(buf: bytes):
+    """(status, labels, indptr, indices, data, width) for a block of svmlight text.
+
+    Indices are raw (as written); `width` is the largest index plus one.
+    """
+    array = np.frombuffer(buf, dtype=np.uint8)
+    rows = _count(array, 10) + 1
+    nnz = _count(array, 58)
+    labels, indptr = np.empty(rows), np.zeros(rows + 1, dtype=np.int64)
+    indices, data = np.empty(nnz, dtype=np.int32), np.empty(nnz)
+    slow = np.empty((rows + nnz, 3), dtype=np.int64)
+    status, rows, nnz, width, n_slow = _parse(array, labels, indptr, indices, data, slow,
+                                              _POW10)
+    for target, start, end in slow[:n_slow].tolist():  # Python's float: correctly rounded
+        value = float(buf[start:end])
+        if target >= 0:
+            data[target] = value
+        else:
+            labels[-1 - target] = value
+    return status, labels[:rows], indptr[:rows + 1], indices[:nnz], data[:nnz], width
