@@ -1,6 +1,6 @@
 """Data files: svmlight parse throughput, streaming training throughput and peak memory.
 
-* Parse: ``halfspaces.io.read_svmlight`` (scikit-learn's parser plus our checks: finite
+* Parse: ``halfspaces.io.read_svmlight`` (a compiled parser plus our checks: finite
   values, index base, line-numbered errors) and ``iter_chunks`` against scikit-learn's
   ``load_svmlight_file`` on the same file, interleaved rounds, MB/s.
 * Streaming: ``halfspaces fit BIG --stream --model averaged`` (a fresh process, as users run
