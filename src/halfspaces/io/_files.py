@@ -144,7 +144,7 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
     --------
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
-    >>> _ = path.write_text("1 1:1\n-1 4:1\n1 2:1\n")
+    >>> _ = path.write_text("1 1:1\\n-1 4:1\\n1 2:1\\n")
     >>> info = scan(path, chunk_size=2)
     >>> info.n_samples, info.n_features, info.classes.tolist(), info.zero_based
     (3, 4, [-1.0, 1.0], False)
