@@ -87,3 +87,12 @@ def test_gd_without_line_search_diverges_with_a_too_large_step():
     with pytest.warns(ConvergenceWarning):
         reg = LinearRegression(solver="gd", line_search=False, eta0=10.0, max_iter=20).fit(X, y)
     assert reg.loss_curve_[-1] > reg.loss_curve_[0]
+
+
+@pytest.mark.parametrize("params", [{"solver": "cholesky", "alpha": 1e-3}, {"solver": "gd", "max_iter": 50}])
+def test_sklearn_checks_pass_for_other_solvers(params):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_estimator(LinearRegression(**params))

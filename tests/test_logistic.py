@@ -209,14 +209,19 @@ def test_dense_and_sparse_binary_match_sklearn(fmt, C, solver):
                         dense(X), y, C)
 
 
-@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
-def test_digits_multinomial_matches_sklearn(solver):
+@pytest.fixture(scope="module")
+def digits_reference():
     X, y = load_digits(return_X_y=True)
-    X = X / 16.0
+    return X / 16.0, y, sklearn_optimum(X / 16.0, y, 1.0)
+
+
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_digits_multinomial_matches_sklearn(digits_reference, solver):
+    X, y, reference = digits_reference
     ours = LogisticRegression(solver=solver, alpha=1.0 / X.shape[0], tol=1e-8,
                               max_iter=5000).fit(X, y)
     # as on a9a, L-BFGS pins the poorly conditioned intercepts only to ~1e-4
-    assert_same_optimum(ours, sklearn_optimum(X, y, 1.0), X, y, 1.0,
+    assert_same_optimum(ours, reference, X, y, 1.0,
                         coef_tol=1e-5 if solver == "newton" else 1e-4)
 
 
@@ -338,3 +343,13 @@ def test_separable_data_warn_that_alpha_is_needed():
 def test_optimal_schedule_needs_alpha():
     with pytest.raises(ValueError, match="alpha > 0"):
         LogisticRegression(solver="sgd", learning_rate="optimal").fit(*noisy(50, 2))
+
+
+@pytest.mark.parametrize("params", [{"solver": "newton", "alpha": 1e-2},
+                                    {"solver": "minibatch", "batch_size": 8, "max_iter": 3}])
+def test_sklearn_checks_pass_for_other_solvers(params):
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        check_estimator(LogisticRegression(**params))
