@@ -189,7 +189,9 @@ def softmax_loss_grad(X, labels, W, c, rows, G, z):
         lse = softmax_scores(X, W, c, i, z)
         total += lse - z[labels[i]]
         for k in range(W.shape[0]):
-            g = math.exp(z[k] - lse) - (1.0 if k == labels[i] else 0.0)
+            # np.float64: as plain Python (NUMBA_DISABLE_JIT) a Python float times a
+            # float32 entry would round to float32
+            g = np.float64(math.exp(z[k] - lse) - (1.0 if k == labels[i] else 0.0))
             row_axpy(X, i, g, G[k])
             G[k, d] += c * g
     return total
