@@ -89,7 +89,8 @@ def test_gd_without_line_search_diverges_with_a_too_large_step():
     assert reg.loss_curve_[-1] > reg.loss_curve_[0]
 
 
-@pytest.mark.parametrize("params", [{"solver": "cholesky", "alpha": 1e-3}, {"solver": "gd", "max_iter": 50}])
+@pytest.mark.parametrize("params", [{"solver": "cholesky", "alpha": 1e-3},
+                                    {"solver": "gd", "max_iter": 50}])
 def test_sklearn_checks_pass_for_other_solvers(params):
     from sklearn.utils.estimator_checks import check_estimator
 

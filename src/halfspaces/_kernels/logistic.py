@@ -29,14 +29,6 @@ CONSTANT, INVSCALING, OPTIMAL = 0, 1, 2
 
 
 @njit(cache=True)
-def log1pexp(t):
-    """ln(1 + e^t) without overflow."""
-    if t > 0.0:
-        return t + math.log1p(math.exp(-t))
-    return math.log1p(math.exp(t))
-
-
-@njit(cache=True)
 def expit(t):
     """sigma(t) = 1 / (1 + e^{-t}) without overflow."""
     if t >= 0.0:
