@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-from pathlib import Path
 
 import numpy as np
 from _harness import Bench, dump, machine

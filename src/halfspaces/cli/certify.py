@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import typer
 
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+
 from halfspaces.cli import _output
 
 __all__ = ["EPSILONS", "DELTAS", "certify", "certify_cli"]
@@ -99,13 +101,9 @@ def certify_cli(
     intercept: Annotated[bool, typer.Option(
         "--intercept/--no-intercept", help="Affine (with bias) or homogeneous halfspaces.")]
         = True,
-    label_column: Annotated[str | None, typer.Option(
-        help="Tabular data: the label column.", show_default=False)] = None,
-    format: Annotated[str | None, typer.Option(
-        "--format", help="Data format when the extension does not say.", show_default=False)]
-        = None,
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of tables.")] = False,
+    label_column: LabelColumn = None,
+    format: DataFormat = None,
+    json_output: JsonOutput = False,
 ) -> None:
     """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples."""
     from halfspaces.cli.fit import _column

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
+from typing import Any
 
-import typer
+
+from halfspaces.cli._options import JsonOutput
 
 from halfspaces.cli import _output
 
@@ -20,8 +21,7 @@ def datasets() -> list[dict[str, Any]]:
 
 
 def datasets_cli(
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of a table.")] = False,
+    json_output: JsonOutput = False,
 ) -> None:
     """List the bundled data sets (use a name as DATA for fit and certify)."""
     records = datasets()

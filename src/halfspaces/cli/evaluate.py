@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+
 from halfspaces.cli import _output
 
 __all__ = ["evaluate", "evaluate_cli"]
@@ -40,13 +42,9 @@ def evaluate(model_path: Path, data: Path, *, label_column: int | str | None = N
 def evaluate_cli(
     model: Annotated[Path, typer.Argument(help="A model file written by `fit --out`.")],
     data: Annotated[Path, typer.Argument(help="Labelled data, in any format fit reads.")],
-    label_column: Annotated[str | None, typer.Option(
-        help="Tabular data: the label column.", show_default=False)] = None,
-    format: Annotated[str | None, typer.Option(
-        "--format", help="Data format when the extension does not say.", show_default=False)]
-        = None,
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of tables.")] = False,
+    label_column: LabelColumn = None,
+    format: DataFormat = None,
+    json_output: JsonOutput = False,
 ) -> None:
     """Accuracy, confusion matrix and (where the model has probabilities) log-loss."""
     from halfspaces.cli.fit import _column

@@ -15,6 +15,8 @@ from typing import Annotated, Any
 
 import typer
 
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+
 from halfspaces.cli import _output
 from halfspaces.cli._models import PERCEPTRON_FAMILY, ModelName, make_model, parse_params
 
@@ -334,12 +336,8 @@ def fit_cli(
         min=0, help="Random seed (--selection shuffle, --test-fraction).")] = 0,
     intercept: Annotated[bool, typer.Option(
         "--intercept/--no-intercept", help="Learn a bias term.")] = True,
-    label_column: Annotated[str | None, typer.Option(
-        help="Tabular data: the label column, by header name or index (default: a column "
-        "named label/target/class/y, else the first).", show_default=False)] = None,
-    format: Annotated[str | None, typer.Option(
-        "--format", help="Data format when the extension does not say: svmlight, csv, tsv, "
-        "parquet, npy, npz.", show_default=False)] = None,
+    label_column: LabelColumn = None,
+    format: DataFormat = None,
     out: Annotated[Path | None, typer.Option(
         help="Save the trained model to this file.", show_default=False)] = None,
     stream: Annotated[bool, typer.Option(
@@ -355,8 +353,7 @@ def fit_cli(
         show_default=False)] = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue from --checkpoint if it exists.")] = False,
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of a table.")] = False,
+    json_output: JsonOutput = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
 ) -> None:

@@ -12,6 +12,8 @@ from typing import Annotated
 
 import typer
 
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+
 from halfspaces.cli import _output
 
 __all__ = ["predict", "predict_cli"]
@@ -54,13 +56,9 @@ def predict_cli(
     proba: Annotated[bool, typer.Option(
         "--proba", help="Print class probabilities (comma-separated, in classes_ order).")]
         = False,
-    label_column: Annotated[str | None, typer.Option(
-        help="Tabular data: the label column.", show_default=False)] = None,
-    format: Annotated[str | None, typer.Option(
-        "--format", help="Data format when the extension does not say.", show_default=False)]
-        = None,
-    json_output: Annotated[bool, typer.Option(
-        "--json", help="Print one JSON object instead of lines.")] = False,
+    label_column: LabelColumn = None,
+    format: DataFormat = None,
+    json_output: JsonOutput = False,
 ) -> None:
     """Predict a label (or class probabilities) for every sample, one per line."""
     from halfspaces.cli.fit import _column
