@@ -14,6 +14,7 @@ from numpy.typing import NDArray
 
 from halfspaces._kernels import kernel_input
 from halfspaces._kernels import perceptron as kp
+from halfspaces._progress import report
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
 SELECTIONS = ("cyclic", "shuffle", "worst")
@@ -107,6 +108,7 @@ def run_perceptron(
         if record_updates:
             logs.append(log[:, :k].copy())
         n_updates += k
+        report(epoch, max_epochs)
         if k == 0 or (selection == "worst" and k < n):
             converged = True
             break

@@ -27,6 +27,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._kernels import logistic as kl
 from halfspaces._objectives import Objective
+from halfspaces._progress import report
 
 __all__ = ["SolverRun", "StepRule", "solve"]
 
@@ -94,6 +95,12 @@ def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
     return np.sqrt(batch) / max(2.0 * norms.max(), 1e-12)
 
 
+def _record(curve: list[float], value: float, max_iter: int) -> None:
+    """Append an iteration's objective to the loss curve and report the progress."""
+    curve.append(float(value))
+    report(len(curve) - 1, max_iter)
+
+
 def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     """SciPy's L-BFGS-B (memory 10) over the fused value-and-gradient pass.
 
@@ -104,7 +111,7 @@ def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     curve = [obj.value(w0)]
     result = scipy.optimize.minimize(
         obj.value_grad, w0, method="L-BFGS-B", jac=True,
-        callback=lambda intermediate_result: curve.append(float(intermediate_result.fun)),
+        callback=lambda intermediate_result: _record(curve, intermediate_result.fun, max_iter),
         options={"maxiter": max_iter, "gtol": tol, "ftol": 0.0, "maxls": 50},
     )
     done = np.max(np.abs(result.jac), initial=0.0) <= tol
@@ -136,7 +143,7 @@ def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
         if found is None or found[2] >= f:  # no decrease left in floating point
             return SolverRun(w, it, False, tuple(curve), stalled=True)
         _, w, f, g = found
-        curve.append(f)
+        _record(curve, f, max_iter)
     return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
 
 
@@ -166,7 +173,7 @@ def gradient_descent(obj: Objective, w: NDArray, tol: float, max_iter: int,
         else:
             w = w - eta * g
             f, g = obj.value_grad(w)
-        curve.append(f)
+        _record(curve, f, max_iter)
     return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
 
 
@@ -189,7 +196,7 @@ def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: Ste
         order = rng.permutation(obj.X.shape[0]).astype(np.intp)
         t, n_avg = run_epoch(obj, it, avg, n_avg, order, batch, steps, t)
         epoch += 1
-        curve.append(obj.value(avg if n_avg > 0 else it))
+        _record(curve, obj.value(avg if n_avg > 0 else it), max_iter)
         if not np.isfinite(curve[-1]):
             break
         converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)

@@ -35,6 +35,7 @@ from halfspaces._kernels import dual as kd
 from halfspaces._kernels import kernel_input
 from halfspaces._validation import Targets, encode_targets
 from halfspaces.exceptions import ConvergenceWarning
+from halfspaces._progress import report
 
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
 
@@ -240,6 +241,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
         order = rng.permutation(n) if selection == "shuffle" else np.empty(0, dtype=np.int64)
         k = _one_epoch(gram, Y, order, f, alpha)
         n_updates += k
+        report(epoch, max_epochs)
         if k == 0:
             converged = True
             break

@@ -35,6 +35,7 @@ from halfspaces._kernels import multiclass as km
 from halfspaces._perceptron_run import non_finite_row_error
 from halfspaces._validation import encode_targets
 from halfspaces.exceptions import ConvergenceWarning
+from halfspaces._progress import report
 
 __all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
 
@@ -78,6 +79,7 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
         k = km.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
         if k < 0:
             raise non_finite_row_error(X, -1 - k)
+        report(epoch, max_epochs)
         n_updates += k
         if k == 0:
             converged = True

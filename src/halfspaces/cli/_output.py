@@ -70,7 +70,8 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
     """A Rich progress bar on stderr, shown only when `enabled` and stderr is a terminal.
 
     Yields a function to call with the amount of work done since the last call; with no
-    `total` the bar is a spinner with the elapsed time.
+    `total` the bar is a spinner with the elapsed time until a library loop (epochs, solver
+    iterations) reports its progress through :mod:`halfspaces._progress`.
     """
     if not (enabled and sys.stderr.isatty()):
         yield lambda advance: None
@@ -80,9 +81,17 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
 
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                MofNCompleteColumn(), TimeElapsedColumn()]
+    from halfspaces._progress import listen
+
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total)
-        yield lambda advance: bar.advance(task, advance)
+
+        def loop_step(done: int, loop_total: int | None) -> None:
+            # the epochs or solver iterations of an in-memory fit (one-vs-rest restarts them)
+            bar.update(task, completed=done, total=loop_total)
+
+        with listen(loop_step):
+            yield lambda advance: bar.advance(task, advance)
 
 
 def note(messages: Iterable[str]) -> None:
