@@ -5,10 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-
-from halfspaces.cli._options import JsonOutput
-
 from halfspaces.cli import _output
+from halfspaces.cli._options import JsonOutput
 
 __all__ = ["datasets", "datasets_cli"]
 

@@ -7,9 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
-
 from halfspaces.cli import _output
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["evaluate", "evaluate_cli"]
 

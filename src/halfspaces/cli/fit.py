@@ -15,10 +15,14 @@ from typing import Annotated, Any
 
 import typer
 
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
-
 from halfspaces.cli import _output
-from halfspaces.cli._models import PERCEPTRON_FAMILY, ModelName, make_model, parse_params
+from halfspaces.cli._models import (
+    PERCEPTRON_FAMILY,
+    ModelName,
+    make_model,
+    parse_params,
+)
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["DEFAULT_EPOCHS", "FitReport", "ModelName", "Selection", "fit", "fit_cli"]
 

@@ -12,9 +12,8 @@ from typing import Annotated
 
 import typer
 
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
-
 from halfspaces.cli import _output
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["predict", "predict_cli"]
 
