@@ -124,13 +124,13 @@ def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray 
             )
         return known
     if classes is None:
-        found = encode_targets(y) if np.unique(y).size >= 2 else None
-        if found is None:
+        classes = np.unique(y)
+        if classes.size < 2:
             raise ValueError(
                 "classes must be passed on the first call to partial_fit when the first "
                 "batch holds fewer than 2 labels."
             )
-        return found.classes
+        return classes
     classes = np.unique(np.asarray(classes))
     if classes.size < 2:
         raise ValueError(f"classes={classes!r} names fewer than 2 classes.")
