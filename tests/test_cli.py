@@ -387,3 +387,27 @@ def test_help_is_quick():
         timings.append(time.perf_counter() - start)
         assert result.returncode == 0 and "fit" in result.stdout
     assert min(timings) < 0.5, timings
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npy"])
+def test_predict_and_evaluate_on_features_only(fmt, tmp_path):
+    X, y = separable_problem()
+    train = tmp_path / f"train.{fmt}"
+    write_data(train, X[:30], y[:30])
+    out = tmp_path / "model.hs"
+    assert run_cli("fit", str(train), "--model", "perceptron", "--out", str(out),
+                   "--quiet").returncode == 0
+    features = tmp_path / f"new.{fmt}"
+    if fmt == "csv":
+        np.savetxt(features, X[30:], delimiter=",")
+    else:
+        np.save(features, X[30:])
+    result = run_cli("predict", str(out), str(features))
+    assert result.returncode == 0, result.stderr
+    from halfspaces.cli._data import label_text
+
+    expected = halfspaces.load(out).predict(X[30:])  # the model in-process, on NumPy's data
+    assert result.stdout.split() == [label_text(v) for v in expected]
+    result = run_cli("evaluate", str(out), str(features))
+    assert result.returncode == 1 and "no label column" in result.stderr
+    assert "Traceback" not in result.stderr

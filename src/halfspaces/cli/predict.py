@@ -47,8 +47,8 @@ def predict(model_path: Path, data: Path, *, proba: bool = False,
 def predict_cli(
     model: Annotated[Path, typer.Argument(help="A model file written by `fit --out`.")],
     data: Annotated[Path, typer.Argument(
-        help="Data to predict, in any format fit reads, with a label column like the "
-        "training data's (its values are not used).")],
+        help="Data to predict, in any format fit reads. CSV/TSV and .npy files may hold "
+        "the features only; a label column, if present, is ignored.")],
     out: Annotated[Path | None, typer.Option(
         help="Write the predictions here (atomically) instead of to stdout.",
         show_default=False)] = None,

@@ -203,14 +203,15 @@ def iter_chunks(
         tabular formats, the file's. With `n_features` given and ``zero_based="auto"`` an
         svmlight file is taken as 1-based (LIBSVM's convention), without a first pass.
     format, label_column, zero_based, classes
-        As for :func:`read`.
+        As for :func:`read`. A CSV/TSV or ``.npy`` file with exactly `n_features` columns
+        and no `label_column` given has no label column (data to predict): y is then None.
     skip : int, default=0
         Rows to skip first (without parsing them), e.g. to resume a stream.
 
     Yields
     ------
     X : scipy.sparse.csr_matrix (svmlight) or ndarray of shape (rows, n_features)
-    y : ndarray of shape (rows,)
+    y : ndarray of shape (rows,), or None for a file without labels
 
     Examples
     --------
@@ -245,6 +246,8 @@ def _text_chunks(path, chunk_size, n_features, label_column, classes, skip):
     if first is None:
         return
     layout = tabular.text_layout(path, first, label_column)
+    if _unlabelled(layout.n_columns, n_features, label_column):
+        layout = dataclasses.replace(layout, label=None)
     width = len(layout.feature_columns)
     if n_features is not None and n_features != width:
         raise DataFileError(path, f"{width} feature columns where {n_features} are expected")
@@ -298,6 +301,8 @@ def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip
         blocks = _rechunk(blocks, chunk_size, skip)
     elif fmt == "npy":
         data, label = tabular.read_numpy(path, label_column, mmap=True)
+        if _unlabelled(data.shape[1], n_features, label_column):
+            label = None
         blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i)
                   for i in range(skip, data.shape[0], _step(chunk_size, data)))
     else:
@@ -334,11 +339,16 @@ def _concat(pending):
     return np.vstack([x for x, _ in pending]), np.concatenate([y for _, y in pending])
 
 
+def _unlabelled(n_columns: int, n_features: int | None, label_column) -> bool:
+    """Whether a table holds features only: as many columns as the model has features."""
+    return label_column is None and n_features is not None and n_columns == n_features
+
+
 def _check_block(path, X, y, n_features, classes):
     if n_features is not None and X.shape[1] != n_features:
         raise DataFileError(path, f"{X.shape[1]} feature columns where {n_features} are "
                                   "expected")
-    if classes is not None:
+    if classes is not None and y is not None:
         bad = ~np.isin(y, np.asarray(classes))
         if bad.any():
             raise DataFileError(path, f"label {y[np.argmax(bad)]!r} is not one of the "

@@ -249,6 +249,9 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     for X, y in iter_chunks(path, chunk_size, model.n_features_in_, format=fmt,
                             label_column=label_column, zero_based=zero_based,
                             classes=_as_label_type(classes, fmt)):
+        if y is None:
+            raise DataFileError(path, f"no label column: it has only the model's "
+                                      f"{model.n_features_in_} feature columns")
         truth = np.searchsorted(classes, y.astype(classes.dtype))
         guess = np.searchsorted(classes, model.predict(X))
         np.add.at(confusion, (truth, guess), 1)

@@ -36,7 +36,7 @@ class TextLayout:
     delimiter: str | None
     header: bool
     n_columns: int
-    label: int
+    label: int | None  # None: the file has no label column (data to predict)
     names: tuple[str, ...] | None
 
     @property
@@ -114,13 +114,14 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     try:
         X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
                        usecols=layout.feature_columns, comments=None)
-        raw = np.loadtxt(text, delimiter=layout.delimiter, dtype=str, ndmin=1,
-                         usecols=[layout.label], comments=None)
+        raw = None if layout.label is None else np.loadtxt(
+            text, delimiter=layout.delimiter, dtype=str, ndmin=1, usecols=[layout.label],
+            comments=None)
     except (ValueError, IndexError) as exc:
         raise _locate_text(path, text, numbers, layout, classes, exc) from None
     X = X.reshape(len(text), len(layout.feature_columns))
-    y = label_values(np.atleast_1d(raw), classes)
-    if not np.isfinite(X).all() or y is None:
+    y = None if raw is None else label_values(np.atleast_1d(raw), classes)
+    if not np.isfinite(X).all() or (raw is not None and y is None):
         raise _locate_text(path, text, numbers, layout, classes, None)
     return X, y
 
@@ -165,6 +166,8 @@ def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | No
         problem = _value_problem(fields[column].strip(), column, layout)
         if problem:
             return problem
+    if layout.label is None:
+        return None
     return _text_label_problem(fields[layout.label].strip(), kind, allowed)
 
 
@@ -266,7 +269,7 @@ def _plain_labels(y: NDArray) -> NDArray:
 
 def _checked_xy(path, X: NDArray, y: NDArray, start: int):
     bad = ~np.isfinite(X).all(axis=1)
-    if y.dtype.kind == "f":
+    if y is not None and y.dtype.kind == "f":
         bad |= ~np.isfinite(y)
     if bad.any():
         raise DataFileError(path, f"row {start + int(np.argmax(bad))} holds NaN or infinity")
@@ -302,7 +305,9 @@ def read_numpy(path: str | os.PathLike, label_column: int | None = None,
     return split_label(path, data, label, 0)
 
 
-def split_label(path, block: NDArray, label: int, start: int):
-    """(X, y) from a 2-D block whose column `label` holds the labels."""
+def split_label(path, block: NDArray, label: int | None, start: int):
+    """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels)."""
+    if label is None:
+        return _checked_xy(path, np.asarray(block, dtype=np.float64), None, start)
     X = np.delete(np.asarray(block, dtype=np.float64), label, axis=1)
     return _checked_xy(path, X, _plain_labels(np.asarray(block[:, label])), start)
