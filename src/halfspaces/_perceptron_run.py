@@ -17,7 +17,6 @@ from halfspaces._kernels import perceptron as kp
 from halfspaces._progress import report
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
-SELECTIONS = ("cyclic", "shuffle", "worst")
 _CYCLIC = np.empty(0, dtype=np.int64)  # an empty order: visit the rows in turn
 
 
