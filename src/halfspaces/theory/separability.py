@@ -177,15 +177,21 @@ def _max_box_margin(ZW) -> tuple[NDArray, float, NDArray]:
     return res.x[:p], float(res.x[p]), res.row_dual
 
 
+# Margins are accepted at 1 + _SLACK/2 and scaled to 1 + _SLACK: users compute
+# y_i(<w, x_i> + b) in another order than <w', z_i> here, which can round an exact 1 to
+# 1 - 1 ulp; the slack keeps the promised ">= 1" true whichever way it is computed.
+_SLACK = 1e-12
+
+
 def _unit_separator(Z, w: NDArray) -> NDArray | None:
     """w scaled so that min_i <w, z_i> >= 1 holds in floating point; None if w fails."""
     for _ in range(3):
         low = _scores(Z, w).min()
         if not low > 0:
             return None
-        if low >= 1.0:
+        if low >= 1.0 + _SLACK / 2:
             return w
-        w = w * (1.0 / low) * (1.0 + 1e-12)
+        w = w * ((1.0 + _SLACK) / low)
     return None
 
 
