@@ -134,3 +134,13 @@ def test_max_margin_not_separable_raises_with_certificate():
 def test_one_label_affine_margin_is_infinite():
     mm = max_margin([[0.0], [1.0]], [1, 1])
     assert mm.margin == np.inf and mm.intercept > 0
+
+
+def test_highs_prints_nothing(capfd):
+    # HiGHS writes from C++ straight to file descriptor 1; a banner there once broke the
+    # CLI's --json output (highspy 1.16 logs it from its constructor)
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
+    separability(X, np.array([-1, -1, 1, 1]), fit_intercept=True)
+    max_margin(X, np.array([-1, -1, 1, 1]))
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""

@@ -34,6 +34,20 @@ class HighsResult:
     mip_gap: float
 
 
+class _QuietHighs(highspy.Highs):
+    """A Highs instance that is silent from its construction on.
+
+    highspy 1.16's constructor calls ``enableCallbacks``, which prints HiGHS's banner to
+    standard output before ``silent()`` can be called: it would corrupt the CLI's JSON
+    output. Going silent first is the fix HiGHS's maintainers advise ("set output_flag
+    before calling a HiGHS method").
+    """
+
+    def enableCallbacks(self):  # noqa: N802 (highspy's name)
+        self.silent()
+        return super().enableCallbacks()
+
+
 def _lp(A: sp.spmatrix, cost: NDArray, col_bounds: tuple, row_bounds: tuple) -> highspy.HighsLp:
     A = sp.csc_matrix(A, dtype=np.float64)
     A.sort_indices()
@@ -86,8 +100,8 @@ def solve(
     lp = _lp(A, cost, col_bounds, row_bounds)
     if integrality is not None:
         lp.integrality_ = [highspy.HighsVarType(int(v)) for v in integrality]
-    h = highspy.Highs()
-    h.silent()
+    h = _QuietHighs()
+    h.silent()  # highspy versions whose constructor does not call enableCallbacks
     for key, value in (options or {}).items():
         h.setOptionValue(key, value)
     if hessian_diagonal is None:
