@@ -146,19 +146,63 @@ class Objective:
         self._fill_null_directions(H)
         return H
 
+    def feature_curvature(self, w: NDArray, diagonal: bool = False) -> NDArray:
+        """The Hessian's diagonal blocks at w, one per class: the matrices L-BFGS whitens by.
+
+        .. math:: B_a = \\frac{1}{m}\\sum_i h_{ia}\\, x'_i x_i'^T + \\alpha P + \\delta I
+
+        with h_ia = p_ia (1 - p_ia) (softmax), sigma(z_i)(1 - sigma(z_i)) (logistic) or 1
+        (squared), P the penalised slots, and a ridge delta = 1e-6 mean(diag) that keeps
+        B_a positive definite on rank-deficient data (the slot of an absent intercept gets
+        1). For one class B_1 is the Hessian itself. The rows are those of the Hessian
+        (all of them, or for tall dense X its fixed sample). Shape (k, d + 1, d + 1), or
+        with ``diagonal`` only the diagonals, shape (k, d + 1).
+        """
+        X, K, y, rows = self._curvature_sample()
+        weights = self._curvature_weights(w, X, K, y, rows)
+        if diagonal:
+            blocks = np.stack([_weighted_diagonal(X, K, h, self.c) for h in weights])
+        elif np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one Gram for all
+            blocks = np.repeat(weighted_gram(X, K, weights[0], self.c)[None], len(weights), 0)
+        else:
+            blocks = np.stack([weighted_gram(X, K, h, self.c) for h in weights])
+        blocks /= rows.shape[0]
+        slots = np.arange(self.shape[-1])
+        diagonals = blocks if diagonal else blocks[:, slots, slots]  # a copy when not diagonal
+        extra = self.alpha * (slots < slots[-1]) + 1e-6 * max(float(diagonals.mean()), 1e-300)
+        if not self.fit_intercept:
+            extra[-1] = 1.0  # that slot's row and column are zero: any positive value does
+        if diagonal:
+            blocks += extra
+        else:
+            blocks[:, slots, slots] += extra
+        return blocks
+
+    def _curvature_weights(self, w: NDArray, X, K, y, rows) -> NDArray:
+        """h_ia of :meth:`feature_curvature`, shape (k, m)."""
+        if self.loss == "softmax":
+            W = w.reshape(self.shape)
+            Z = np.asarray(X @ W[:, :-1].T) + self.c * W[:, -1]
+            P = np.exp(Z - logsumexp(Z, axis=1)[:, None])
+            return np.ascontiguousarray((P * (1.0 - P)).T)
+        h = np.empty((1, rows.shape[0]))
+        kl.curvature(K, y, w, self.c, rows, self._code, h[0])
+        return h
+
     def _curvature_sample(self):
-        """The rows the binary Hessian is averaged over: all of them, or for tall dense X
-        (n >= 400 (d + 1)) a fixed random sample of max(100 (d + 1), n / 20) rows.
+        """The rows the curvature is averaged over (the binary Hessian, the whitening of
+        L-BFGS): all of them, or for tall dense X (n >= 400 (d + 1)) a fixed random sample
+        of max(100 (d + 1), n / 20) rows.
 
         The sampled Hessian differs from the full one by O(sqrt(d / m)) relatively, so
         Newton's method with it converges linearly at about that rate per step
         (sub-sampled Newton, Byrd et al. 2011), at a twentieth of the cost per step.
         """
         n = self.X.shape[0]
-        if sp.issparse(self.X) or n < 400 * self.size:
+        if sp.issparse(self.X) or n < 400 * self.shape[-1]:
             return self.X, self._K, self.y, self._rows
         if getattr(self, "_sample", None) is None:
-            m = max(100 * self.size, n // 20)
+            m = max(100 * self.shape[-1], n // 20)
             rows = np.sort(np.random.default_rng(0).choice(n, m, replace=False))
             Xs = np.ascontiguousarray(self.X[rows])
             self._sample = (Xs, Xs, self.y[rows], np.arange(m, dtype=np.intp))
@@ -223,6 +267,21 @@ def _one_blas_thread():
 
 
 _CONTROLLER = None
+
+
+def _weighted_diagonal(X, K, h: NDArray, c: float) -> NDArray:
+    """The diagonal of :func:`weighted_gram`: sum_i h_i x'_ij^2 for each slot j."""
+    d = X.shape[1]
+    out = np.empty(d + 1)
+    if sp.issparse(X):
+        data, indices, indptr = K
+        per_entry = np.repeat(h, np.diff(indptr)) * np.asarray(data, dtype=np.float64) ** 2
+        out[:d] = np.bincount(indices, weights=per_entry, minlength=d)
+    else:
+        out[:d] = sum(hb @ np.square(B, dtype=np.float64) for B, hb in
+                      ((X[s:s + _BLOCK], h[s:s + _BLOCK]) for s in range(0, X.shape[0], _BLOCK)))
+    out[d] = c * h.sum()
+    return out
 
 
 def weighted_gram(X, K, h: NDArray, c: float) -> NDArray:
