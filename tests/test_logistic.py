@@ -106,16 +106,20 @@ def test_whitening_blocks_are_the_hessians_diagonal_blocks(loss, fmt):
                     [np.diag(B) for B in blocks], rtol=1e-12)
 
 
+@pytest.mark.parametrize("at_zero", [False, True])
 @pytest.mark.parametrize("diagonal", [False, True])
 @pytest.mark.parametrize("loss", ["logistic", "softmax"])
-def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, monkeypatch):
+def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, at_zero,
+                                                                monkeypatch):
     from halfspaces import _solvers
 
     monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1 if diagonal else 2048)
     X, y, w, k = problem(loss, "dense64", seed=15)
     obj = Objective(X, y, 0.05, True, loss, k)
-    white = _solvers.Whitening.at(obj, w)
+    white = _solvers.Whitening.at(obj, np.zeros_like(w) if at_zero else w)
     assert white.diagonal == diagonal
+    # at W = 0 every softmax class has the same block: one factor serves them all
+    assert white.inverse.shape[0] == (1 if at_zero or loss == "logistic" else k)
     v = white.to_v(w)
     assert_allclose(white.to_w(v), w, rtol=1e-12, atol=1e-14)
     h = 1e-6  # the gradient of v -> J(w(v)) by central differences

@@ -20,9 +20,8 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
-from scipy.special import logsumexp
-from threadpoolctl import ThreadpoolController
 
+from halfspaces._blas import one_blas_thread
 from halfspaces._kernels import kernel_input
 from halfspaces._kernels import logistic as kl
 
@@ -87,9 +86,9 @@ class Objective:
 
     def _softmax_value_grad(self, W: NDArray) -> tuple[float, NDArray]:
         Z = self.scores(W)
-        lse = logsumexp(Z, axis=1)
-        value = lse.sum() - Z[self._rows, self.y].sum()
-        R = np.exp(Z - lse[:, None])
+        value = -Z[self._rows, self.y].sum()
+        R, lse = softmax(Z)
+        value += lse.sum()
         R[self._rows, self.y] -= 1.0
         return value, self._back(R)
 
@@ -101,8 +100,7 @@ class Objective:
         return G
 
     def _probabilities(self, W: NDArray) -> NDArray:
-        Z = self.scores(W)
-        return np.exp(Z - logsumexp(Z, axis=1)[:, None])
+        return softmax(self.scores(W))[0]
 
     # -- curvature -------------------------------------------------------------------------
     def hess_operator(self, w: NDArray):
@@ -156,17 +154,15 @@ class Objective:
         B_a positive definite on rank-deficient data (the slot of an absent intercept gets
         1). For one class B_1 is the Hessian itself. The rows are those of the Hessian
         (all of them, or for tall dense X its fixed sample). Shape (k, d + 1, d + 1), or
-        with ``diagonal`` only the diagonals, shape (k, d + 1).
+        with ``diagonal`` only the diagonals, shape (k, d + 1); k = 1 when every class
+        has the same block (the softmax at W = 0).
         """
         X, K, y, rows = self._curvature_sample()
         weights = self._curvature_weights(w, X, K, y, rows)
-        if diagonal:
-            blocks = np.stack([_weighted_diagonal(X, K, h, self.c) for h in weights])
-        elif np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one Gram for all
-            blocks = np.repeat(weighted_gram(X, K, weights[0], self.c)[None], len(weights), 0)
-        else:
-            blocks = np.stack([weighted_gram(X, K, h, self.c) for h in weights])
-        blocks /= rows.shape[0]
+        if np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one block serves all
+            weights = weights[:1]
+        one = _weighted_diagonal if diagonal else weighted_gram
+        blocks = np.stack([one(X, K, h, self.c) for h in weights]) / rows.shape[0]
         slots = np.arange(self.shape[-1])
         diagonals = blocks if diagonal else blocks[:, slots, slots]  # a copy when not diagonal
         extra = self.alpha * (slots < slots[-1]) + 1e-6 * max(float(diagonals.mean()), 1e-300)
@@ -183,7 +179,7 @@ class Objective:
         if self.loss == "softmax":
             W = w.reshape(self.shape)
             Z = np.asarray(X @ W[:, :-1].T) + self.c * W[:, -1]
-            P = np.exp(Z - logsumexp(Z, axis=1)[:, None])
+            P = softmax(Z)[0]
             return np.ascontiguousarray((P * (1.0 - P)).T)
         h = np.empty((1, rows.shape[0]))
         kl.curvature(K, y, w, self.c, rows, self._code, h[0])
@@ -246,7 +242,7 @@ class Objective:
 
     def newton_direction(self, w: NDArray, g: NDArray) -> NDArray:
         """Solve H(w) s = g by Cholesky (a least-squares solve if H is singular)."""
-        with _one_blas_thread():  # at most 2048 x 2048: threads only add contention
+        with one_blas_thread():  # at most 2048 x 2048: threads only add contention
             H = self.hessian(w)
             try:
                 return cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
@@ -254,19 +250,18 @@ class Objective:
                 return np.linalg.lstsq(H, g, rcond=None)[0]
 
 
-def _one_blas_thread():
-    """A context that runs BLAS/LAPACK on one thread (a shared, cached controller).
+def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
+    """The rows' softmax and logsumexp, overwriting Z; one exp per entry, none overflowing.
 
-    Multithreaded LAPACK on a matrix this small is slower than one thread, and on a busy
-    machine up to a hundred times slower (threads wait on descheduled siblings).
+    Plain NumPy: scipy.special.logsumexp costs three times as much on small blocks (its
+    array-API dispatch), which was most of an L-BFGS iteration on digits.
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-_CONTROLLER = None
+    top = Z.max(axis=1)
+    np.subtract(Z, top[:, None], out=Z)
+    np.exp(Z, out=Z)
+    total = Z.sum(axis=1)
+    Z /= total[:, None]
+    return Z, top + np.log(total)
 
 
 def _weighted_diagonal(X, K, h: NDArray, c: float) -> NDArray:

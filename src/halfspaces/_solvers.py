@@ -28,7 +28,8 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._kernels import logistic as kl
-from halfspaces._objectives import Objective, _one_blas_thread
+from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
+from halfspaces._objectives import Objective
 from halfspaces._progress import report
 
 __all__ = ["SolverRun", "StepRule", "Whitening", "solve"]
@@ -106,14 +107,19 @@ def _record(curve: list[float], value: float, max_iter: int) -> None:
 def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     """SciPy's L-BFGS-B (memory 10) over the fused value-and-gradient pass, preconditioned.
 
-    L-BFGS runs in whitened coordinates v = L^T w (:class:`Whitening`), where the
-    curvature at the start point is the identity: its quasi-Newton memory then only has to
-    learn how the curvature changes along the path, not the data's own conditioning. At
+    L-BFGS runs in whitened coordinates v (:class:`Whitening`), where the curvature at
+    the start point is the identity: its quasi-Newton memory then only has to learn how
+    the curvature changes along the path, not the data's own conditioning. At
     alpha = 1/N on a9a this cuts the iterations to J* (1 + 1e-8) from about 400 to 15.
     It stops when ||grad J(w)||_inf <= tol (the gradient in w, whatever the coordinates),
     at max_iter, or when its line search can no longer see J decrease in floating point
     (reported as stalled).
     """
+    with _blas_threads_for(obj):
+        return _whitened_lbfgs(obj, w0, tol, max_iter)
+
+
+def _whitened_lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     white = Whitening.at(obj, w0)
     last = {}
 
@@ -121,8 +127,8 @@ def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
         if "v" not in last or not np.array_equal(v, last["v"]):
             w = white.to_w(v)
             f, g = obj.value_grad(w)
-            last.update(v=v.copy(), w=w, f=f, g=g)
-        return last["f"], white.grad_v(last["g"])
+            last.update(v=v.copy(), w=w, f=f, g=g, g_v=white.grad_v(g))
+        return last["f"], last["g_v"]
 
     def done() -> bool:
         return np.max(np.abs(last["g"]), initial=0.0) <= tol
@@ -148,60 +154,75 @@ def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     return SolverRun(last["w"], int(result.nit), bool(converged), tuple(curve), stalled=stalled)
 
 
+def _blas_threads_for(obj: Objective):
+    """One BLAS thread throughout when one evaluation's products are small (under 2^22
+    multiply-adds, as on digits), where threads cost more than they give (2.8x slower
+    there); else only SciPy's own pool, which L-BFGS-B's vector work uses."""
+    small = obj.X.shape[0] * obj.size < 1 << 22
+    return one_blas_thread() if small else scipy_blas_one_thread()
+
+
 @dataclass(frozen=True)
 class Whitening:
-    """The change of variables v_a = L_a^T w_a of each class row, where B_a = L_a L_a^T.
+    """The change of variables w_a = M_a^T v_a of each class row, M_a = L_a^-1, B_a = L_a L_a^T.
 
     B_a is the Hessian's diagonal block of class a at the start point
     (:meth:`Objective.feature_curvature`), so that in v the curvature there is (close to)
     the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1 instead of a
     multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
     class only the diagonal of B_a is used (Jacobi scaling), so memory stays O(k d).
+
+    The inverse factors are kept, not the Cholesky factors: w = M^T v and the gradient in
+    v, M g, are then one batched product each (not k triangular solves) and exact
+    adjoints of each other. One factor serves all classes when they share their block.
     """
 
-    factors: NDArray  # (k, d1, d1) lower Cholesky factors, or (k, d1) square roots
-    diagonal: bool
+    inverse: NDArray  # (1 or k, d1, d1) lower triangular, or (1 or k, d1) 1 / sqrt(diag B)
+    n_classes: int
+
+    @property
+    def diagonal(self) -> bool:
+        return self.inverse.ndim == 2
 
     @classmethod
     def at(cls, obj: Objective, w: NDArray) -> Whitening:
-        diagonal = obj.shape[-1] > CHOLESKY_MAX
-        blocks = obj.feature_curvature(w, diagonal)
-        if diagonal:
-            return cls(np.sqrt(blocks), True)
-        with _one_blas_thread():
-            try:
-                return cls(np.stack([cholesky(B, lower=True, check_finite=False)
-                                     for B in blocks]), False)
-            except np.linalg.LinAlgError:  # not positive definite in floating point
-                diagonals = blocks[:, np.arange(blocks.shape[1]), np.arange(blocks.shape[1])]
-                return cls(np.sqrt(diagonals), True)
-
-    def _rows(self, x: NDArray) -> NDArray:
-        return x.reshape(self.factors.shape[0], -1)
+        k = obj.shape[0] if obj.loss == "softmax" else 1
+        blocks = obj.feature_curvature(w, diagonal=obj.shape[-1] > CHOLESKY_MAX)
+        if blocks.ndim == 2:
+            return cls(1.0 / np.sqrt(blocks), k)
+        eye = np.eye(blocks.shape[1])
+        try:
+            return cls(np.stack([
+                solve_triangular(cholesky(B, lower=True, check_finite=False), eye,
+                                 lower=True, check_finite=False) for B in blocks]), k)
+        except np.linalg.LinAlgError:  # not positive definite in floating point
+            return cls(1.0 / np.sqrt(blocks[:, np.arange(len(eye)), np.arange(len(eye))]), k)
 
     def to_v(self, w: NDArray) -> NDArray:
-        """v_a = L_a^T w_a."""
-        W = self._rows(w)
+        """v_a = M_a^-T w_a = L_a^T w_a."""
+        W = w.reshape(self.n_classes, -1)
         if self.diagonal:
-            return (W * self.factors).ravel()
-        return np.einsum("aji,aj->ai", self.factors, W).ravel()
+            return (W / self.inverse).ravel()
+        M = np.broadcast_to(self.inverse, (self.n_classes, *self.inverse.shape[1:]))
+        return np.concatenate([solve_triangular(Ma, wa, lower=True, trans=1,
+                                                check_finite=False) for Ma, wa in zip(M, W)])
 
     def to_w(self, v: NDArray) -> NDArray:
-        """w_a = L_a^-T v_a."""
-        return self._solve(v, transposed=True)
+        """w_a = M_a^T v_a."""
+        return self._times(v, transposed=True)
 
     def grad_v(self, g: NDArray) -> NDArray:
-        """The gradient in v of a function of w: L_a^-1 g_a."""
-        return self._solve(g, transposed=False)
+        """The gradient in v of a function of w: M_a g_a."""
+        return self._times(g, transposed=False)
 
-    def _solve(self, x: NDArray, transposed: bool) -> NDArray:
-        X = self._rows(x)
+    def _times(self, x: NDArray, transposed: bool) -> NDArray:
+        X = x.reshape(self.n_classes, -1)
         if self.diagonal:
-            return (X / self.factors).ravel()
-        return np.concatenate([
-            solve_triangular(L, row, lower=True, trans=1 if transposed else 0,
-                             check_finite=False)
-            for L, row in zip(self.factors, X)])
+            return (X * self.inverse).ravel()
+        M = self.inverse if transposed else self.inverse.transpose(0, 2, 1)
+        if M.shape[0] == 1:  # rows times one matrix: a single GEMM
+            return (X @ M[0]).ravel()
+        return np.matmul(X[:, None, :], M)[:, 0, :].ravel()
 
 
 def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float):
