@@ -128,6 +128,17 @@ def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, 
     assert_allclose(white.grad_v(obj.value_grad(w)[1]), numeric, rtol=1e-6, atol=1e-8)
 
 
+def test_whitening_blocks_stay_within_their_memory_budget(monkeypatch):
+    from halfspaces import _solvers
+
+    X, y, w, k = problem("softmax", "dense64", seed=19)  # 3 classes of 7 slots
+    obj = Objective(X, y, 0.05, True, "softmax", k)
+    monkeypatch.setattr(_solvers, "WHITEN_MAX", 3 * 7 * 7)
+    assert not _solvers.Whitening.at(obj, w).diagonal
+    monkeypatch.setattr(_solvers, "WHITEN_MAX", 3 * 7 * 7 - 1)
+    assert _solvers.Whitening.at(obj, w).diagonal
+
+
 @pytest.mark.parametrize("fmt", ["dense64", "csr64"])
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_lbfgs_with_jacobi_whitening_reaches_sklearns_optimum(fmt, fit_intercept, monkeypatch):

@@ -35,6 +35,7 @@ from halfspaces._progress import report
 __all__ = ["SolverRun", "StepRule", "Whitening", "solve"]
 
 CHOLESKY_MAX = 2048  # Newton uses Cholesky up to this many parameters, Newton-CG beyond
+WHITEN_MAX = 1 << 24  # entries (128 MiB) of L-BFGS's full whitening blocks; diagonal beyond
 DEFAULT_MAX_ITER = {"lbfgs": 1000, "newton": 100, "gd": 2000, "sgd": 30, "minibatch": 200,
                     "lstsq": 1, "cholesky": 1}
 _SCHEDULES = {"constant": kl.CONSTANT, "invscaling": kl.INVSCALING, "optimal": kl.OPTIMAL}
@@ -170,7 +171,8 @@ class Whitening:
     (:meth:`Objective.feature_curvature`), so that in v the curvature there is (close to)
     the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1 instead of a
     multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
-    class only the diagonal of B_a is used (Jacobi scaling), so memory stays O(k d).
+    class, or when the k blocks would hold more than ``WHITEN_MAX`` entries, only their
+    diagonals are used (Jacobi scaling), so memory stays O(k d).
 
     The inverse factors are kept, not the Cholesky factors: w = M^T v and the gradient in
     v, M g, are then one batched product each (not k triangular solves) and exact
@@ -186,8 +188,9 @@ class Whitening:
 
     @classmethod
     def at(cls, obj: Objective, w: NDArray) -> Whitening:
-        k = obj.shape[0] if obj.loss == "softmax" else 1
-        blocks = obj.feature_curvature(w, diagonal=obj.shape[-1] > CHOLESKY_MAX)
+        k, d1 = (obj.shape if obj.loss == "softmax" else (1, obj.size))
+        too_big = d1 > CHOLESKY_MAX or k * d1 * d1 > WHITEN_MAX
+        blocks = obj.feature_curvature(w, diagonal=too_big)
         if blocks.ndim == 2:
             return cls(1.0 / np.sqrt(blocks), k)
         eye = np.eye(blocks.shape[1])

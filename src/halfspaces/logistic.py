@@ -84,7 +84,10 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
     Parameters
     ----------
     solver : {"lbfgs", "newton", "gd", "sgd", "minibatch"}, default="lbfgs"
-        "lbfgs": L-BFGS (SciPy) over one fused pass per loss-and-gradient evaluation.
+        "lbfgs": L-BFGS (SciPy) over one fused pass per loss-and-gradient evaluation, in
+        coordinates whitened by the Hessian's class blocks at the start point (their
+        diagonals beyond 2048 features), so that ill-conditioned data (alpha = 1/N on
+        a9a) take tens of iterations instead of hundreds.
         "newton": Newton's method with an Armijo line search; the step is a Cholesky solve
         up to 2048 parameters, conjugate gradients on Hessian-vector products beyond.
         "gd": steepest descent w <- w - eta grad J (Algorithm 1 of the lecture notes).
