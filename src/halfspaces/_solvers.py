@@ -7,7 +7,7 @@
   whitened by the curvature at the start point (:class:`Whitening`);
 - ``newton``: Newton's method with an Armijo line search; the step solves H s = g by
   Cholesky when the parameter vector is small, else by conjugate gradients on
-  Hessian-vector products (Newton-CG).
+  Hessian-vector products (Newton-CG), preconditioned for the small softmax.
 
 Each returns a :class:`SolverRun`. Stopping rules: the full-batch solvers stop when
 ||grad J||_inf <= tol (converged), or when a step can no longer decrease J in floating
@@ -241,28 +241,50 @@ def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: floa
 
 
 def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
-    """Newton's method with backtracking; Cholesky or CG for the step."""
-    f, g = obj.value_grad(w)
-    curve = [f]
-    for it in range(max_iter):
-        if np.max(np.abs(g)) <= tol:
-            return SolverRun(w, it, True, tuple(curve))
-        s = _newton_step(obj, w, g)
-        found = armijo(obj, w, f, g, s, 1.0)
-        if found is None or found[2] >= f:  # no decrease left in floating point
-            return SolverRun(w, it, False, tuple(curve), stalled=True)
-        _, w, f, g = found
-        _record(curve, f, max_iter)
-    return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
+    """Newton's method with backtracking; Cholesky or conjugate gradients for the step."""
+    with _blas_threads_for(obj):
+        step = _newton_step_rule(obj, w)
+        f, g = obj.value_grad(w)
+        curve = [f]
+        for it in range(max_iter):
+            if np.max(np.abs(g)) <= tol:
+                return SolverRun(w, it, True, tuple(curve))
+            found = armijo(obj, w, f, g, step(w, g), 1.0)
+            if found is None or found[2] >= f:  # no decrease left in floating point
+                return SolverRun(w, it, False, tuple(curve), stalled=True)
+            _, w, f, g = found
+            _record(curve, f, max_iter)
+        return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
 
 
-def _newton_step(obj: Objective, w: NDArray, g: NDArray) -> NDArray:
-    if obj.size <= CHOLESKY_MAX:
-        return obj.newton_direction(w, g)
-    product = obj.hess_operator(w)
-    op = LinearOperator((obj.size, obj.size), matvec=product, dtype=float)
+def _newton_step_rule(obj: Objective, w0: NDArray):
+    """How Newton solves H(w) s = g: a function (w, g) -> s.
+
+    - binary and squared losses up to ``CHOLESKY_MAX`` parameters: Cholesky of H;
+    - the softmax up to ``CHOLESKY_MAX``: conjugate gradients on Hessian-vector products,
+      preconditioned by the class blocks of H at the start point (:class:`Whitening`,
+      B^-1 r = M^T M r). The full H costs n (k d')^2 / 2 per step, a CG iteration about
+      4 n k d', so CG wins while it needs fewer than k d' / 8 iterations: on digits at
+      most 27 of 81, and 7x less time than Cholesky (for one class, d' / 8 is small);
+    - beyond ``CHOLESKY_MAX``: plain conjugate gradients (on 3,000 MNIST rows the block
+      preconditioner cost more than it saved).
+    """
+    if obj.size > CHOLESKY_MAX:
+        return lambda w, g: _cg_step(obj, w, g, None)
+    if obj.loss != "softmax":
+        return obj.newton_direction
+    white = Whitening.at(obj, w0)
+    return lambda w, g: _cg_step(obj, w, g, white)
+
+
+def _cg_step(obj: Objective, w: NDArray, g: NDArray, white: Whitening | None) -> NDArray:
+    """Inexact Newton: CG to the relative residual min(1/2, sqrt(||g||)) (superlinear)."""
+    shape = (obj.size, obj.size)
+    op = LinearOperator(shape, matvec=obj.hess_operator(w), dtype=float)
+    pre = None if white is None else LinearOperator(
+        shape, matvec=lambda r: white.to_w(white.grad_v(r)), dtype=float)
     gnorm = np.linalg.norm(g)
-    s, _ = cg(op, g, rtol=min(0.5, np.sqrt(gnorm)), maxiter=max(50, obj.size // 10))
+    s, _ = cg(op, g, rtol=min(0.5, np.sqrt(gnorm)), maxiter=max(50, obj.size // 10), M=pre)
     return s if g @ s > 0 else g
 
 

@@ -89,7 +89,8 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         diagonals beyond 2048 features), so that ill-conditioned data (alpha = 1/N on
         a9a) take tens of iterations instead of hundreds.
         "newton": Newton's method with an Armijo line search; the step is a Cholesky solve
-        up to 2048 parameters, conjugate gradients on Hessian-vector products beyond.
+        up to 2048 parameters (for the softmax, conjugate gradients preconditioned by the
+        Hessian's class blocks), conjugate gradients on Hessian-vector products beyond.
         "gd": steepest descent w <- w - eta grad J (Algorithm 1 of the lecture notes).
         "sgd": one example at a time, a fresh random order each epoch (Algorithm 2).
         "minibatch": ``batch_size`` examples per step (Algorithm 3).
