@@ -172,8 +172,10 @@ def test_lbfgs_on_rank_deficient_data_without_penalty():
     # newton-cholesky refuses the singular Hessian; newton-cg solves the same problem
     sk = SkLogisticRegression(C=np.inf, solver="newton-cg", tol=1e-12, max_iter=500).fit(X, y)
     t = np.where(y > 0, 1.0, -1.0)
-    J = lambda est: reference_value(X, t, np.r_[est.coef_.ravel(), est.intercept_], 0.0,
-                                    "logistic")
+
+    def J(est):
+        return reference_value(X, t, np.r_[est.coef_.ravel(), est.intercept_], 0.0, "logistic")
+
     assert ours.converged_
     assert_allclose(J(ours), J(sk), rtol=1e-10)
 

@@ -27,8 +27,8 @@ from numpy.typing import NDArray
 from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
-from halfspaces._kernels import logistic as kl
 from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
+from halfspaces._kernels import logistic as kl
 from halfspaces._objectives import Objective
 from halfspaces._progress import report
 
@@ -207,8 +207,9 @@ class Whitening:
         if self.diagonal:
             return (W / self.inverse).ravel()
         M = np.broadcast_to(self.inverse, (self.n_classes, *self.inverse.shape[1:]))
-        return np.concatenate([solve_triangular(Ma, wa, lower=True, trans=1,
-                                                check_finite=False) for Ma, wa in zip(M, W)])
+        return np.concatenate([
+            solve_triangular(Ma, wa, lower=True, trans=1, check_finite=False)
+            for Ma, wa in zip(M, W, strict=True)])
 
     def to_w(self, v: NDArray) -> NDArray:
         """w_a = M_a^T v_a."""
