@@ -155,6 +155,14 @@ def test_lbfgs_with_jacobi_whitening_reaches_sklearns_optimum(fmt, fit_intercept
     assert_same_optimum(ours, sk, dense(X), y, 1.0)
 
 
+def test_lbfgs_whitens_dense_data_with_many_features_from_a_row_sample():
+    X, y = noisy(3000, 150, seed=20, flip=0.1)
+    obj = Objective(X, np.where(y > 0, 1.0, -1.0), 1.0 / 3000, True, "logistic")
+    assert obj._whitening_sample()[3].shape[0] == 80 * 3000 // 151  # the cost cap
+    ours = LogisticRegression(alpha=1.0 / 3000, tol=1e-7).fit(X, y)
+    assert_same_optimum(ours, sklearn_optimum(X, y, 1.0), X, y, 1.0)
+
+
 def test_lbfgs_stops_on_the_gradient_in_the_original_coordinates():
     X, y = noisy(600, 5, seed=17)
     for tol in (1e-3, 1e-5, 1e-7):

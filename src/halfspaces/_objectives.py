@@ -152,12 +152,12 @@ class Objective:
         with h_ia = p_ia (1 - p_ia) (softmax), sigma(z_i)(1 - sigma(z_i)) (logistic) or 1
         (squared), P the penalised slots, and a ridge delta = 1e-6 mean(diag) that keeps
         B_a positive definite on rank-deficient data (the slot of an absent intercept gets
-        1). For one class B_1 is the Hessian itself. The rows are those of the Hessian
-        (all of them, or for tall dense X its fixed sample). Shape (k, d + 1, d + 1), or
+        1). For one class B_1 is the Hessian itself. The rows are those of
+        :meth:`_whitening_sample`. Shape (k, d + 1, d + 1), or
         with ``diagonal`` only the diagonals, shape (k, d + 1); k = 1 when every class
         has the same block (the softmax at W = 0).
         """
-        X, K, y, rows = self._curvature_sample()
+        X, K, y, rows = self._whitening_sample()
         weights = self._curvature_weights(w, X, K, y, rows)
         if np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one block serves all
             weights = weights[:1]
@@ -184,6 +184,22 @@ class Objective:
         h = np.empty((1, rows.shape[0]))
         kl.curvature(K, y, w, self.c, rows, self._code, h[0])
         return h
+
+    def _whitening_sample(self):
+        """The Hessian's rows, for dense X at most max(4 d', 80 n / d') of them (d' = d + 1).
+
+        A preconditioner need not be exact, but it must be cheap: m rows cost m d'^2 / 2
+        multiply-adds per block, an evaluation 2 n d', so the cap holds the blocks to
+        about twenty evaluations (dense 50,000 x 2,000 would otherwise cost 500).
+        """
+        X, K, y, rows = self._curvature_sample()
+        d1 = self.shape[-1]
+        cap = max(4 * d1, 80 * self.X.shape[0] // d1)
+        if sp.issparse(X) or rows.shape[0] <= cap:
+            return X, K, y, rows
+        pick = np.sort(np.random.default_rng(1).choice(rows.shape[0], cap, replace=False))
+        Xs = np.ascontiguousarray(X[rows[pick]])
+        return Xs, Xs, y[rows[pick]], np.arange(cap, dtype=np.intp)
 
     def _curvature_sample(self):
         """The rows the curvature is averaged over (the binary Hessian, the whitening of
