@@ -144,7 +144,8 @@ class Objective:
         self._fill_null_directions(H)
         return H
 
-    def feature_curvature(self, w: NDArray, diagonal: bool = False) -> NDArray:
+    def feature_curvature(self, w: NDArray, diagonal: bool = False,
+                          max_cost: float = np.inf) -> NDArray:
         """The Hessian's diagonal blocks at w, one per class: the matrices L-BFGS whitens by.
 
         .. math:: B_a = \\frac{1}{m}\\sum_i h_{ia}\\, x'_i x_i'^T + \\alpha P + \\delta I
@@ -152,15 +153,17 @@ class Objective:
         with h_ia = p_ia (1 - p_ia) (softmax), sigma(z_i)(1 - sigma(z_i)) (logistic) or 1
         (squared), P the penalised slots, and a ridge delta = 1e-6 mean(diag) that keeps
         B_a positive definite on rank-deficient data (the slot of an absent intercept gets
-        1). For one class B_1 is the Hessian itself. The rows are those of
-        :meth:`_whitening_sample`. Shape (k, d + 1, d + 1), or
-        with ``diagonal`` only the diagonals, shape (k, d + 1); k = 1 when every class
-        has the same block (the softmax at W = 0).
+        1). For one class B_1 is the Hessian itself. The rows are those of the Hessian
+        (all of them, or for tall dense X its fixed sample). Shape (k, d + 1, d + 1), or
+        with ``diagonal`` (or when the blocks would cost more than ``max_cost``
+        multiply-adds) only the diagonals, shape (k, d + 1); k = 1 when every class has
+        the same block (the softmax at W = 0).
         """
-        X, K, y, rows = self._whitening_sample()
+        X, K, y, rows = self._curvature_sample()
         weights = self._curvature_weights(w, X, K, y, rows)
         if np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one block serves all
             weights = weights[:1]
+        diagonal = diagonal or len(weights) * _gram_cost(X, K) > max_cost
         one = _weighted_diagonal if diagonal else weighted_gram
         blocks = np.stack([one(X, K, h, self.c) for h in weights]) / rows.shape[0]
         slots = np.arange(self.shape[-1])
@@ -184,22 +187,6 @@ class Objective:
         h = np.empty((1, rows.shape[0]))
         kl.curvature(K, y, w, self.c, rows, self._code, h[0])
         return h
-
-    def _whitening_sample(self):
-        """The Hessian's rows, for dense X at most max(4 d', 80 n / d') of them (d' = d + 1).
-
-        A preconditioner need not be exact, but it must be cheap: m rows cost m d'^2 / 2
-        multiply-adds per block, an evaluation 2 n d', so the cap holds the blocks to
-        about twenty evaluations (dense 50,000 x 2,000 would otherwise cost 500).
-        """
-        X, K, y, rows = self._curvature_sample()
-        d1 = self.shape[-1]
-        cap = max(4 * d1, 80 * self.X.shape[0] // d1)
-        if sp.issparse(X) or rows.shape[0] <= cap:
-            return X, K, y, rows
-        pick = np.sort(np.random.default_rng(1).choice(rows.shape[0], cap, replace=False))
-        Xs = np.ascontiguousarray(X[rows[pick]])
-        return Xs, Xs, y[rows[pick]], np.arange(cap, dtype=np.intp)
 
     def _curvature_sample(self):
         """The rows the curvature is averaged over (the binary Hessian, the whitening of
@@ -278,6 +265,19 @@ def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     total = Z.sum(axis=1)
     Z /= total[:, None]
     return Z, top + np.log(total)
+
+
+def _gram_cost(X, K) -> float:
+    """Multiply-adds of one :func:`weighted_gram`: n d'^2 / 2 dense, sum_i nnz_i^2 / 2 CSR."""
+    if sp.issparse(X):
+        return float(np.square(np.diff(K[2]), dtype=np.float64).sum()) / 2
+    return X.shape[0] * (X.shape[1] + 1) ** 2 / 2
+
+
+def evaluation_cost(obj: Objective) -> float:
+    """Multiply-adds of one value-and-gradient evaluation: 2 k nnz(X)."""
+    nnz = obj.X.nnz if sp.issparse(obj.X) else obj.X.size
+    return 2.0 * nnz * (obj.n_classes if obj.loss == "softmax" else 1)
 
 
 def _weighted_diagonal(X, K, h: NDArray, c: float) -> NDArray:

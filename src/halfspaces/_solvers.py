@@ -29,13 +29,16 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
 from halfspaces._kernels import logistic as kl
-from halfspaces._objectives import Objective
+from halfspaces._objectives import Objective, evaluation_cost
 from halfspaces._progress import report
 
 __all__ = ["SolverRun", "StepRule", "Whitening", "solve"]
 
 CHOLESKY_MAX = 2048  # Newton uses Cholesky up to this many parameters, Newton-CG beyond
 WHITEN_MAX = 1 << 24  # entries (128 MiB) of L-BFGS's full whitening blocks; diagonal beyond
+# the full blocks may cost this many evaluations' multiply-adds (SYRK runs at ~5x the
+# evaluation's flop rate: ~20 evaluations of time); the diagonal beyond
+WHITEN_COST = 100
 DEFAULT_MAX_ITER = {"lbfgs": 1000, "newton": 100, "gd": 2000, "sgd": 30, "minibatch": 200,
                     "lstsq": 1, "cholesky": 1}
 _SCHEDULES = {"constant": kl.CONSTANT, "invscaling": kl.INVSCALING, "optimal": kl.OPTIMAL}
@@ -171,8 +174,11 @@ class Whitening:
     (:meth:`Objective.feature_curvature`), so that in v the curvature there is (close to)
     the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1 instead of a
     multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
-    class, or when the k blocks would hold more than ``WHITEN_MAX`` entries, only their
-    diagonals are used (Jacobi scaling), so memory stays O(k d).
+    class, when the k blocks would hold more than ``WHITEN_MAX`` entries, or cost more
+    than ``WHITEN_COST`` evaluations to build (dense X with many features), only their
+    diagonals are used (Jacobi scaling), so memory stays O(k d) and the set-up cheap.
+    (The blocks are never estimated from fewer rows than the Hessian's: from 4 d' rows
+    the estimate's own spread, Marchenko-Pastur, made L-BFGS take more iterations.)
 
     The inverse factors are kept, not the Cholesky factors: w = M^T v and the gradient in
     v, M g, are then one batched product each (not k triangular solves) and exact
@@ -190,7 +196,8 @@ class Whitening:
     def at(cls, obj: Objective, w: NDArray) -> Whitening:
         k, d1 = (obj.shape if obj.loss == "softmax" else (1, obj.size))
         too_big = d1 > CHOLESKY_MAX or k * d1 * d1 > WHITEN_MAX
-        blocks = obj.feature_curvature(w, diagonal=too_big)
+        budget = WHITEN_COST * evaluation_cost(obj)
+        blocks = obj.feature_curvature(w, diagonal=too_big, max_cost=budget)
         if blocks.ndim == 2:
             return cls(1.0 / np.sqrt(blocks), k)
         eye = np.eye(blocks.shape[1])
