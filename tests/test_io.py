@@ -245,10 +245,10 @@ def test_compiled_parser_equals_sklearn_bit_for_bit(tmp_path, rows):
 
 
 def test_compiled_parser_takes_the_common_case(tmp_path, problem):
-    from halfspaces.io import _fastparse
+    from halfspaces._fast import svmlight as fast_svmlight
 
     path = write_svm(tmp_path / "d.svm", *problem)
-    status, y, indptr, indices, data, width = _fastparse.parse(path.read_bytes())
+    status, y, indptr, indices, data, width = fast_svmlight.parse(path.read_bytes())
     X_ref, y_ref = load_svmlight_file(str(path), zero_based=True)
-    assert status == _fastparse.OK and np.array_equal(y, y_ref)
+    assert status == fast_svmlight.OK and np.array_equal(y, y_ref)
     assert np.array_equal(indptr, X_ref.indptr) and np.array_equal(data, X_ref.data)

@@ -15,7 +15,7 @@ from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from _data import FORMATS, SHARED_DATA, in_format, load_a9a, noisy, separable
 from halfspaces import ConvergenceWarning, LogisticRegression
-from halfspaces._kernels import logistic as kl
+from halfspaces._fast import logistic as kl
 from halfspaces._objectives import Objective
 
 

@@ -34,7 +34,7 @@ def scipy_blas_one_thread():
 
     SciPy's compiled optimisers (L-BFGS-B) call it for small vector operations, after
     which its idle threads spin for a while: on two cores they took the cores from NumPy's
-    BLAS and from the Numba kernels, and made a 0.13 ms product take 3 to 5 ms. Where both
+    BLAS and from the compiled loops, and made a 0.13 ms product take 3 to 5 ms. Where both
     share one library (conda, a system BLAS) there is no second pool and nothing to limit.
     """
     own = [lib.filepath for lib in _controller().lib_controllers

@@ -7,7 +7,7 @@
 with the logistic, squared or softmax loss; the intercept b is not penalised. Parameters
 travel as one flat float64 vector: (w, b) for the binary and regression losses, the rows
 (w_k, b_k) of a (k, d + 1) matrix for the softmax loss. Binary and squared losses use the
-fused Numba kernels (one pass over X for the loss and the gradient); the softmax loss uses
+fused compiled loops (one pass over X for the loss and the gradient); the softmax loss uses
 BLAS (X @ W.T and R.T @ X), which is faster for k scores per row.
 """
 
@@ -22,8 +22,8 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
 from halfspaces._blas import one_blas_thread
-from halfspaces._kernels import kernel_input
-from halfspaces._kernels import logistic as kl
+from halfspaces._fast import logistic as kl
+from halfspaces._fast import loop_input
 
 _BLOCK = 1 << 15  # rows per block of the dense weighted Gram matrix
 
@@ -41,7 +41,7 @@ class Objective:
     _rows: NDArray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._K = kernel_input(self.X)
+        self._K = loop_input(self.X)
         self._rows = np.arange(self.X.shape[0], dtype=np.intp)
         self._code = kl.SQUARED if self.loss == "squared" else kl.LOGISTIC
 

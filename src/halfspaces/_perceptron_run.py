@@ -1,8 +1,8 @@
 """The perceptron's epoch loop: selection rules, convergence, resumable state.
 
 Estimators, ``online_perceptron`` and the theory tools all call :func:`run_perceptron` on
-validated data with ±1 targets; it calls the kernels and returns a frozen
-:class:`PerceptronRun`. The variants are kernel modes, not copies of this loop.
+validated data with ±1 targets; it calls the compiled loops and returns a frozen
+:class:`PerceptronRun`. The variants are loop modes, not copies of this loop.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._kernels import kernel_input
-from halfspaces._kernels import perceptron as kp
+from halfspaces._fast import loop_input
+from halfspaces._fast import perceptron as kp
 from halfspaces._progress import report
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
@@ -26,7 +26,7 @@ class PerceptronState:
 
     ``w`` and ``aux`` hold d coefficients then the intercept; ``aux`` is the averaging
     sum or the pocket weights; ``counters`` is indexed by the constants of
-    :mod:`halfspaces._kernels.perceptron` (step count, runs, pocket errors).
+    :mod:`halfspaces._fast.perceptron` (step count, runs, pocket errors).
     """
 
     w: NDArray[np.float64]
@@ -93,7 +93,7 @@ def run_perceptron(
     the run works on a copy and returns the new state.
     """
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
-    Xk, Y, mode_code = kernel_input(X), (y, y.dtype.type(positive)), MODES[mode]
+    Xk, Y, mode_code = loop_input(X), (y, y.dtype.type(positive)), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
     if mode_code == kp.POCKET:

@@ -28,7 +28,7 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
-from halfspaces._kernels import logistic as kl
+from halfspaces._fast import logistic as kl
 from halfspaces._objectives import Objective, evaluation_cost
 from halfspaces._progress import report
 
@@ -345,7 +345,7 @@ def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: Ste
 
 def run_epoch(obj: Objective, w: NDArray, u: NDArray, n_avg: int, order: NDArray, batch: int,
               steps: StepRule, t: int) -> tuple[int, int]:
-    """One pass of the stochastic kernel over ``order``, updating w (and u) in place."""
+    """One pass of the stochastic loop over ``order``, updating w (and u) in place."""
     opts = (obj.alpha, float(_SCHEDULES[steps.schedule]), steps.eta0, steps.power_t)
     if obj.loss == "softmax":
         W, U = w.reshape(obj.shape), u.reshape(obj.shape)

@@ -1,7 +1,7 @@
 """Input checks shared by every estimator: labels, one-vs-rest targets and the constant feature.
 
 The homogeneous reduction x' = (1, x) is how the lecture notes turn an affine halfspace
-sign(<w, x> + b) into a homogeneous one sign(<w', x'>). The kernels apply it implicitly (a
+sign(<w, x> + b) into a homogeneous one sign(<w', x'>). The compiled loops apply it implicitly (a
 bias slot in the weight vector, scaled by ``fit_intercept``) so X is never copied;
 :func:`augment` builds x' explicitly for users and for the theory tools.
 """
@@ -16,7 +16,33 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 
-__all__ = ["Targets", "augment", "encode_targets", "partial_fit_classes"]
+__all__ = [
+    "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment", "encode_targets",
+    "partial_fit_classes", "per_problem",
+]
+
+# What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
+# copied; 64-bit sparse indices are read as they are.
+FIT_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
+                 accept_large_sparse=True)
+# The same, for estimators whose compiled loop finds NaN and inf itself during its first pass
+# (saving a full extra read of X), and names the row.
+LOOP_CHECKS_FINITE = dict(FIT_INPUT, ensure_all_finite=False)
+
+
+class SparseInputMixin:
+    """Declares to scikit-learn that the estimator takes sparse (CSR) input."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def per_problem(values: ArrayLike):
+    """A plain scalar for a binary problem, an array with one entry per class otherwise."""
+    values = np.asarray(values)
+    return values[0].item() if values.size == 1 else values
 
 
 def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
@@ -53,7 +79,7 @@ def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
 
 @dataclass(frozen=True)
 class Targets:
-    """The labels as the kernels read them: no per-sample array is allocated.
+    """The labels as the compiled loops read them: no per-sample array is allocated.
 
     Binary problem k has targets +1 where ``labels == positives[k]`` and -1 elsewhere.
     Numeric labels are used as given; other labels become their index in ``classes``.
@@ -98,7 +124,7 @@ def _distinct_numeric(y: NDArray) -> NDArray | None:
     """Sorted distinct values of numeric y with at most 32 of them, in one pass; else None."""
     if y.dtype.kind not in "iuf" or y.ndim != 1:
         return None
-    from halfspaces._kernels.labels import distinct_few, two_or_fewer
+    from halfspaces._fast.labels import distinct_few, two_or_fewer
 
     if y.size == 0:
         return None

@@ -24,11 +24,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
-from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._validation import SparseInputMixin, per_problem
 from halfspaces.exceptions import NotSeparableError
 from halfspaces.theory._data import signed_rows
 from halfspaces.theory._highs import INF, SolverError, solve
@@ -56,11 +56,12 @@ class ERMFit:
     gap: float = 0.0
 
 
-class _ERMClassifier(LinearClassifierMixin, BaseEstimator):
+class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """fit = validate, one exact solve per binary problem, store coef_ and intercept_."""
 
     _parameter_constraints: ClassVar[dict] = {"fit_intercept": ["boolean"]}
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Solve the ERM problem on (X, y).
 
@@ -76,7 +77,6 @@ class _ERMClassifier(LinearClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_classification_targets(y)
         self.classes_, index = np.unique(y, return_inverse=True)
@@ -96,14 +96,6 @@ class _ERMClassifier(LinearClassifierMixin, BaseEstimator):
     def _set_extra(self, fits: list[ERMFit]) -> None:
         """Estimator-specific fitted attributes."""
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
-
-def _per_problem(values: list):
-    return values[0] if len(values) == 1 else np.array(values)
 
 
 # These checks fit random data that are not linearly separable, where a hard-margin or
@@ -210,7 +202,7 @@ class LinearProgramClassifier(_ERMClassifier):
         return ERMFit(hinge_lp(Z), separable=False)
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
-        self.separable_ = _per_problem([f.separable for f in fits])
+        self.separable_ = per_problem([f.separable for f in fits])
 
 
 def hinge_lp(Z) -> NDArray:
@@ -291,7 +283,7 @@ class MaxMarginClassifier(_ERMClassifier):
                       support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
-        self.margin_ = _per_problem([f.margin for f in fits])
+        self.margin_ = per_problem([f.margin for f in fits])
         self.support_ = fits[0].support if len(fits) == 1 else [f.support for f in fits]
 
 
@@ -386,9 +378,9 @@ class ZeroOneERMClassifier(_ERMClassifier):
                      accept=("Time limit reached",), what="0-1 ERM MILP")
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
-        self.n_errors_ = _per_problem([f.n_errors for f in fits])
-        self.optimal_ = _per_problem([f.optimal for f in fits])
-        self.gap_ = _per_problem([f.gap for f in fits])
+        self.n_errors_ = per_problem([f.n_errors for f in fits])
+        self.optimal_ = per_problem([f.optimal for f in fits])
+        self.gap_ = per_problem([f.gap for f in fits])
 
 
 def _refit_on_correct(Z, w_milp: NDArray, correct: NDArray) -> NDArray:

@@ -28,20 +28,19 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from halfspaces._kernels import dual as kd
-from halfspaces._kernels import kernel_input
-from halfspaces._validation import Targets, encode_targets
-from halfspaces.exceptions import ConvergenceWarning
+from halfspaces._fast import dual as kd
+from halfspaces._fast import loop_input
 from halfspaces._progress import report
+from halfspaces._sklearn import Interval, StrOptions, fit_context
+from halfspaces._validation import FIT_INPUT, SparseInputMixin, Targets, encode_targets
+from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
-_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), accept_large_sparse=True)
 
 
 def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
@@ -185,7 +184,7 @@ class GramRows:
         self.used = self.capacity if gram is not None else 0
         self.n_computed = 0
         if gram is None and kernel_rows is None:
-            self.Xk, self.sq = kernel_input(X), _squared_norms(X)
+            self.Xk, self.sq = loop_input(X), _squared_norms(X)
             self.Z = np.zeros((1, X.shape[1]))
 
     def fetch(self, row: int) -> None:
@@ -263,7 +262,7 @@ def _one_epoch(gram: GramRows, Y, order, f, alpha) -> int:
         gram.fetch(int(order[pos]) if order.size else pos)
 
 
-class KernelPerceptron(ClassifierMixin, BaseEstimator):
+class KernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     """The kernel perceptron: the perceptron in the dual, f(x) = sum_i alpha_i y_i k(x_i, x).
 
     Starts at alpha = 0; visits the examples in turn and, when y_i f(x_i) <= 0, sets
@@ -372,6 +371,7 @@ default="linear"
         self.random_state = random_state
         self.cache_size = cache_size
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run the kernel perceptron until a pass makes no update, or ``max_epochs`` passes.
 
@@ -388,8 +388,7 @@ default="linear"
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = validate_data(self, X, y, **_INPUT)
+        X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
         gram = self._gram_rows(X)
         rng = check_random_state(self.random_state)
@@ -460,7 +459,7 @@ default="linear"
             Positive scores favour classes_[1] (binary) or the class of that column.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, **_INPUT)
+        X = validate_data(self, X, reset=False, **FIT_INPUT)
         scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
         n_support = max(1, self.support_.size)
         block = max(1, int(self.cache_size * 2**20) // (8 * n_support))
@@ -494,6 +493,5 @@ default="linear"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags

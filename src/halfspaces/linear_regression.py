@@ -18,18 +18,19 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._objectives import Objective, weighted_gram
+from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import solve
+from halfspaces._validation import FIT_INPUT, SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
-from halfspaces.logistic import _FIT_INPUT, SOLVER_PARAMETERS, step_rule
+from halfspaces.logistic import SOLVER_PARAMETERS, step_rule
 
 __all__ = ["LinearRegression"]
 
 
-class LinearRegression(RegressorMixin, BaseEstimator):
+class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
     r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
 
     Minimises
@@ -139,6 +140,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Minimise J over the training data.
 
@@ -154,8 +156,7 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = validate_data(self, X, y, y_numeric=True, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, y_numeric=True, **FIT_INPUT)
         y = np.asarray(y, dtype=np.float64)
         obj = Objective(X, y, self.alpha, self.fit_intercept, "squared")
         if self.solver in ("lstsq", "cholesky"):
@@ -196,11 +197,6 @@ class LinearRegression(RegressorMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray:

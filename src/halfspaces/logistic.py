@@ -22,21 +22,24 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_expit, log_softmax
 from sklearn.base import BaseEstimator
-from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._objectives import Objective
+from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._solvers import SolverRun, StepRule, solve
-from halfspaces._validation import Targets, encode_targets, partial_fit_classes
+from halfspaces._validation import (
+    FIT_INPUT,
+    SparseInputMixin,
+    Targets,
+    encode_targets,
+    partial_fit_classes,
+)
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["LogisticRegression"]
 
-_FIT_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
-                  accept_large_sparse=True)
 STOCHASTIC = ("sgd", "minibatch")
 
 SOLVER_PARAMETERS: dict = {
@@ -66,7 +69,7 @@ def step_rule(est) -> StepRule:
                     est.average)
 
 
-class LogisticRegression(LinearClassifierMixin, BaseEstimator):
+class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     r"""Logistic regression (softmax regression beyond two classes) by maximum likelihood.
 
     Minimises the mean negative log-likelihood plus an optional L2 penalty, the intercept
@@ -198,6 +201,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Minimise J over the training data.
 
@@ -213,8 +217,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = validate_data(self, X, y, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
         obj = self._objective(X, targets)
         resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
@@ -226,6 +229,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         return self
 
     @available_if(lambda est: est.solver in STOCHASTIC)
+    @fit_context
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One epoch of "sgd" or "minibatch" over a batch, continuing from the current state.
 
@@ -248,9 +252,7 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "_w")
-        if first:
-            self._validate_params()
-        X, y = validate_data(self, X, y, reset=first, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         obj = self._objective(X, encode_targets(y, classes))
         if first:
@@ -337,11 +339,6 @@ class LogisticRegression(LinearClassifierMixin, BaseEstimator):
         if z.ndim == 1:
             return np.column_stack([log_expit(-z), log_expit(z)])
         return log_softmax(z, axis=1)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
 
 
 def _separable(est: LogisticRegression, X, targets: Targets, converged: bool) -> bool:

@@ -25,25 +25,19 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
-from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from halfspaces._kernels import kernel_input
-from halfspaces._kernels import multiclass as km
+from halfspaces._fast import loop_input
+from halfspaces._fast import multiclass as km
 from halfspaces._perceptron_run import non_finite_row_error
-from halfspaces._validation import encode_targets
-from halfspaces.exceptions import ConvergenceWarning
 from halfspaces._progress import report
+from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._validation import LOOP_CHECKS_FINITE, SparseInputMixin, encode_targets
+from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
 
-# as for the binary perceptrons: float32 kept, CSR used as is, NaN and inf found by the kernel
-_FIT_INPUT = dict(
-    accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
-    accept_large_sparse=True, ensure_all_finite=False,
-)
 _CYCLIC = np.empty(0, dtype=np.int64)
 
 
@@ -69,7 +63,7 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
 
     Stops after a pass with no mistake (converged) or after ``max_epochs`` passes.
     """
-    Xk, n = kernel_input(X), X.shape[0]
+    Xk, n = loop_input(X), X.shape[0]
     W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
     counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
     c = 1.0 if fit_intercept else 0.0
@@ -90,7 +84,7 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
                          converged)
 
 
-class MulticlassPerceptron(LinearClassifierMixin, BaseEstimator):
+class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """The multiclass perceptron: predict argmax_j <w_j, x> + b_j, fix the two rows on a mistake.
 
     Starts at w_j = 0, b_j = 0 for the k classes. Each example is predicted as the class
@@ -180,6 +174,7 @@ class MulticlassPerceptron(LinearClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.average = average
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run the multiclass perceptron until a pass makes no mistake, or ``max_epochs``.
 
@@ -195,8 +190,7 @@ class MulticlassPerceptron(LinearClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = validate_data(self, X, y, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         classes = encode_targets(y).classes
         labels = np.searchsorted(classes, y).astype(np.int64)
         run = run_multiclass_perceptron(
@@ -230,8 +224,3 @@ class MulticlassPerceptron(LinearClassifierMixin, BaseEstimator):
         """
         scores = super().decision_function(X)
         return scores[:, 1] - scores[:, 0] if self.classes_.size == 2 else scores
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags

@@ -29,15 +29,21 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils import check_random_state, check_X_y
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from halfspaces._kernels import perceptron as kp
+from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron
-from halfspaces._validation import Targets, encode_targets, partial_fit_classes
+from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._validation import (
+    LOOP_CHECKS_FINITE,
+    SparseInputMixin,
+    Targets,
+    encode_targets,
+    partial_fit_classes,
+    per_problem,
+)
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -49,15 +55,9 @@ __all__ = [
     "online_perceptron",
 ]
 
-# float32 stays float32 and C-contiguous or CSR input is used as it is, never copied; the
-# kernels detect NaN and inf themselves during the first pass, saving a full extra read of X.
-_FIT_INPUT = dict(
-    accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
-    accept_large_sparse=True, ensure_all_finite=False,
-)
 
 
-class _BasePerceptron(BaseEstimator):
+class _BasePerceptron(SparseInputMixin, BaseEstimator):
     """Parameters, validation and bookkeeping shared by the perceptron family."""
 
     _mode: ClassVar[str] = "plain"
@@ -83,6 +83,7 @@ class _BasePerceptron(BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
 
+    @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
         """Run the perceptron until a pass makes no update, or for ``max_epochs`` passes.
 
@@ -98,8 +99,7 @@ class _BasePerceptron(BaseEstimator):
         self : object
             The fitted estimator.
         """
-        self._validate_params()
-        X, y = validate_data(self, X, y, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
         resume = self.warm_start and self._can_resume(targets.classes, X.shape[1])
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
@@ -109,6 +109,7 @@ class _BasePerceptron(BaseEstimator):
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
+    @fit_context
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One pass of the online protocol over a batch, continuing from the current state.
 
@@ -132,9 +133,7 @@ class _BasePerceptron(BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "classes_")
-        if first:
-            self._validate_params()
-        X, y = validate_data(self, X, y, reset=first, **_FIT_INPUT)
+        X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
         runs = self._run(X, targets, not first, 1, "cyclic", None)
@@ -167,7 +166,7 @@ class _BasePerceptron(BaseEstimator):
         self._states = [run.state for run in runs]
         self.coef_ = np.vstack([run.coef for run in runs])
         self.intercept_ = np.array([run.intercept for run in runs])
-        self.n_updates_ = _per_problem(updates)
+        self.n_updates_ = per_problem(updates)
         self.n_epochs_ = max(run.n_epochs for run in runs)
         self.converged_ = all(run.converged for run in runs)
 
@@ -180,21 +179,12 @@ class _BasePerceptron(BaseEstimator):
             "max_epochs."
         )
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
 
 _FOR_NON_SEPARABLE = (
     ("PocketPerceptron", "PocketPerceptron (the weights with the fewest training errors)"),
     ("AveragedPerceptron", "AveragedPerceptron (the mean of all the weights)"),
 )
 
-
-def _per_problem(values: NDArray):
-    """A plain scalar for a binary problem, an array with one entry per class otherwise."""
-    return values[0].item() if values.size == 1 else values
 
 
 _PARAMETERS_DOC = """
@@ -325,7 +315,7 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
 
     def _set_fitted(self, X, targets, runs, resume) -> None:
         super()._set_fitted(X, targets, runs, resume)
-        self.n_errors_ = _per_problem(np.array([run.n_errors for run in runs]))
+        self.n_errors_ = per_problem(np.array([run.n_errors for run in runs]))
 
 
 class VotedPerceptron(ClassifierMixin, _BasePerceptron):
@@ -490,7 +480,7 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     >>> run.mistakes.tolist(), run.n_mistakes
     ([True, False, True], 2)
     """
-    X, y = check_X_y(X, y, **_FIT_INPUT)
+    X, y = check_X_y(X, y, **LOOP_CHECKS_FINITE)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(

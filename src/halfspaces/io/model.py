@@ -223,8 +223,9 @@ def _check_header(path, document) -> None:
 
 def _estimator_classes() -> dict[str, type]:
     """The whitelist: estimator classes exported by :mod:`halfspaces`, by name."""
-    import halfspaces
     from sklearn.base import BaseEstimator
+
+    import halfspaces
 
     classes = {}
     for name in halfspaces._LAZY:

@@ -1,7 +1,7 @@
 """svmlight / LIBSVM files: ``label [qid:q] index:value ... [# comment]``, one sample a line.
 
 Plain input (decimal numbers, increasing indices, comments) is parsed by a compiled parser
-(:mod:`halfspaces.io._fastparse`, ~5x scikit-learn's on a9a); anything else by scikit-learn's
+(:mod:`halfspaces._fast.svmlight`, ~5x scikit-learn's on a9a); anything else by scikit-learn's
 :func:`~sklearn.datasets.load_svmlight_file`, whose rules stay the reference. Both run in raw
 mode (indices taken as written), so that this module decides the index base once for a whole
 file or stream. scikit-learn's errors name neither the file nor the line; when it rejects a
@@ -167,16 +167,16 @@ def _read_raw(path: str | os.PathLike) -> tuple[sp.csr_matrix, NDArray[np.float6
 def _parse_raw(path, text: bytes, numbered_lines) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Raw (X, y) of svmlight `text`: the compiled parser, else scikit-learn's.
 
-    The compiled parser (:mod:`halfspaces.io._fastparse`) takes the plain common case and
+    The compiled parser (:mod:`halfspaces._fast.svmlight`) takes the plain common case and
     declines anything else, which scikit-learn's parser then reads (or rejects: the error
     names the line found by `numbered_lines`).
     """
     import scipy.sparse as sp
 
-    from halfspaces.io import _fastparse
+    from halfspaces._fast import svmlight as fast_svmlight
 
-    status, y, indptr, indices, data, width = _fastparse.parse(text)
-    if status == _fastparse.OK:
+    status, y, indptr, indices, data, width = fast_svmlight.parse(text)
+    if status == fast_svmlight.OK:
         return sp.csr_matrix((data, indices, indptr), shape=(len(y), width)), y
     from sklearn.datasets import load_svmlight_file
 

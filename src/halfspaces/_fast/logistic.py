@@ -1,6 +1,6 @@
-"""Logistic, softmax and squared-loss kernels: fused loss and gradient, curvature, SGD epochs.
+"""Logistic, softmax and squared-loss loops: fused loss and gradient, curvature, SGD epochs.
 
-Every full-batch kernel works on a block of rows (``rows``, an index array) and returns
+Every full-batch loop works on a block of rows (``rows``, an index array) and returns
 *sums* over that block, not means: the caller divides by N and adds the penalty, so blocks
 (or Dask partitions) can be summed. Weight vectors have d + 1 slots, the last being the
 intercept, which multiplies the constant feature ``c`` in {0, 1}.
@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from halfspaces._kernels._rows import row_axpy, row_dot
+from halfspaces._fast._rows import row_axpy, row_dot
 
 LOGISTIC, SQUARED = 0, 1
 # learning-rate schedules of the stochastic solvers

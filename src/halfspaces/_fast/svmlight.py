@@ -1,6 +1,6 @@
 """A compiled svmlight parser for the common case; anything unusual goes to scikit-learn's.
 
-The kernel accepts lines of ``label index:value ...`` with optional ``# comments``, where
+The loop accepts lines of ``label index:value ...`` with optional ``# comments``, where
 every number is plain decimal (``[+-]digits[.digits][e[+-]digits]``). Those with a mantissa
 below 2**53 and a decimal exponent within 22 are converted by Clinger's fast path (a single
 correctly rounded IEEE operation on exact operands, so the result equals Python's ``float``);

@@ -18,7 +18,7 @@ import math
 
 from numba import njit
 
-from halfspaces._kernels._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast._rows import n_rows, row_axpy, row_dot
 
 STEP = 0
 N_COUNTERS = 1

@@ -1,6 +1,6 @@
-"""Row access shared by the kernels: <x_i, w> and w += a x_i for dense rows and CSR rows.
+"""Row access shared by the compiled loops: <x_i, w> and w += a x_i for dense rows and CSR rows.
 
-The kernels are written once against ``row_dot``/``row_axpy``/``n_rows``; Numba picks the
+The loops are written once against ``row_dot``/``row_axpy``/``n_rows``; Numba picks the
 dense or the CSR body from the argument's type at compile time (``overload``), so each epoch
 loop exists in one copy. Under ``NUMBA_DISABLE_JIT=1`` the same bodies run as Python,
 dispatched by ``isinstance``.
@@ -76,7 +76,7 @@ def _pick(X, dense, csr):
 # Reassociation is allowed in the dense dot product only: it lets LLVM vectorise the
 # reduction (about twice the speed of the sequential sum). On CSR rows it would emit gathers,
 # measured 5% slower on a9a than the plain loop, so CSR keeps strict order, as do updates
-# and everything else. No nnan/ninf: the epoch kernels rely on NaN and inf propagating to
+# and everything else. No nnan/ninf: the epoch loops rely on NaN and inf propagating to
 # flag bad rows.
 @overload(row_dot, jit_options={"fastmath": {"reassoc", "contract"}})
 def _overload_row_dot_dense(X, i, w):

@@ -1,4 +1,4 @@
-"""Perceptron kernels: one epoch loop shared by the plain, averaged, voted and pocket variants.
+"""Perceptron loops: one epoch loop shared by the plain, averaged, voted and pocket variants.
 
 The variants differ only in what an update or a correct prediction also does (``mode``):
 
@@ -18,7 +18,7 @@ the target of row i is +1 where labels[i] == positive and -1 elsewhere, so no ar
 targets is ever built (one-vs-rest reads the same labels with another ``positive``). Each epoch writes the row and step of every update
 into ``log`` (shape (2, capacity)) when it has room (shape (2, 0) records nothing).
 
-Status: the kernels return the number of updates, or ``-1 - i`` when row i gives a
+Status: the loops return the number of updates, or ``-1 - i`` when row i gives a
 non-finite decision value (NaN or inf in X, or an overflow); the caller raises.
 """
 
@@ -29,7 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from halfspaces._kernels._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast._rows import n_rows, row_axpy, row_dot
 
 PLAIN, AVERAGED, VOTED, POCKET = 0, 1, 2, 3
 

@@ -28,8 +28,8 @@ import math
 
 from numba import njit
 
-from halfspaces._kernels._rows import n_rows, row_axpy, row_dot
-from halfspaces._kernels.perceptron import target
+from halfspaces._fast._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast.perceptron import target
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
 

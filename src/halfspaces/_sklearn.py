@@ -1,0 +1,26 @@
+"""The one place that imports scikit-learn's private names.
+
+scikit-learn keeps these under underscore modules (``sklearn.base._fit_context``,
+``sklearn.utils._param_validation``, ``sklearn.linear_model._base``), which a release may
+move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
+``utils/_sklearn_compat.py``). Everything else in halfspaces imports them from here.
+"""
+
+from __future__ import annotations
+
+from sklearn.base import _fit_context
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "fit_context", "validate_params"]
+
+
+def fit_context(method):
+    """Validate the estimator's declared parameters before ``method`` runs.
+
+    scikit-learn's ``_fit_context``: the parameters are checked against
+    ``_parameter_constraints`` on every ``fit``, and on the first ``partial_fit`` only (a
+    fitted estimator's later ``partial_fit`` calls skip the check, as scikit-learn's own do).
+    Nested estimators are not re-validated.
+    """
+    return _fit_context(prefer_skip_nested_validation=True)(method)
