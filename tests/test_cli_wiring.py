@@ -1,0 +1,208 @@
+"""Each CLI option reaches the estimator it configures: checked against an independent fit.
+
+Every test here reads the data with scikit-learn or NumPy (not the CLI's readers), configures
+the estimator by hand with the setting the option stands for, and compares the CLI's report
+with that fit. An option that is silently dropped, or wired to the wrong parameter or the wrong
+rows, changes the numbers and fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
+
+import halfspaces
+from halfspaces.exceptions import ConvergenceWarning
+
+
+def run_cli(*args: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("HALFSPACES_DEBUG", "FORCE_COLOR")}
+    env["NO_COLOR"] = "1"
+    done = subprocess.run([sys.executable, "-m", "halfspaces", *args, "--json"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def fitted(estimator, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
+
+
+def accuracy(model, X, y) -> float:
+    return float(np.mean(model.predict(X) == y))
+
+
+def shifted_problem(seed: int = 0, n: int = 100):
+    """Linearly separable data whose separator is far from the origin: the intercept matters."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) + 5.0
+    w = np.array([1.0, -2.0, 0.5, 1.5])
+    margin = X @ w - np.median(X @ w)
+    keep = np.abs(margin) > 0.3
+    return X[keep], np.where(margin[keep] > 0, 1.0, -1.0)
+
+
+@pytest.fixture
+def shifted_file(tmp_path):
+    X, y = shifted_problem()
+    path = tmp_path / "shifted.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+def test_no_intercept_reaches_the_estimator(shifted_file, tmp_path):
+    X, y = load_svmlight_file(str(shifted_file))
+    out = tmp_path / "m.hs"
+    report = run_cli("fit", str(shifted_file), "--model", "perceptron", "--no-intercept",
+                     "--epochs", "5", "--out", str(out))
+    without = fitted(halfspaces.Perceptron(max_epochs=5, fit_intercept=False, random_state=0),
+                     X, y)
+    with_b = fitted(halfspaces.Perceptron(max_epochs=5, random_state=0), X, y)
+    assert (without.n_updates_, accuracy(without, X, y)) != (with_b.n_updates_,
+                                                               accuracy(with_b, X, y))
+    assert report["fit_intercept"] is False
+    assert report["n_updates"] == without.n_updates_
+    assert report["train_accuracy"] == accuracy(without, X, y)
+    assert np.all(halfspaces.load(out).intercept_ == 0.0)
+
+
+def test_test_fraction_holds_out_that_many_rows_and_trains_on_the_rest(shifted_file):
+    X, y = load_svmlight_file(str(shifted_file))
+    n = X.shape[0]
+    report = run_cli("fit", str(shifted_file), "--model", "averaged", "--test-fraction", "0.25",
+                     "--seed", "3", "--epochs", "4")
+    n_test = round(0.25 * n)
+    assert (report["n_train"], report["n_test"]) == (n - n_test, n_test)
+    order = np.random.default_rng(3).permutation(n)
+    test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
+    model = fitted(halfspaces.AveragedPerceptron(max_epochs=4, random_state=3), X[train],
+                   y[train])
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X[train], y[train])
+    assert report["test_accuracy"] == accuracy(model, X[test], y[test])
+
+
+def test_a_data_set_name_as_data_trains_on_that_data_set():
+    X, y = load_iris(return_X_y=True)
+    report = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7")
+    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=7, random_state=0), X, y)
+    assert (report["n_train"], report["n_features"]) == (150, 4)
+    assert report["train_accuracy"] == accuracy(model, X, y)
+    assert report["n_updates"] == model.n_updates_
+
+
+def test_param_reaches_the_estimator():
+    X, y = load_iris(return_X_y=True)
+    plain = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7")
+    averaged = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7",
+                       "--param", "average=true")
+    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=7, random_state=0, average=True),
+                   X, y)
+    assert averaged["train_accuracy"] == accuracy(model, X, y)
+    assert averaged["train_accuracy"] != plain["train_accuracy"]
+
+
+def test_label_column_names_the_label(tmp_path):
+    X, y = shifted_problem(seed=1)
+    path = tmp_path / "named.csv"
+    # the label sits between features, under a name the CLI would not guess
+    table = np.column_stack([X[:, :2], y, X[:, 2:]])
+    np.savetxt(path, table, delimiter=",", header="a,b,income,c,d", comments="", fmt="%.17g")
+    report = run_cli("fit", str(path), "--label-column", "income", "--model", "perceptron",
+                     "--epochs", "3")
+    model = fitted(halfspaces.Perceptron(max_epochs=3, random_state=0), X, y)
+    assert (report["n_train"], report["n_features"]) == (len(y), 4)
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X, y)
+
+
+def test_format_overrides_the_suffix(shifted_file, tmp_path):
+    renamed = tmp_path / "data.txt"
+    renamed.write_bytes(shifted_file.read_bytes())
+    X, y = load_svmlight_file(str(shifted_file))
+    report = run_cli("fit", str(renamed), "--format", "svmlight", "--model", "pocket",
+                     "--epochs", "3")
+    model = fitted(halfspaces.PocketPerceptron(max_epochs=3, random_state=0), X, y)
+    assert report["train_accuracy"] == accuracy(model, X, y)
+    assert report["n_updates"] == model.n_updates_
+
+
+def novikoff_bound_by_hand(X, y) -> float:
+    """(R / gamma)^2 on x' = (1, x), gamma from the hard-margin SVM solved by SciPy's SLSQP."""
+    from scipy.optimize import minimize
+
+    Z = y[:, None] * np.column_stack([np.ones(len(y)), X])
+    w0 = np.linalg.lstsq(Z, np.ones(len(y)), rcond=None)[0] * 2.0
+    found = minimize(lambda w: 0.5 * w @ w, w0, jac=lambda w: w, method="SLSQP",
+                     constraints=[{"type": "ineq", "fun": lambda w: Z @ w - 1.0,
+                                   "jac": lambda w: Z}], options={"ftol": 1e-14,
+                                                                  "maxiter": 500})
+    norm = np.linalg.norm(found.x)  # B = ||w'||, gamma' = 1 / B
+    radius = np.sqrt(1.0 + np.max(np.sum(X * X, axis=1)))
+    return float((radius * norm) ** 2)
+
+
+def test_mistake_bound_fields_are_novikoffs_bound_and_its_comparison(shifted_file):
+    X, y = load_svmlight_file(str(shifted_file))
+    X = X.toarray()
+    report = run_cli("fit", str(shifted_file), "--model", "perceptron", "--epochs", "1000")
+    model = fitted(halfspaces.Perceptron(max_epochs=1000, random_state=0), X, y)
+    assert model.converged_
+    assert report["mistake_bound"] == pytest.approx(novikoff_bound_by_hand(X, y), rel=1e-4)
+    assert report["bound_holds"] is (model.n_updates_ <= report["mistake_bound"])
+    assert report["bound_holds"] is True
+
+
+def test_streaming_train_accuracy_is_that_of_the_streamed_model(shifted_file):
+    X, y = load_svmlight_file(str(shifted_file))
+    report = run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "16",
+                     "--model", "perceptron")
+    model = halfspaces.Perceptron(random_state=0)
+    for start in range(0, X.shape[0], 16):
+        model.partial_fit(X[start:start + 16], y[start:start + 16], classes=[-1.0, 1.0])
+    assert report["streamed"] is True
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X, y)
+
+
+def separable_pair(tmp_path):
+    X, y = shifted_problem(seed=2, n=80)
+    X = X - 5.0  # near the origin, so the kernel and the ERM models are well scaled
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    dump_svmlight_file(X[:50], y[:50], str(train), zero_based=False)
+    dump_svmlight_file(X[50:], y[50:], str(test), zero_based=False)
+    return train, test
+
+
+# the CLI's defaults for these models: 10 epochs where the model has epochs, seed 0
+INDEPENDENT = {
+    "kernel": lambda: halfspaces.KernelPerceptron(max_epochs=10, random_state=0),
+    "multiclass": lambda: halfspaces.MulticlassPerceptron(max_epochs=10, random_state=0),
+    "logistic": lambda: halfspaces.LogisticRegression(random_state=0),
+    "lp": lambda: halfspaces.LinearProgramClassifier(),
+    "max-margin": lambda: halfspaces.MaxMarginClassifier(),
+    "zero-one": lambda: halfspaces.ZeroOneERMClassifier(),
+}
+
+
+@pytest.mark.parametrize("model", INDEPENDENT)
+def test_other_models_report_what_an_independent_fit_gives(model, tmp_path):
+    train, test = separable_pair(tmp_path)
+    report = run_cli("fit", str(train), "--test", str(test), "--model", model)
+    X, y = load_svmlight_file(str(train), n_features=4)
+    X_test, y_test = load_svmlight_file(str(test), n_features=4)
+    estimator = fitted(INDEPENDENT[model](), X, y)
+    assert report["model"] == model
+    assert (report["n_train"], report["n_test"]) == (50, X_test.shape[0])
+    assert report["train_accuracy"] == pytest.approx(accuracy(estimator, X, y), abs=1e-12)
+    assert report["test_accuracy"] == pytest.approx(accuracy(estimator, X_test, y_test),
+                                                    abs=1e-12)
