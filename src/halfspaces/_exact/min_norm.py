@@ -11,8 +11,9 @@ the Lagrange dual
 .. math:: \max_{a \ge 0}\ \textstyle\sum_i a_i - \tfrac12 \sum_j h_j
           \big(\sum_i a_i z_{ij}\big)^2
 
-(from the QP's row duals) closes the duality gap (Boyd and Vandenberghe 2004, Sections 5.2
-and 5.5): the hyperplane is then optimal, not just feasible.
+(with sum_i a_i z_i0 = 0 when w_0 is free; a from the QP's row duals) closes the duality
+gap (Boyd and Vandenberghe 2004, Sections 5.2 and 5.5): the hyperplane is then optimal, not
+just feasible.
 
 References
 ----------
