@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import itertools
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _oracles import (
+    brute_force_errors,
+    check_certificate,
+    noisy_sample,
+    separable_sample,
+    signed,
+)
 from scipy.optimize import linprog
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from halfspaces import NotSeparableError
 from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
-from halfspaces.theory import geometric_margins, separability
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "theory"))
-from _theory_oracles import check_certificate, noisy_sample, separable_sample, signed  # noqa: E402
+from halfspaces.theory import geometric_margins
 
 # The default configurations are checked with every exported estimator in
 # test_estimator_checks.py; here, the one whose code path the defaults never reach.
@@ -29,19 +29,6 @@ ESTIMATORS = [LinearProgramClassifier(on_infeasible="hinge")]
                          expected_failed_checks=lambda e: getattr(e, "_expected_failed_checks", {}))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-
-
-def brute_force_errors(X, y, fit_intercept):
-    """Fewest points whose removal leaves a separable set, by enumerating subsets."""
-    n = len(y)
-    for k in range(n + 1):
-        for removed in itertools.combinations(range(n), k):
-            keep = np.setdiff1d(np.arange(n), removed)
-            if np.unique(y[keep]).size < 2 and fit_intercept:
-                return k
-            if keep.size == 0 or separability(X[keep], y[keep], fit_intercept).separable:
-                return k
-    return n
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -18,7 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 __all__ = [
     "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment", "encode_targets",
-    "partial_fit_classes", "per_problem",
+    "partial_fit_classes", "per_problem", "plus_minus",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
@@ -161,3 +161,43 @@ def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray 
     if classes.size < 2:
         raise ValueError(f"classes={classes!r} names fewer than 2 classes.")
     return classes
+
+
+def plus_minus(y: ArrayLike, n_samples: int) -> NDArray:
+    """Labels as ±1: values in {-1, +1} are kept, any two other values map as in the estimators.
+
+    For two values the positive class is the larger one (``classes_[1]``), exactly as the
+    estimators map them; ±1 labels therefore keep their sign.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Binary labels.
+    n_samples : int
+        The number of rows of X, which y must match.
+
+    Returns
+    -------
+    y_pm : ndarray of shape (n_samples,)
+        -1.0 and +1.0.
+
+    Examples
+    --------
+    >>> from halfspaces._validation import plus_minus
+    >>> plus_minus(["no", "yes", "no"], 3)
+    array([-1.,  1., -1.])
+    """
+    y = np.asarray(y).ravel()
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} labels but X has {n_samples} rows; "
+                         "pass one label per row.")
+    if y.dtype.kind in "iufb" and np.all((y == 1) | (y == -1)):
+        return y.astype(np.float64)
+    check_classification_targets(y)
+    classes, index = np.unique(y, return_inverse=True)
+    if classes.size != 2:
+        raise ValueError(
+            f"y holds {classes.size} classes {classes!r}; the theory tools are binary: pass "
+            "labels in {-1, +1} or exactly two distinct values (one-vs-rest for more)."
+        )
+    return np.where(index.ravel() == 1, 1.0, -1.0)

@@ -1,8 +1,8 @@
 """Empirical risk minimisation for halfspaces by exact solvers: LP, hard-margin QP and MILP.
 
-Three thin scikit-learn classifiers over :mod:`halfspaces.theory`: each solves one problem per
-binary task (one-vs-rest beyond two classes) with HiGHS and checks the answer in floating
-point before keeping it.
+Three thin scikit-learn classifiers over the exact solvers of :mod:`halfspaces._exact`: each
+solves one problem per binary task (one-vs-rest beyond two classes) with HiGHS and checks the
+answer in floating point before keeping it.
 
 References
 ----------
@@ -21,24 +21,24 @@ from numbers import Real
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
+from halfspaces._exact import (
+    decide,
+    hinge_lp,
+    min_norm_separator,
+    scores,
+    signed_rows,
+    split_intercept,
+    unit_separator,
+    zero_one_erm,
+)
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._validation import SparseInputMixin, per_problem
-from halfspaces.exceptions import NotSeparableError
-from halfspaces.theory._data import signed_rows
-from halfspaces.theory._highs import INF, SolverError, solve
-from halfspaces.theory.separability import (
-    _decide,
-    _min_norm,
-    _scores,
-    _split,
-    _unit_separator,
-)
+from halfspaces.exceptions import NotSeparableError, SolverError
 
 __all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]
 
@@ -84,7 +84,7 @@ class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             raise ValueError(f"y holds one class {self.classes_!r}; a classifier needs two.")
         positives = [1] if self.classes_.size == 2 else range(self.classes_.size)
         fits = [self._solve(X, np.where(index == k, 1.0, -1.0)) for k in positives]
-        splits = [_split(f.w, self.fit_intercept) for f in fits]
+        splits = [split_intercept(f.w, self.fit_intercept) for f in fits]
         self.coef_ = np.vstack([coef for coef, _ in splits])
         self.intercept_ = np.array([b for _, b in splits])
         self._set_extra(fits)
@@ -191,33 +191,18 @@ class LinearProgramClassifier(_ERMClassifier):
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
         Z = self._signed(X, y_pm)
-        w, certificate = _decide(Z)
-        if w is not None:
-            return ERMFit(w, separable=True)
+        found = decide(Z)
+        if found.separable:
+            return ERMFit(found.separator, separable=True)
         if self.on_infeasible == "raise":
             raise NotSeparableError(
                 "The data are not linearly separable, so the LP has no solution; "
                 "`.certificate` proves it. Pass on_infeasible='hinge' to minimise the hinge "
-                "loss instead.", certificate=certificate)
+                "loss instead.", certificate=found.certificate)
         return ERMFit(hinge_lp(Z), separable=False)
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
         self.separable_ = per_problem([f.separable for f in fits])
-
-
-def hinge_lp(Z) -> NDArray:
-    """argmin_w sum_i max(0, 1 - <w, z_i>) by HiGHS (the slacks as variables), checked."""
-    n, p = Z.shape
-    A = sp.hstack([sp.csr_matrix(Z), sp.identity(n, format="csr")])
-    cost = np.r_[np.zeros(p), np.ones(n)]
-    cols = (np.r_[np.full(p, -INF), np.zeros(n)], np.full(n + p, INF))
-    res = solve(A, cost, cols, (np.ones(n), np.full(n, INF)), what="hinge-loss LP")
-    w = res.x[:p]
-    hinge = float(np.maximum(0.0, 1.0 - _scores(Z, w)).sum())
-    if hinge > res.objective + 1e-6 * max(1.0, res.objective):
-        raise SolverError(f"the hinge-loss LP reported {res.objective:.6g} but its w has "
-                          f"hinge loss {hinge:.6g}; rescale X.")
-    return w
 
 
 class MaxMarginClassifier(_ERMClassifier):
@@ -272,12 +257,12 @@ class MaxMarginClassifier(_ERMClassifier):
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
         Z = self._signed(X, y_pm)
-        w = _unit_separator(Z, _min_norm(Z, free_first=self.fit_intercept))
+        w = unit_separator(Z, min_norm_separator(Z, free_first=self.fit_intercept))
         if w is None:
             raise SolverError("the hard-margin QP's hyperplane does not separate the data in "
                               "floating point; rescale X.")
-        coef, _ = _split(w, self.fit_intercept)
-        m = _scores(Z, w)
+        coef, _ = split_intercept(w, self.fit_intercept)
+        m = scores(Z, w)
         norm = float(np.linalg.norm(coef))
         return ERMFit(w, margin=float(m.min() / norm) if norm > 0 else np.inf,
                       support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))
@@ -353,41 +338,10 @@ class ZeroOneERMClassifier(_ERMClassifier):
         self.margin_tol = margin_tol
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
-        Z = self._signed(X, y_pm)
-        n, p = Z.shape
-        res = self._milp(Z)
-        w = _refit_on_correct(Z, res.x[:p], res.x[p:] < 0.5)
-        optimal = res.status == "Optimal"
-        return ERMFit(w, n_errors=int(np.sum(_scores(Z, w) <= 0)), optimal=optimal,
-                      gap=0.0 if optimal else float(res.mip_gap))
-
-    def _milp(self, Z):
-        n, p = Z.shape
-        tau = float(self.margin_tol)
-        l1 = (np.asarray(abs(Z).sum(axis=1)).ravel())
-        A = sp.hstack([sp.csr_matrix(Z), sp.diags(tau + l1)], format="csr")
-        options = {} if self.time_limit is None else {"time_limit": float(self.time_limit)}
-        w0 = hinge_lp(Z)  # a good first incumbent: the hinge-loss hyperplane, in the box
-        w0 = w0 / max(np.abs(w0).max(), 1e-300)
-        z0 = (_scores(Z, w0) < tau).astype(np.float64)
-        return solve(A, np.r_[np.zeros(p), np.ones(n)],
-                     (np.r_[-np.ones(p), np.zeros(n)], np.r_[np.ones(p), np.ones(n)]),
-                     (np.full(n, tau), np.full(n, INF)),
-                     integrality=np.r_[np.zeros(p), np.ones(n)], options=options,
-                     start=np.r_[w0, z0],
-                     accept=("Time limit reached",), what="0-1 ERM MILP")
+        fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit)
+        return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap)
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
         self.n_errors_ = per_problem([f.n_errors for f in fits])
         self.optimal_ = per_problem([f.optimal for f in fits])
         self.gap_ = per_problem([f.gap for f in fits])
-
-
-def _refit_on_correct(Z, w_milp: NDArray, correct: NDArray) -> NDArray:
-    """Separate the points the MILP called correct exactly (LP, verified); keep the better w."""
-    best = w_milp
-    if correct.any():
-        w, _ = _decide(Z[np.flatnonzero(correct)])
-        if w is not None and np.sum(_scores(Z, w) <= 0) <= np.sum(_scores(Z, best) <= 0):
-            best = w
-    return best

@@ -1,9 +1,6 @@
-import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 A9A = Path(__file__).resolve().parents[3] / "shared" / "data" / "a9a"
 

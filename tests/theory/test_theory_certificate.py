@@ -2,12 +2,18 @@ import json
 
 import numpy as np
 import pytest
-from _theory_oracles import check_certificate, noisy_sample, separable_sample
+from _oracles import (
+    check_certificate,
+    min_norm_point_norm,
+    noisy_sample,
+    separable_sample,
+    signed,
+)
 from rich.console import Console
 
 from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
 from halfspaces.perceptron import AveragedPerceptron, Perceptron, PocketPerceptron
-from halfspaces.theory import certify, perceptron_mistake_bound
+from halfspaces.theory import Certificate, CertifyReport, certify, radius
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, 0, 0])
 
@@ -17,7 +23,8 @@ def test_separable_perceptron_within_novikoff():
     clf = Perceptron(max_epochs=10_000).fit(X, y)
     cert = certify(clf, X, y)
     assert cert.separable and cert.certificate is None and cert.bound_name == "Novikoff"
-    assert cert.mistake_bound == pytest.approx(perceptron_mistake_bound(X, y))
+    gamma = min_norm_point_norm(signed(X, y, True))  # independent: NNLS
+    assert cert.mistake_bound == pytest.approx((radius(X, True) / gamma) ** 2, rel=1e-5)
     assert cert.n_updates == clf.n_updates_ and cert.within_bound
     assert cert.training_error == 0.0 and cert.model_margin > 0
 
@@ -32,7 +39,22 @@ def test_xor_certificate_and_outputs():
     json.dumps(cert.to_dict())
     console = Console(record=True, width=100)
     console.print(cert)
-    assert "certificate" in console.export_text()
+    text = console.export_text()
+    assert "halfspaces certify" in text and "Gordan certificate checked" in text
+
+
+def test_report_keeps_its_former_name():
+    from halfspaces.theory import certificate
+
+    assert Certificate is CertifyReport is certificate.Certificate
+    assert certificate.certify is certify
+    X, y = XOR
+    report = certify(Perceptron(max_epochs=5).fit(X, y), X, y)
+    assert isinstance(report, CertifyReport)
+    assert sorted(report.to_dict()) == sorted([
+        "estimator", "n_samples", "n_features", "fit_intercept", "training_error",
+        "model_margin", "radius", "separable", "gamma", "bound_name", "mistake_bound",
+        "n_updates", "within_bound", "certificate"])
 
 
 def test_worst_selection_has_no_bound_on_non_separable_data():

@@ -8,7 +8,8 @@ from halfspaces.theory import functional_margins, geometric_margins, margin, rad
 
 
 def naive_functional(X, y, w, b):
-    return np.array([yi * (sum(wj * xj for wj, xj in zip(w, xi)) + b) for xi, yi in zip(X, y)])
+    return np.array([yi * (sum(wj * xj for wj, xj in zip(w, xi, strict=True)) + b)
+                     for xi, yi in zip(X, y, strict=True)])
 
 
 def test_functional_margins_match_loop_dense_and_sparse():
@@ -34,7 +35,8 @@ def test_geometric_margins_invariant_to_scaling(seed, c):
     w, b = rng.standard_normal(3), rng.standard_normal()
     np.testing.assert_allclose(geometric_margins(X, y, c * w, c * b),
                                geometric_margins(X, y, w, b), rtol=1e-9, atol=1e-12)
-    assert margin(X, y, w, b) == pytest.approx(np.min(naive_functional(X, y, w, b)) / np.linalg.norm(w))
+    naive = np.min(naive_functional(X, y, w, b)) / np.linalg.norm(w)
+    assert margin(X, y, w, b) == pytest.approx(naive)
 
 
 def test_radius_with_and_without_intercept():

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from _theory_oracles import linprog_separable
+from _oracles import linprog_separable
 
 from halfspaces.theory import shatters, unrealizable_labeling, vc_dimension
 

@@ -83,7 +83,8 @@ def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
     import numpy as np
 
     from halfspaces import theory
-    from halfspaces.theory._data import plus_minus, signed_rows
+    from halfspaces._exact import signed_rows
+    from halfspaces._validation import plus_minus
 
     a = np.asarray(found.certificate, dtype=np.float64)
     Z = signed_rows(X, plus_minus(y, X.shape[0]), fit_intercept)

@@ -5,7 +5,7 @@ Every function states its formula and the theorem it comes from; every answer co
 solver (HiGHS) is checked in floating point before it is returned.
 """
 
-from halfspaces.theory._highs import SolverError
+from halfspaces.exceptions import SolverError
 from halfspaces.theory.bounds import (
     FreundSchapireBound,
     best_freund_schapire_bound,
@@ -13,13 +13,18 @@ from halfspaces.theory.bounds import (
     perceptron_mistake_bound,
     sample_complexity,
 )
-from halfspaces.theory.certificate import Certificate, certify
+
+# Certificate is the former name of CertifyReport, kept importable (also from the
+# thin module halfspaces.theory.certificate)
+from halfspaces.theory.certificate import Certificate
 from halfspaces.theory.margins import functional_margins, geometric_margins, margin, radius
+from halfspaces.theory.report import CertifyReport, certify
 from halfspaces.theory.separability import MaxMargin, Separability, max_margin, separability
 from halfspaces.theory.vc import shatters, unrealizable_labeling, vc_dimension
 
 __all__ = [
     "Certificate",
+    "CertifyReport",
     "certify",
     "FreundSchapireBound",
     "best_freund_schapire_bound",

@@ -21,9 +21,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
-from halfspaces.theory._data import check_X, plus_minus, signed_rows
+from halfspaces._exact import decide, min_norm_separator, scores, unit_separator
+from halfspaces.losses import hinge
+from halfspaces.theory._data import signed_sample
 from halfspaces.theory.margins import radius
-from halfspaces.theory.separability import _decide, _min_norm, _unit_separator
 
 __all__ = [
     "FreundSchapireBound",
@@ -42,13 +43,16 @@ class FreundSchapireBound(NamedTuple):
     gamma: float
 
 
-def _signed(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
-    X = check_X(X)
-    return X, signed_rows(X, plus_minus(y, X.shape[0]), bool(fit_intercept))
+def hinge_deficit(Z, u: NDArray, gamma: float) -> float:
+    r"""Freund and Schapire's total deficit D of the unit vector u at margin gamma.
 
+    .. math:: D = \Big(\sum_i d_i^2\Big)^{1/2},\qquad
+              d_i = \max(0,\ \gamma - \langle u, z_i\rangle)
+              = \gamma\, \ell_{\rm hinge}(\langle u, z_i\rangle / \gamma)
 
-def _scores(Z, v: NDArray) -> NDArray:
-    return np.asarray(Z @ v, dtype=np.float64).ravel()
+    on the signed rows z_i = y_i x'_i (Freund and Schapire 1999, Theorem 2).
+    """
+    return gamma * float(np.linalg.norm(hinge(scores(Z, u) / gamma)))
 
 
 def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> float:
@@ -87,9 +91,9 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     >>> round(perceptron_mistake_bound([[1.0], [-1.0]], [1, -1], fit_intercept=False), 9)
     1.0
     """
-    X, Z = _signed(X, y, fit_intercept)
-    w = _unit_separator(Z, _min_norm(Z, free_first=False))
-    gamma = float(_scores(Z, w).min() / np.linalg.norm(w))
+    X, Z = signed_sample(X, y, fit_intercept)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=False))
+    gamma = float(scores(Z, w).min() / np.linalg.norm(w))
     return (radius(X, fit_intercept) / gamma) ** 2
 
 
@@ -143,31 +147,30 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     ...                       fit_intercept=False)
     16.0
     """
-    X, Z = _signed(X, y, fit_intercept)
+    X, Z = signed_sample(X, y, fit_intercept)
     u = _check_u_gamma(u, gamma, Z.shape[1], fit_intercept)
-    D = float(np.linalg.norm(np.maximum(0.0, gamma - _scores(Z, u))))
-    return ((radius(X, fit_intercept) + D) / gamma) ** 2
+    return ((radius(X, fit_intercept) + hinge_deficit(Z, u, gamma)) / gamma) ** 2
 
 
 def _root_bound(Z, R: float, v: NDArray) -> float:
     """sqrt of the bound at u = v/||v||, gamma = 1/||v||: R||v|| + ||(1 - Zv)_+||."""
-    return R * float(np.linalg.norm(v)) + float(np.linalg.norm(np.maximum(0.0, 1.0 - _scores(Z, v))))
+    return R * float(np.linalg.norm(v)) + float(np.linalg.norm(hinge(scores(Z, v))))
 
 
 def _root_bound_and_grad(Z, R: float, v: NDArray) -> tuple[float, NDArray]:
     norm = float(np.linalg.norm(v))
-    slack = np.maximum(0.0, 1.0 - _scores(Z, v))
-    hinge = float(np.linalg.norm(slack))
+    slack = hinge(scores(Z, v))
+    deficit = float(np.linalg.norm(slack))
     grad = R * v / norm if norm > 0 else np.zeros_like(v)
-    if hinge > 0:
-        grad = grad - np.asarray(Z.T @ slack).ravel() / hinge
-    return R * norm + hinge, grad
+    if deficit > 0:
+        grad = grad - np.asarray(Z.T @ slack).ravel() / deficit
+    return R * norm + deficit, grad
 
 
 def _squared_hinge_path_point(Z, lam: float, v0: NDArray) -> NDArray:
     """argmin lam ||v||^2 + ||(1 - Zv)_+||^2 (smooth and convex), by L-BFGS."""
     def fun(v):
-        slack = np.maximum(0.0, 1.0 - _scores(Z, v))
+        slack = hinge(scores(Z, v))
         grad = 2.0 * lam * v - 2.0 * np.asarray(Z.T @ slack).ravel()
         return lam * v @ v + slack @ slack, grad
     return minimize(fun, v0, jac=True, method="L-BFGS-B", options={"maxiter": 100}).x
@@ -190,9 +193,8 @@ def _candidates(Z, R: float) -> list[NDArray]:
         found.append(v)
         if worse == 2:
             break
-    w, _ = _decide(Z)
-    if w is not None:
-        found.append(_unit_separator(Z, _min_norm(Z, free_first=False)))
+    if decide(Z).separable:
+        found.append(unit_separator(Z, min_norm_separator(Z, free_first=False)))
     # the bound tends to n as v -> 0 (not attained): tiny v keep a candidate when the path
     # collapses to v = 0, as on XOR
     tiny = np.zeros(Z.shape[1])
@@ -240,7 +242,7 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     >>> bound < 16.0, u.tolist()
     (True, [1.0])
     """
-    X, Z = _signed(X, y, fit_intercept)
+    X, Z = signed_sample(X, y, fit_intercept)
     R = radius(X, fit_intercept)
     candidates = _candidates(Z, R)
     best = min(candidates, key=lambda v: _root_bound(Z, R, v))

@@ -12,7 +12,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces.theory._data import check_X, plus_minus
+from halfspaces._validation import plus_minus
+from halfspaces.theory._data import check_X
 
 __all__ = ["functional_margins", "geometric_margins", "margin", "radius"]
 

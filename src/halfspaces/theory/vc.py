@@ -16,9 +16,9 @@ from itertools import product
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces.theory._data import check_X, signed_rows
-from halfspaces.theory._highs import SolverError
-from halfspaces.theory.separability import _decide
+from halfspaces._exact import decide, signed_rows
+from halfspaces.exceptions import SolverError
+from halfspaces.theory._data import check_X
 
 __all__ = ["shatters", "unrealizable_labeling", "vc_dimension"]
 
@@ -57,8 +57,7 @@ def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
 
 
 def _realisable(points: NDArray, labels: NDArray, fit_intercept: bool) -> bool:
-    w, _ = _decide(signed_rows(points, labels, fit_intercept))
-    return w is not None
+    return decide(signed_rows(points, labels, fit_intercept)).separable
 
 
 def shatters(points: ArrayLike, fit_intercept: bool = True, *,

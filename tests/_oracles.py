@@ -1,6 +1,9 @@
-"""Independent oracles for the theory tests: plain SciPy, never our own solvers."""
+"""Independent oracles for the exact solvers, theory and ERM tests: plain NumPy and SciPy,
+never our own solvers."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,17 +26,42 @@ def linprog_separable(X, y, fit_intercept=True):
     return res.status == 0
 
 
-def min_norm_point_norm(Z):
-    """||p*|| for p* the minimum-norm point of conv{z_i}, by NNLS (Lawson-Hanson).
+def min_norm_point(Z):
+    """p*, the minimum-norm point of conv{z_i}, by NNLS (Lawson-Hanson).
 
-    For separable rows it is the margin gamma' = 1/B of the homogeneous hard-margin problem.
+    For separable rows, w* = p* / ||p*||^2 solves min ||w|| s.t. <w, z_i> >= 1 (the
+    homogeneous hard margin), so its margin gamma' = 1/B is ||p*||.
     """
     weight = 1e4
     system = np.vstack([Z.T, weight * np.ones((1, Z.shape[0]))])
     rhs = np.r_[np.zeros(Z.shape[1]), weight]
     a, _ = nnls(system, rhs, maxiter=50 * Z.shape[0])
     a /= a.sum()
-    return float(np.linalg.norm(Z.T @ a))
+    return Z.T @ a
+
+
+def min_norm_point_norm(Z):
+    """||p*||: the margin gamma' = 1/B of the homogeneous hard-margin problem."""
+    return float(np.linalg.norm(min_norm_point(Z)))
+
+
+def freund_schapire_by_hand(X, y, u, gamma, fit_intercept=True):
+    """((R + D) / gamma)^2 written out with plain NumPy (Freund and Schapire 1999, Thm 2)."""
+    Z = signed(X, y, fit_intercept)
+    R = float(np.sqrt(np.max(np.sum(Z * Z, axis=1))))
+    D = float(np.sqrt(np.sum(np.maximum(0.0, gamma - Z @ np.asarray(u)) ** 2)))
+    return ((R + D) / gamma) ** 2
+
+
+def brute_force_errors(X, y, fit_intercept):
+    """Fewest points whose removal leaves a separable set (linprog), enumerating subsets."""
+    n = len(y)
+    for k in range(n + 1):
+        for removed in itertools.combinations(range(n), k):
+            keep = np.setdiff1d(np.arange(n), removed)
+            if keep.size == 0 or linprog_separable(X[keep], y[keep], fit_intercept):
+                return k
+    return n
 
 
 def check_certificate(X, y, a, fit_intercept=True):

@@ -1,10 +1,15 @@
 """Thin plumbing to HiGHS (through ``highspy``): LP, convex QP and MILP in one call each.
 
-Nothing here knows about classifiers. Each function takes the constraint matrix (built sparse,
-column-wise, as HiGHS wants it), bounds and costs, runs HiGHS silently and returns a small
-:class:`HighsResult`. A status that is neither optimal nor one the caller asked to accept
-(``accept``) raises :class:`SolverError`, so a limit or a numerical failure can never pass for
-an answer. Callers still verify every answer in floating point before returning it.
+Nothing here knows about classifiers. :func:`solve` takes the constraint matrix (built
+sparse, column-wise, as HiGHS wants it), bounds and costs, runs HiGHS silently and returns a
+small :class:`HighsResult`. A status that is neither optimal nor one the caller asked to
+accept (``accept``) raises :class:`SolverError`, so a limit or a numerical failure can never
+pass for an answer. Callers still verify every answer in floating point before returning it.
+
+References
+----------
+.. [1] Q. Huangfu and J. A. J. Hall. Parallelizing the dual revised simplex method.
+   Mathematical Programming Computation 10, 2018 (the HiGHS LP solver).
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ from numpy.typing import NDArray
 
 from halfspaces.exceptions import SolverError
 
-__all__ = ["HighsResult", "SolverError", "solve"]
+__all__ = ["INF", "HighsResult", "SolverError", "solve"]
 
-INF = highspy.kHighsInf
+INF = highspy.kHighsInf  # HiGHS's infinity, for absent bounds
 
 
 @dataclass(frozen=True)
@@ -92,10 +97,42 @@ def solve(
     start: NDArray | None = None,
     what: str = "problem",
 ) -> HighsResult:
-    """Minimise cost @ x (+ 1/2 x' diag(h) x) s.t. row and column bounds; raise unless accepted.
+    r"""Solve one LP, diagonal convex QP or MILP with HiGHS; raise unless the status is accepted.
 
-    ``accept`` names extra HiGHS model statuses (e.g. ``"Infeasible"``, ``"Time limit reached"``)
-    that the caller handles itself; everything else but ``"Optimal"`` raises SolverError.
+    .. math:: \min_x\ c^\top x + \tfrac12 x^\top \operatorname{diag}(h)\, x
+              \ \text{s.t.}\ r_l \le A x \le r_u,\ x_l \le x \le x_u,
+              \ x_j \in \mathbb{Z}\ (j \text{ integral})
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n_rows, n_cols)
+        The constraint matrix.
+    cost : ndarray of shape (n_cols,)
+        The linear cost c.
+    col_bounds, row_bounds : tuple of two ndarrays
+        Lower and upper bounds of x and of A x (``INF`` where absent).
+    hessian_diagonal : ndarray of shape (n_cols,) or None, default=None
+        h, for a QP (zero entries leave a variable unpenalised).
+    integrality : ndarray of shape (n_cols,) or None, default=None
+        1 for an integer variable, 0 for a continuous one (a MILP).
+    options : dict or None, default=None
+        HiGHS options, e.g. ``{"time_limit": 5.0}``.
+    accept : tuple of str, default=()
+        HiGHS model statuses besides ``"Optimal"`` that the caller handles itself (e.g.
+        ``"Infeasible"``, ``"Time limit reached"``).
+    start : ndarray of shape (n_cols,) or None, default=None
+        A starting point (a MILP's first incumbent).
+    what : str, default="problem"
+        The problem's name in the error message.
+
+    Returns
+    -------
+    result : HighsResult
+
+    Raises
+    ------
+    SolverError
+        On any status other than ``"Optimal"`` and those in ``accept``.
     """
     lp = _lp(A, cost, col_bounds, row_bounds)
     if integrality is not None:

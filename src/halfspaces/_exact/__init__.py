@@ -1,0 +1,43 @@
+"""Exact solvers for halfspaces, by HiGHS, each answer verified in floating point.
+
+The algorithms layer that :mod:`halfspaces.theory` and :mod:`halfspaces.erm` build on. Every
+problem is stated on the signed rows z_i = y_i x'_i (:func:`signed_rows`):
+
+- :func:`decide`: LP feasibility of <w', z_i> >= 1, with a separator or a Gordan certificate
+  (a >= 0, sum(a) = 1, sum_i a_i z_i = 0) either way (:mod:`.feasibility`);
+- :func:`min_norm_separator`: the hard-margin QP, its duality gap checked (:mod:`.min_norm`);
+- :func:`hinge_lp` and :func:`zero_one_erm`: ERM for the hinge and the 0-1 loss by LP and
+  MILP (:mod:`.risk`);
+- :func:`solve`: the one call into HiGHS (:mod:`.highs`).
+"""
+
+from halfspaces._exact.feasibility import (
+    CERTIFICATE_TOL,
+    Feasibility,
+    decide,
+    unit_separator,
+    verified_certificate,
+)
+from halfspaces._exact.highs import INF, HighsResult, solve
+from halfspaces._exact.min_norm import min_norm_separator
+from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
+from halfspaces._exact.rows import scores, signed_rows, split_intercept, tolerance_scale
+
+__all__ = [
+    "CERTIFICATE_TOL",
+    "INF",
+    "Feasibility",
+    "HighsResult",
+    "ZeroOneFit",
+    "decide",
+    "hinge_lp",
+    "min_norm_separator",
+    "scores",
+    "signed_rows",
+    "solve",
+    "split_intercept",
+    "tolerance_scale",
+    "unit_separator",
+    "verified_certificate",
+    "zero_one_erm",
+]

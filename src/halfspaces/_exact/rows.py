@@ -1,0 +1,66 @@
+"""The signed rows z_i = y_i x'_i every exact problem is stated on, and small helpers on them.
+
+A halfspace sign(<w, x> + b) is the homogeneous halfspace sign(<w', x'>) on x' = (1, x) with
+w' = (b, w) (:func:`halfspaces.augment`), and y_i <w', x'_i> = <w', z_i>. So separability,
+the hard margin, the hinge LP and the 0-1 MILP all need Z alone, with rows z_i; CSR input
+stays CSR so that large sparse samples reach HiGHS without being densified.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from halfspaces._validation import augment
+
+__all__ = ["scores", "signed_rows", "split_intercept", "tolerance_scale"]
+
+
+def signed_rows(X: NDArray | sp.csr_matrix, y_pm: NDArray, fit_intercept: bool):
+    """Z with rows z_i = y_i x'_i (x' = (1, x) when ``fit_intercept``); CSR stays CSR.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of shape (n_samples, n_features)
+        The examples, already validated.
+    y_pm : ndarray of shape (n_samples,)
+        Labels in {-1, +1}, as floats.
+    fit_intercept : bool
+        Prepend the constant feature.
+
+    Returns
+    -------
+    Z : ndarray or csr_matrix of shape (n_samples, n_features + fit_intercept)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces._exact import signed_rows
+    >>> signed_rows(np.array([[2.0], [3.0]]), np.array([1.0, -1.0]), True)
+    array([[ 1.,  2.],
+           [-1., -3.]])
+    """
+    Xa = augment(X) if fit_intercept else X
+    if sp.issparse(Xa):
+        return sp.csr_matrix(sp.diags(y_pm) @ Xa)
+    return y_pm[:, None] * Xa
+
+
+def tolerance_scale(Z) -> float:
+    """max(1, max |z_ij|): tolerances are absolute for data of unit scale, relative beyond."""
+    if sp.issparse(Z):
+        top = np.abs(Z.data).max() if Z.nnz else 0.0
+    else:
+        top = np.abs(Z).max() if Z.size else 0.0
+    return max(1.0, float(top))
+
+
+def scores(Z, w: NDArray) -> NDArray:
+    """The functional margins <w', z_i> = y_i <w', x'_i> as a flat float64 array."""
+    return np.asarray(Z @ w, dtype=np.float64).ravel()
+
+
+def split_intercept(w: NDArray, fit_intercept: bool) -> tuple[NDArray, float]:
+    """(coef, intercept) from w' = (b, w) when ``fit_intercept``, else (w, 0.0); copies."""
+    return (w[1:].copy(), float(w[0])) if fit_intercept else (w.copy(), 0.0)

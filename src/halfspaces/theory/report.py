@@ -1,0 +1,215 @@
+"""What theory guarantees about a fitted linear classifier on its data: :func:`certify`.
+
+The report (:class:`CertifyReport`) holds, among other facts, the *certificate* of
+non-separability when there is one: Gordan's vector a, the only thing called a certificate
+in this library.
+
+References
+----------
+.. [1] A. B. J. Novikoff. On convergence proofs on perceptrons, 1962.
+.. [2] Y. Freund and R. E. Schapire. Large margin classification using the perceptron
+   algorithm. Machine Learning 37(3), 1999.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.validation import check_is_fitted
+
+from halfspaces._exact import decide, signed_rows
+from halfspaces.theory._data import check_X
+from halfspaces.theory.bounds import (
+    best_freund_schapire_bound,
+    hinge_deficit,
+    perceptron_mistake_bound,
+)
+from halfspaces.theory.margins import radius
+
+__all__ = ["CertifyReport", "certify"]
+
+
+@dataclass(frozen=True)
+class CertifyReport:
+    """What holds for a fitted linear classifier on (X, y); see :func:`certify`.
+
+    Attributes
+    ----------
+    estimator : str
+        The classifier's class name.
+    n_samples, n_features : int
+    fit_intercept : bool
+    training_error : float
+        Fraction of (X, y) the classifier gets wrong.
+    model_margin : float
+        min_i y_i(<w, x_i> + b) / ||w|| of the classifier's hyperplane (negative when it errs;
+        nan when w = 0).
+    radius : float
+        R = max ||x'_i|| on the data the perceptron runs on.
+    separable : bool
+    gamma : float or None
+        When separable, the margin gamma' = 1/B on x' (see :func:`max_margin`).
+    bound_name : str
+        "Novikoff" when separable, else "Freund-Schapire".
+    mistake_bound : float
+        (R/gamma')^2, or the best Freund-Schapire bound found.
+    n_updates : int or None
+        The perceptron family's updates (mistakes) in its last fit.
+    within_bound : bool or None
+        Whether n_updates respects the bound (None when it does not apply).
+    certificate : ndarray or None
+        When not separable, Gordan's a >= 0, sum(a) = 1, sum_i a_i y_i x'_i = 0.
+    """
+
+    estimator: str
+    n_samples: int
+    n_features: int
+    fit_intercept: bool
+    training_error: float
+    model_margin: float
+    radius: float
+    separable: bool
+    gamma: float | None
+    bound_name: str
+    mistake_bound: float
+    n_updates: int | None
+    within_bound: bool | None
+    certificate: NDArray | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain Python values (the certificate as a list), ready for JSON."""
+        out = asdict(self)
+        if self.certificate is not None:
+            out["certificate"] = self.certificate.tolist()
+        return out
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [("estimator", self.estimator), ("samples x features",
+                f"{self.n_samples} x {self.n_features}"),
+                ("training error", f"{self.training_error:.4%}"),
+                ("model margin", f"{self.model_margin:.6g}"), ("radius R", f"{self.radius:.6g}"),
+                ("separable", "yes" if self.separable else "no (Gordan certificate checked)")]
+        if self.gamma is not None:
+            rows.append(("margin gamma' (on x')", f"{self.gamma:.6g}"))
+        rows.append((f"{self.bound_name} mistake bound", f"{self.mistake_bound:.6g}"))
+        if self.n_updates is not None:
+            verdict = {True: "within bound", False: "EXCEEDS bound", None: "bound n/a"}
+            rows.append(("perceptron updates", f"{self.n_updates} ({verdict[self.within_bound]})"))
+        return rows
+
+    def __str__(self) -> str:
+        width = max(len(k) for k, _ in self._rows())
+        return "\n".join(f"{k:<{width}}  {v}" for k, v in self._rows())
+
+    def __rich__(self):
+        from rich.table import Table
+
+        table = Table(title="halfspaces certify", show_header=False)
+        table.add_column(style="bold")
+        table.add_column()
+        for key, value in self._rows():
+            table.add_row(key, value)
+        return table
+
+
+def _binary_signs(estimator, y: ArrayLike) -> NDArray:
+    classes = estimator.classes_
+    if len(classes) != 2:
+        raise ValueError(f"certify handles binary classifiers; {type(estimator).__name__} has "
+                         f"{len(classes)} classes. Certify each one-vs-rest problem instead.")
+    y = np.asarray(y).ravel()
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        raise ValueError(f"y holds labels {np.unique(y[unknown])!r} not in classes_ {classes!r}.")
+    return np.where(y == classes[1], 1.0, -1.0)
+
+
+def _model_margin(X, y_pm: NDArray, estimator) -> float:
+    w = np.asarray(estimator.coef_, dtype=np.float64).ravel()
+    norm = float(np.linalg.norm(w))
+    if norm == 0:
+        return math.nan
+    scores = np.asarray(estimator.decision_function(X), dtype=np.float64).ravel()
+    return float(np.min(y_pm * scores) / norm)
+
+
+def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
+    r"""Certify a fitted binary linear classifier of the library on (X, y).
+
+    Reports the training error and the classifier's own margin, R, and either
+    separability with the optimal margin gamma' on x' and Novikoff's bound
+
+    .. math:: M \le (R / \gamma')^2
+
+    or a checked Gordan certificate of non-separability with the best Freund-Schapire bound
+    found. For the perceptron family (estimators with ``n_updates_``) it says whether the
+    number of updates respects the bound: Novikoff's holds for every order and number of
+    passes; for non-separable data, E full passes in cyclic or shuffled order are one
+    sequence with hinge deficit sqrt(E) D, so the bound ((R + sqrt(E) D)/gamma)^2 applies
+    (with selection="worst" or a warm start there is no such bound).
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        A binary linear classifier with ``coef_``, ``intercept_``, ``classes_``.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        The data, usually the training data.
+    y : array-like of shape (n_samples,)
+        Its labels, among ``estimator.classes_``.
+
+    Returns
+    -------
+    report : CertifyReport
+        With a readable ``str()``, a Rich table (``rich.print(report)``) and ``to_dict()``;
+        ``report.certificate`` is the Gordan certificate when the data are not separable.
+
+    Examples
+    --------
+    >>> from halfspaces import Perceptron
+    >>> from halfspaces.theory import certify
+    >>> X, y = [[0.0], [1.0], [3.0], [4.0]], [0, 0, 1, 1]
+    >>> report = certify(Perceptron().fit(X, y), X, y)
+    >>> report.separable, report.within_bound, report.training_error
+    (True, True, 0.0)
+    """
+    check_is_fitted(estimator, ["coef_", "classes_"])
+    X = check_X(X)
+    y_pm = _binary_signs(estimator, y)
+    fit_intercept = bool(getattr(estimator, "fit_intercept", True))
+    R = radius(X, fit_intercept)
+    found = decide(signed_rows(X, y_pm, fit_intercept))
+    n_updates = getattr(estimator, "n_updates_", None)
+    n_updates = int(n_updates) if n_updates is not None and np.isscalar(n_updates) else None
+    if found.separable:
+        bound = perceptron_mistake_bound(X, y_pm, fit_intercept)
+        gamma, name, within = R / math.sqrt(bound), "Novikoff", None
+        if n_updates is not None:
+            within = n_updates <= bound
+    else:
+        bound, applies, name = _fs_for_run(X, y_pm, fit_intercept, R, estimator)
+        gamma = None
+        within = n_updates <= bound if applies and n_updates is not None else None
+    pred = np.asarray(estimator.predict(X))
+    return CertifyReport(
+        type(estimator).__name__, X.shape[0], X.shape[1], fit_intercept,
+        float(np.mean(np.where(pred == estimator.classes_[1], 1.0, -1.0) != y_pm)),
+        _model_margin(X, y_pm, estimator), R, found.separable, gamma, name, bound, n_updates,
+        within, found.certificate,
+    )
+
+
+def _fs_for_run(X, y_pm, fit_intercept, R, estimator) -> tuple[float, bool, str]:
+    """The best Freund-Schapire bound, stretched to the estimator's passes over the data."""
+    bound, u, gamma = best_freund_schapire_bound(X, y_pm, fit_intercept)
+    epochs = getattr(estimator, "n_epochs_", None)
+    if epochs is None or getattr(estimator, "n_updates_", None) is None:
+        return bound, False, "Freund-Schapire"
+    if (getattr(estimator, "selection", "cyclic") == "worst"
+            or getattr(estimator, "warm_start", False)):
+        return bound, False, "Freund-Schapire (one pass; n/a to this run)"
+    D = hinge_deficit(signed_rows(X, y_pm, fit_intercept), u, gamma)
+    return ((R + math.sqrt(epochs) * D) / gamma) ** 2, True, f"Freund-Schapire ({epochs} passes)"

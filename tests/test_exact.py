@@ -1,0 +1,229 @@
+"""The exact solvers of halfspaces._exact against independent oracles.
+
+LP feasibility: the separator's margins and the certificate's Gordan conditions are checked
+with plain NumPy, the answer against scipy.optimize.linprog; the min-norm QP against NNLS on
+the convex hulls and scikit-learn's SVC; the hinge LP against linprog on the same LP; the 0-1
+MILP against brute force.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _oracles import (
+    brute_force_errors,
+    check_certificate,
+    hull_half_distance,
+    linprog_separable,
+    min_norm_point,
+    noisy_sample,
+    separable_sample,
+    signed,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import linprog
+from sklearn.svm import SVC
+
+from halfspaces._exact import (
+    INF,
+    decide,
+    hinge_lp,
+    min_norm_separator,
+    signed_rows,
+    solve,
+    split_intercept,
+    unit_separator,
+    verified_certificate,
+    zero_one_erm,
+)
+from halfspaces.exceptions import NotSeparableError, SolverError
+
+XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
+
+
+def rows(X, y, fit_intercept=True, sparse=False):
+    X = np.asarray(X, dtype=float)
+    return signed_rows(sp.csr_matrix(X) if sparse else X, np.asarray(y, dtype=float),
+                       fit_intercept)
+
+
+def check_decision(X, y, fit_intercept=True, sparse=False):
+    """decide() on (X, y), each answer checked by the oracles; returns it."""
+    found = decide(rows(X, y, fit_intercept, sparse))
+    assert found.separable == linprog_separable(X, y, fit_intercept)
+    assert (found.separator is None) != (found.certificate is None)
+    if found.separable:
+        assert np.min(signed(X, y, fit_intercept) @ found.separator) >= 1.0
+    else:
+        check_certificate(X, y, found.certificate, fit_intercept)
+    return found
+
+
+def test_signed_rows_and_split_intercept():
+    X, y = np.array([[2.0, 3.0], [4.0, 5.0]]), np.array([1.0, -1.0])
+    np.testing.assert_array_equal(rows(X, y), signed(X, y, True))
+    np.testing.assert_array_equal(rows(X, y, sparse=True).toarray(), signed(X, y, True))
+    np.testing.assert_array_equal(rows(X, y, False), signed(X, y, False))
+    coef, b = split_intercept(np.array([7.0, 1.0, 2.0]), True)
+    assert coef.tolist() == [1.0, 2.0] and b == 7.0
+    assert split_intercept(np.array([1.0, 2.0]), False)[1] == 0.0
+
+
+def test_xor_certificate_is_uniform():
+    found = check_decision(*XOR)
+    np.testing.assert_allclose(found.certificate, 0.25)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_random_separable_and_noisy(fit_intercept, sparse):
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        X, y = separable_sample(rng, 150, 4, fit_intercept=fit_intercept)
+        assert check_decision(X, y, fit_intercept, sparse).separable
+        X, y = noisy_sample(rng, 150, 4)
+        assert not check_decision(X, y, fit_intercept, sparse).separable
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 10), st.integers(1, 3), st.booleans())
+def test_small_integer_samples_agree_with_linprog(seed, n, d, fit_intercept):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, (n, d)).astype(float)  # ties, duplicates and zero rows happen
+    check_decision(X, rng.choice([-1, 1], n), fit_intercept)
+
+
+def corners_and_outsiders(n, outsiders):
+    """Corners (+-1, +-1) labelled by x_1, except ``outsiders`` (x, label) on rows that the
+    first working set of n rows does not hold: there the box-margin LP's unique optimum,
+    w = (0, 1, 0), fails them, so the working set must grow."""
+    from halfspaces._exact.feasibility import first_rows
+
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1.0, 1.0], (n, 2))
+    y = X[:, 0].astype(int)
+    outside = np.setdiff1d(np.arange(n), first_rows(n))[: len(outsiders)]
+    for row, (x, label) in zip(outside, outsiders, strict=True):
+        X[row], y[row] = x, label
+    return X, y
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_working_set_grows_past_the_first_rows(monkeypatch, separable):
+    import halfspaces._exact.feasibility as feasibility
+
+    grown = []
+    grow = feasibility.grow_working_set
+    monkeypatch.setattr(feasibility, "grow_working_set",
+                        lambda *args: grown.append(grow(*args)) or grown[-1])
+    outsiders = [((0.5, 0.0), -1)] + ([] if separable else [((0.4, 0.0), 1)])
+    X, y = corners_and_outsiders(3000, outsiders)  # (0.5, 0) is in conv{(0.4, 0), (1, +-1)}
+    assert check_decision(X, y).separable == separable
+    assert grown and grown[0] is not None and grown[0].size > 2000
+
+
+def test_verified_certificate_rejects_what_is_not_one():
+    Z = rows(*XOR)
+    a = np.full(4, 0.25)
+    assert verified_certificate(Z, a) is a
+    assert verified_certificate(Z, None) is None
+    assert verified_certificate(Z, np.array([0.5, 0.5, 0.25, -0.25])) is None  # a < 0
+    assert verified_certificate(Z, np.full(4, 0.3)) is None  # sum(a) != 1
+    assert verified_certificate(Z, np.array([0.5, 0.5, 0.0, 0.0])) is None  # Z^T a != 0
+
+
+def test_unit_separator_scales_to_margin_one():
+    Z = rows([[1.0], [3.0], [-2.0]], [1, 1, -1], fit_intercept=False)
+    w = unit_separator(Z, np.array([1e-3]))
+    assert np.min(Z @ w) >= 1.0 and w[0] == pytest.approx(1.0)
+    assert unit_separator(Z, np.array([-1.0])) is None  # misclassifies
+    assert unit_separator(Z, np.array([0.0])) is None  # margin 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("sparse", [False, True])
+def test_min_norm_homogeneous_is_nnls_min_norm_point(seed, sparse):
+    # min ||w|| s.t. <w, z_i> >= 1 is w* = p*/||p*||^2, p* the min-norm point of conv{z_i}
+    X, y = separable_sample(np.random.default_rng(seed), 60, 3, gap=0.2, fit_intercept=False)
+    w = min_norm_separator(rows(X, y, False, sparse), free_first=False)
+    p = min_norm_point(signed(X, y, False))
+    np.testing.assert_allclose(w, p / (p @ p), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_min_norm_with_free_intercept_matches_hulls_and_svc(seed):
+    X, y = separable_sample(np.random.default_rng(seed), 80, 3, gap=0.2, scale=2.0)
+    Z = rows(X, y)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=True))
+    coef, b = split_intercept(w, True)
+    margin = np.min(Z @ w) / np.linalg.norm(coef)
+    assert margin == pytest.approx(hull_half_distance(X, y), rel=1e-6)
+    svc = SVC(kernel="linear", C=1e10, tol=1e-10).fit(X, y)
+    svc_margin = np.min(y * svc.decision_function(X)) / np.linalg.norm(svc.coef_)
+    assert svc_margin <= margin * (1 + 1e-9)  # libsvm stops at its tolerance, never better
+    assert margin == pytest.approx(svc_margin, rel=1e-5)
+
+
+def test_min_norm_working_set_on_many_rows():
+    X, y = separable_sample(np.random.default_rng(6), 5000, 5, gap=0.05, fit_intercept=False)
+    w = min_norm_separator(rows(X, y, False), free_first=False)
+    assert np.min(signed(X, y, False) @ w) >= 1.0 - 1e-7
+    p = min_norm_point(signed(X, y, False))
+    assert np.linalg.norm(w) == pytest.approx(1 / np.linalg.norm(p), rel=1e-5)
+
+
+def test_min_norm_on_non_separable_rows_raises_with_certificate():
+    with pytest.raises(NotSeparableError, match="not linearly separable") as info:
+        min_norm_separator(rows(*XOR), free_first=True)
+    check_certificate(*XOR, info.value.certificate)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_hinge_lp_matches_linprog(fit_intercept, sparse):
+    X, y = noisy_sample(np.random.default_rng(4), 120, 3)
+    w = hinge_lp(rows(X, y, fit_intercept, sparse))
+    Z = signed(X, y, fit_intercept)
+    n, p = Z.shape
+    ref = linprog(np.r_[np.zeros(p), np.ones(n)], A_ub=-np.hstack([Z, np.eye(n)]),
+                  b_ub=-np.ones(n), bounds=[(None, None)] * p + [(0, None)] * n,
+                  method="highs")
+    assert ref.status == 0
+    ours = np.maximum(0.0, 1.0 - Z @ w).sum()
+    assert ours == pytest.approx(ref.fun, rel=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_zero_one_milp_equals_brute_force(seed, fit_intercept):
+    rng = np.random.default_rng(100 + seed)
+    n = 7 + seed % 4  # n <= 10: 2^n subsets
+    X, y = noisy_sample(rng, n, 2, flip=0.3)
+    fit = zero_one_erm(rows(X, y, fit_intercept), 1e-5)
+    assert fit.optimal and fit.gap == 0.0
+    assert fit.n_errors == brute_force_errors(X, y, fit_intercept)
+    assert fit.n_errors == np.sum(signed(X, y, fit_intercept) @ fit.w <= 0)
+
+
+def test_solve_raises_on_a_status_not_accepted_and_returns_it_when_accepted():
+    # x >= 1 and x <= -1: infeasible
+    A = sp.csr_matrix(np.array([[1.0], [1.0]]))
+    bounds = ((np.array([-INF]), np.array([INF])),
+              (np.array([1.0, -INF]), np.array([INF, -1.0])))
+    with pytest.raises(SolverError, match="could not solve the toy LP: model status 'Infeasible'"):
+        solve(A, np.zeros(1), *bounds, what="toy LP")
+    assert solve(A, np.zeros(1), *bounds, accept=("Infeasible",)).status == "Infeasible"
+
+
+def test_highs_prints_nothing(capfd):
+    # HiGHS writes from C++ straight to file descriptor 1; a banner there once broke the
+    # CLI's --json output (highspy 1.16 logs it from its constructor)
+    Z = rows(np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]]), [-1, -1, 1, 1])
+    decide(Z)
+    min_norm_separator(Z, free_first=True)
+    hinge_lp(Z)
+    zero_one_erm(Z, 1e-5)
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
