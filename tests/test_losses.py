@@ -20,6 +20,7 @@ REFERENCE = {
     "logistic": lambda z: math.log1p(math.exp(-z)) if z > -700 else -z,
     "hinge": lambda z: max(0.0, 1.0 - z),
     "perceptron": lambda z: max(0.0, -z),
+    "squared": lambda z: (1.0 - z) ** 2 / 2,
 }
 
 
@@ -41,8 +42,10 @@ def test_derivative_matches_finite_differences_away_from_kinks(name):
 def test_no_overflow_warnings_at_huge_margins():
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         for loss in LOSSES.values():
-            assert np.all(np.isfinite(loss.value(MARGINS * 1e300 / 800)))
-            assert np.all(np.isfinite(loss.derivative(MARGINS * 1e300 / 800)))
+            # the squared loss grows as z^2: finite up to |z| ~ 1e154, like its true value
+            top = 1e150 if loss.name == "squared" else 1e300
+            assert np.all(np.isfinite(loss.value(MARGINS * top / 800)))
+            assert np.all(np.isfinite(loss.derivative(MARGINS * top / 800)))
 
 
 def test_subgradients_at_the_kinks_are_the_ones_the_algorithms_use():
@@ -59,6 +62,16 @@ def test_surrogates_bound_the_zero_one_loss(z):
     assert get_loss("logistic").value(np.array([z]))[0] / math.log(2) >= zero_one - 1e-12
     assert get_loss("perceptron").value(np.array([z]))[0] <= get_loss("hinge").value(
         np.array([z]))[0]
+
+
+def test_squared_loss_of_the_margin_is_the_squared_error_of_plus_minus_one_targets():
+    f = np.array([-2.5, -1.0, 0.0, 0.3, 1.0, 4.0])
+    squared = get_loss("squared")
+    for y in (-1.0, 1.0):
+        assert_allclose(squared.value(y * f), (y - f) ** 2 / 2, rtol=1e-15)
+        # d/df of (y - f)^2 / 2 is f - y = y * loss'(y f)
+        assert_allclose(y * squared.derivative(y * f), f - y, rtol=1e-15)
+    assert squared.convex and squared.smooth
 
 
 def test_unknown_loss_names_the_choices():

@@ -1,19 +1,31 @@
-"""The solvers of LogisticRegression and LinearRegression, over an :class:`Objective`.
+"""The solvers of LogisticRegression and LinearRegression, over any :class:`Objective`.
 
-- ``gd``: steepest descent w <- w - eta grad J(w) (the lecture's Algorithm 1), with an
-  Armijo backtracking line search by default so that it cannot diverge;
-- ``sgd`` and ``minibatch``: Algorithms 2 and 3, a fresh random order each epoch;
+- ``gd``: steepest descent w <- w - eta grad J(w), with an Armijo backtracking line search
+  by default so that it cannot diverge (Nocedal and Wright 2006, Chapter 3);
+- ``sgd`` and ``minibatch``: stochastic gradient descent on one example or a mini-batch per
+  step, a fresh random order each epoch (Shalev-Shwartz and Ben-David 2014, Chapter 14);
 - ``lbfgs``: SciPy's L-BFGS-B over the fused loss-and-gradient pass, in coordinates
   whitened by the curvature at the start point (:class:`Whitening`);
 - ``newton``: Newton's method with an Armijo line search; the step solves H s = g by
   Cholesky when the parameter vector is small, else by conjugate gradients on
   Hessian-vector products (Newton-CG), preconditioned for the small softmax.
 
-Each returns a :class:`SolverRun`. Stopping rules: the full-batch solvers stop when
+The solvers ask the objective (and through it its datafit, :mod:`halfspaces._datafits`)
+for what they need; they never branch on the loss. Each returns a :class:`SolverRun`.
+Stopping rules: the full-batch solvers stop when
 ||grad J||_inf <= tol (converged), or when a step can no longer decrease J in floating
 point (stalled: tol is below what the problem's rounding allows); the stochastic ones when
 J changes by at most tol (relative) from one epoch to the next; all of them after
 ``max_iter`` iterations (epochs).
+
+References
+----------
+.. [1] J. Nocedal and S. J. Wright. Numerical Optimization, 2nd edition. Springer, 2006.
+   Chapters 3 (Armijo line search) and 7 (Newton-CG, L-BFGS).
+.. [2] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
+   Algorithms. Cambridge University Press, 2014. Chapter 14 (stochastic gradient descent).
+.. [3] F. Bach and E. Moulines. Non-strongly-convex smooth stochastic approximation with
+   convergence rate O(1/n). NeurIPS, 2013.
 """
 
 from __future__ import annotations
@@ -28,11 +40,11 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
+from halfspaces._datafits import Objective
 from halfspaces._fast import logistic as kl
-from halfspaces._objectives import Objective, evaluation_cost
 from halfspaces._progress import report
 
-__all__ = ["SolverRun", "StepRule", "Whitening", "solve"]
+__all__ = ["SgdState", "SolverRun", "StepRule", "Whitening", "solve"]
 
 CHOLESKY_MAX = 2048  # Newton uses Cholesky up to this many parameters, Newton-CG beyond
 WHITEN_MAX = 1 << 24  # entries (128 MiB) of L-BFGS's full whitening blocks; diagonal beyond
@@ -45,6 +57,20 @@ _SCHEDULES = {"constant": kl.CONSTANT, "invscaling": kl.INVSCALING, "optimal": k
 
 
 @dataclass(frozen=True)
+class SgdState:
+    """Where a stochastic run stopped: enough to continue it exactly (partial_fit)."""
+
+    iterate: NDArray  # the last iterate, flat
+    average: NDArray  # the mean of the iterates so far (Polyak-Ruppert)
+    n_avg: int  # iterates in that mean; -1 before averaging starts
+    t: int  # steps taken, which the learning-rate schedule counts
+
+    @classmethod
+    def start(cls, w: NDArray) -> SgdState:
+        return cls(np.array(w, dtype=float), np.array(w, dtype=float), -1, 0)
+
+
+@dataclass(frozen=True)
 class SolverRun:
     """What a solver returns: the flat parameters and how it got there."""
 
@@ -52,7 +78,7 @@ class SolverRun:
     n_iter: int
     converged: bool
     loss_curve: tuple[float, ...]
-    state: tuple | None = None  # stochastic solvers: (iterate, average, n_avg, t)
+    state: SgdState | None = None  # the stochastic solvers' state, to continue from
     stalled: bool = False  # stopped because J no longer decreased in floating point
 
 
@@ -69,7 +95,7 @@ class StepRule:
 
 
 def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
-          steps: StepRule = StepRule(), rng=None, state: tuple | None = None) -> SolverRun:
+          steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
     """Minimise ``obj`` from ``w0`` with the named solver."""
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
     if solver == "lbfgs":
@@ -90,14 +116,14 @@ def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
     R^2 = max_i ||x'_i||^2. For averaged SGD with a constant step, 1 / (2 R^2) is the step
     of Bach and Moulines (2013); mini-batches of size B cut the gradient noise by B and
     take sqrt(B) times that step (the square-root scaling rule). For gd, L is bounded by
-    the mean of ||x'_i||^2 times the curvature bound of the loss (1/4 logistic, 1 squared).
+    the mean of ||x'_i||^2 times the datafit's curvature bound (1/4 logistic, 1 squared).
     """
     X = obj.X
     norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else \
         np.einsum("ij,ij->i", X, X, dtype=np.float64)
     norms = norms + obj.c
     if solver == "gd":
-        curv = 1.0 if obj.loss == "squared" else 0.25
+        curv = obj.datafit.curvature_bound
         return 1.0 / max(curv * norms.mean() + obj.alpha, 1e-12)
     return np.sqrt(batch) / max(2.0 * norms.max(), 1e-12)
 
@@ -171,9 +197,9 @@ class Whitening:
     """The change of variables w_a = M_a^T v_a of each class row, M_a = L_a^-1, B_a = L_a L_a^T.
 
     B_a is the Hessian's diagonal block of class a at the start point
-    (:meth:`Objective.feature_curvature`), so that in v the curvature there is (close to)
-    the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1 instead of a
-    multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
+    (:meth:`~halfspaces._datafits.Objective.feature_curvature`), so that in v the curvature
+    there is (close to) the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1
+    instead of a multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
     class, when the k blocks would hold more than ``WHITEN_MAX`` entries, or cost more
     than ``WHITEN_COST`` evaluations to build (dense X with many features), only their
     diagonals are used (Jacobi scaling), so memory stays O(k d) and the set-up cheap.
@@ -194,9 +220,9 @@ class Whitening:
 
     @classmethod
     def at(cls, obj: Objective, w: NDArray) -> Whitening:
-        k, d1 = (obj.shape if obj.loss == "softmax" else (1, obj.size))
+        k, d1 = obj.n_outputs, obj.shape[-1]
         too_big = d1 > CHOLESKY_MAX or k * d1 * d1 > WHITEN_MAX
-        budget = WHITEN_COST * evaluation_cost(obj)
+        budget = WHITEN_COST * obj.evaluation_cost()
         blocks = obj.feature_curvature(w, diagonal=too_big, max_cost=budget)
         if blocks.ndim == 2:
             return cls(1.0 / np.sqrt(blocks), k)
@@ -268,8 +294,10 @@ def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
 def _newton_step_rule(obj: Objective, w0: NDArray):
     """How Newton solves H(w) s = g: a function (w, g) -> s.
 
-    - binary and squared losses up to ``CHOLESKY_MAX`` parameters: Cholesky of H;
-    - the softmax up to ``CHOLESKY_MAX``: conjugate gradients on Hessian-vector products,
+    - one output (binary and squared losses) up to ``CHOLESKY_MAX`` parameters:
+      Cholesky of H;
+    - k outputs (the softmax) up to ``CHOLESKY_MAX``: conjugate gradients on
+      Hessian-vector products,
       preconditioned by the class blocks of H at the start point (:class:`Whitening`,
       B^-1 r = M^T M r). The full H costs n (k d')^2 / 2 per step, a CG iteration about
       4 n k d', so CG wins while it needs fewer than k d' / 8 iterations: on digits at
@@ -279,7 +307,7 @@ def _newton_step_rule(obj: Objective, w0: NDArray):
     """
     if obj.size > CHOLESKY_MAX:
         return lambda w, g: _cg_step(obj, w, g, None)
-    if obj.loss != "softmax":
+    if obj.n_outputs == 1:
         return obj.newton_direction
     white = Whitening.at(obj, w0)
     return lambda w, g: _cg_step(obj, w, g, white)
@@ -317,16 +345,15 @@ def gradient_descent(obj: Objective, w: NDArray, tol: float, max_iter: int,
 
 
 def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: StepRule,
-               batch: int, rng, state: tuple | None = None) -> SolverRun:
+               batch: int, rng, state: SgdState | None = None) -> SolverRun:
     """Epochs of (mini-batch) SGD, each over a fresh permutation; J recorded after each.
 
     With ``steps.average`` the model is the mean of the iterates from the second epoch on
     (Polyak-Ruppert averaging; Shalev-Shwartz and Ben-David's SGD outputs the mean).
     ``state`` continues an earlier run (partial_fit).
     """
-    if state is None:
-        state = (np.array(w, dtype=float), np.array(w, dtype=float), -1, 0)
-    it, avg, n_avg, t = state[0].copy(), state[1].copy(), state[2], state[3]
+    state = SgdState.start(w) if state is None else state
+    it, avg, n_avg, t = state.iterate.copy(), state.average.copy(), state.n_avg, state.t
     curve = [obj.value(avg if n_avg > 0 else it)]
     converged, epoch = False, 0
     while epoch < max_iter and not converged:
@@ -340,18 +367,11 @@ def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: Ste
             break
         converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
     model = avg if n_avg > 0 else it
-    return SolverRun(model.copy(), epoch, converged, tuple(curve), (it, avg, n_avg, t))
+    return SolverRun(model.copy(), epoch, converged, tuple(curve), SgdState(it, avg, n_avg, t))
 
 
 def run_epoch(obj: Objective, w: NDArray, u: NDArray, n_avg: int, order: NDArray, batch: int,
               steps: StepRule, t: int) -> tuple[int, int]:
     """One pass of the stochastic loop over ``order``, updating w (and u) in place."""
     opts = (obj.alpha, float(_SCHEDULES[steps.schedule]), steps.eta0, steps.power_t)
-    if obj.loss == "softmax":
-        W, U = w.reshape(obj.shape), u.reshape(obj.shape)
-        G, z = np.empty(obj.shape), np.empty(obj.n_classes)
-        return kl.softmax_sgd_epoch(obj._K, obj.y, W, obj.c, order, batch, opts, t, G, z, U,
-                                    n_avg)
-    g = np.empty(obj.size)
-    return kl.sgd_epoch(obj._K, obj.y, w, obj.c, order, batch, obj._code, opts, t, g, u,
-                        n_avg)
+    return obj.sgd_epoch(w, u, n_avg, order, batch, opts, t)

@@ -1,5 +1,10 @@
 """Least-squares linear regression: the member of the family with phi(z) = z.
 
+The direct solvers (an SVD least-squares solve, the normal equations) live here; the
+iterative ones are those of :class:`halfspaces.LogisticRegression`, over the
+:class:`~halfspaces._datafits.Squared` datafit, through their shared base
+:mod:`halfspaces._glm`.
+
 References
 ----------
 .. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
@@ -9,28 +14,27 @@ References
 
 from __future__ import annotations
 
-import warnings
 from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from halfspaces._objectives import Objective, weighted_gram
+from halfspaces._datafits import Objective, Squared, weighted_gram
+from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
 from halfspaces._sklearn import StrOptions, fit_context
-from halfspaces._solvers import solve
-from halfspaces._validation import FIT_INPUT, SparseInputMixin
-from halfspaces.exceptions import ConvergenceWarning
-from halfspaces.logistic import SOLVER_PARAMETERS, step_rule
+from halfspaces._solvers import SolverRun
+from halfspaces._validation import FIT_INPUT
 
 __all__ = ["LinearRegression"]
 
 
-class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
+@shared_parameters_doc
+class LinearRegression(RegressorMixin, GLM):
     r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
 
     Minimises
@@ -59,26 +63,7 @@ class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
     tol : float, default=1e-6
         gd stops when ||grad J||_inf <= tol, sgd and minibatch when J changes by at most tol
         (relative) between epochs.
-    learning_rate : {"constant", "invscaling", "optimal"}, default="constant"
-        Schedule of the stochastic solvers: eta0, eta0 / t^power_t or 1 / (alpha (t + t0)).
-    eta0 : float or None, default=None
-        The step of "constant" and the first step of the other schedules; for gd with the
-        line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
-        + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
-        sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
-        Moulines, 2013).
-    power_t : float, default=0.5
-        Exponent of "invscaling".
-    batch_size : int, default=256
-        Examples per step of "minibatch".
-    line_search : bool, default=True
-        gd only: Armijo backtracking.
-    average : bool, default=True
-        sgd and minibatch: report the mean of the iterates from the second epoch on.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the epoch orders of the stochastic solvers.
-    warm_start : bool, default=False
-        Iterative solvers start from the previous solution.
+    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
 
     Attributes
     ----------
@@ -119,6 +104,7 @@ class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
         "solver": [StrOptions({"lstsq", "cholesky", "gd", "sgd", "minibatch"})],
         **SOLVER_PARAMETERS,
     }
+    _instead = "lstsq"
 
     def __init__(self, solver: str = "lstsq", fit_intercept: bool = True, alpha: float = 0.0,
                  max_iter: int | None = None, tol: float = 1e-6,
@@ -126,19 +112,11 @@ class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
                  random_state=None, warm_start: bool = False) -> None:
-        self.solver = solver
-        self.fit_intercept = fit_intercept
-        self.alpha = alpha
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.power_t = power_t
-        self.batch_size = batch_size
-        self.line_search = line_search
-        self.average = average
-        self.random_state = random_state
-        self.warm_start = warm_start
+        super().__init__(
+            solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
+            tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
+            batch_size=batch_size, line_search=line_search, average=average,
+            random_state=random_state, warm_start=warm_start)
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
@@ -158,22 +136,16 @@ class LinearRegression(SparseInputMixin, RegressorMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, y_numeric=True, **FIT_INPUT)
         y = np.asarray(y, dtype=np.float64)
-        obj = Objective(X, y, self.alpha, self.fit_intercept, "squared")
+        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
         if self.solver in ("lstsq", "cholesky"):
-            w, curve, n_iter, converged = self._direct(X, y, obj), (), 1, True
+            run = SolverRun(self._direct(X, y, obj), 1, True, ())
         else:
-            resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
-            w0 = self._w if resume else np.zeros(obj.size)
-            run = solve(obj, self.solver, w0, self.tol, self.max_iter, step_rule(self),
-                        check_random_state(self.random_state))
-            w, curve, n_iter, converged = run.w, run.loss_curve, run.n_iter, run.converged
-        self._w = w
+            run = self._solve(obj, check_random_state(self.random_state))
+        w = self._w = run.w
         self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
-        self.n_iter_, self.loss_curve_, self.converged_ = n_iter, np.asarray(curve), converged
-        if not converged:
-            warnings.warn(f"LinearRegression(solver={self.solver!r}) stopped at max_iter="
-                          f"{n_iter} before its stopping rule (tol={self.tol}) was met; raise "
-                          "max_iter or use solver='lstsq'.", ConvergenceWarning, stacklevel=2)
+        self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
+        self.converged_ = run.converged
+        self._warn_unfinished(run)
         return self
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
@@ -214,7 +186,7 @@ def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray
 def _normal_equations(X, y: NDArray, obj: Objective) -> NDArray:
     """Solve (X'^T X' / N + alpha I_w) w' = X'^T y / N; least squares if it is singular."""
     n = X.shape[0]
-    G = weighted_gram(X, obj._K, np.ones(n), obj.c) / n
+    G = weighted_gram(X, obj.data.K, np.ones(n), obj.c) / n
     G[np.diag_indices_from(G)] += obj.alpha * obj.penalised()
     if not obj.fit_intercept:
         G[-1, -1] = 1.0

@@ -1,75 +1,46 @@
-"""Logistic and softmax regression by maximum likelihood, with the lecture's gradient methods.
+"""Logistic and softmax regression by maximum likelihood, with gradient and Newton methods.
 
-The estimator is thin: it validates, builds an :class:`~halfspaces._objectives.Objective`
-and hands it to a solver of :mod:`halfspaces._solvers`.
+The estimator is thin: it validates, builds an :class:`~halfspaces._datafits.Objective`
+with the :class:`~halfspaces._datafits.Logistic` or :class:`~halfspaces._datafits.Softmax`
+datafit and hands it to a solver of :mod:`halfspaces._solvers` (through the base it shares
+with :class:`halfspaces.LinearRegression`, :mod:`halfspaces._glm`).
 
 References
 ----------
 .. [1] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
    Algorithms. Cambridge University Press, 2014. Section 9.3 (logistic regression) and
    Chapter 14 (stochastic gradient descent).
-.. [2] J. Nocedal and S. J. Wright. Numerical Optimization, 2nd edition. Springer, 2006.
+.. [2] C. M. Bishop. Pattern Recognition and Machine Learning. Springer, 2006. Section 4.3
+   (logistic and softmax regression, iterative reweighted least squares).
+.. [3] J. Nocedal and S. J. Wright. Numerical Optimization, 2nd edition. Springer, 2006.
    Chapters 3 (Armijo line search), 7 (Newton-CG, L-BFGS).
 """
 
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_expit, log_softmax
-from sklearn.base import BaseEstimator
+from scipy.special import log_softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from halfspaces._objectives import Objective
-from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
-from halfspaces._solvers import SolverRun, StepRule, solve
-from halfspaces._validation import (
-    FIT_INPUT,
-    SparseInputMixin,
-    Targets,
-    encode_targets,
-    partial_fit_classes,
-)
+from halfspaces._datafits import Logistic, Objective, Softmax
+from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
+from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._solvers import SolverRun
+from halfspaces._validation import FIT_INPUT, Targets, encode_targets, partial_fit_classes
 from halfspaces.exceptions import ConvergenceWarning
+from halfspaces.losses import logistic as logistic_loss
 
 __all__ = ["LogisticRegression"]
 
-STOCHASTIC = ("sgd", "minibatch")
 
-SOLVER_PARAMETERS: dict = {
-    "alpha": [Interval(Real, 0, None, closed="left")],
-    "fit_intercept": ["boolean"],
-    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-    "tol": [Interval(Real, 0, None, closed="left")],
-    "learning_rate": [StrOptions({"constant", "invscaling", "optimal"})],
-    "eta0": [Interval(Real, 0, None, closed="neither"), None],
-    "power_t": [Interval(Real, 0, None, closed="left")],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
-    "line_search": ["boolean"],
-    "average": ["boolean"],
-    "random_state": ["random_state"],
-    "warm_start": ["boolean"],
-}
-
-
-def step_rule(est) -> StepRule:
-    """The StepRule of an estimator's parameters; 'optimal' needs alpha > 0."""
-    if est.learning_rate == "optimal" and est.alpha == 0:
-        raise ValueError(
-            "learning_rate='optimal' uses the step 1/(alpha t) and needs alpha > 0; set "
-            "alpha > 0 or use learning_rate='invscaling'."
-        )
-    return StepRule(est.eta0, est.learning_rate, est.power_t, est.batch_size, est.line_search,
-                    est.average)
-
-
-class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
+@shared_parameters_doc
+class LogisticRegression(LinearClassifierMixin, GLM):
     r"""Logistic regression (softmax regression beyond two classes) by maximum likelihood.
 
     Minimises the mean negative log-likelihood plus an optional L2 penalty, the intercept
@@ -94,9 +65,10 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         "newton": Newton's method with an Armijo line search; the step is a Cholesky solve
         up to 2048 parameters (for the softmax, conjugate gradients preconditioned by the
         Hessian's class blocks), conjugate gradients on Hessian-vector products beyond.
-        "gd": steepest descent w <- w - eta grad J (Algorithm 1 of the lecture notes).
-        "sgd": one example at a time, a fresh random order each epoch (Algorithm 2).
-        "minibatch": ``batch_size`` examples per step (Algorithm 3).
+        "gd": steepest descent w <- w - eta grad J (Nocedal and Wright, Chapter 3).
+        "sgd": stochastic gradient descent, one example at a time, a fresh random order
+        each epoch (Shalev-Shwartz and Ben-David, Chapter 14).
+        "minibatch": the same with ``batch_size`` examples per step.
     alpha : float, default=0.0
         L2 penalty strength. With alpha = 0 on linearly separable data no maximiser of
         the likelihood exists; fit then warns and says so.
@@ -109,31 +81,7 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         Stopping rule. lbfgs, newton and gd stop when :math:`\lVert\nabla J\rVert_\infty
         \le` tol, or (with a warning) when a step no longer decreases J in floating point;
         sgd and minibatch when J changes by at most tol (relative) between epochs.
-    learning_rate : {"constant", "invscaling", "optimal"}, default="constant"
-        Schedule of the stochastic solvers at step t: eta0, eta0 / t^power_t, or
-        1 / (alpha (t + t0)) with t0 = 1 / (alpha eta0) (needs alpha > 0).
-    eta0 : float or None, default=None
-        The step of "constant" and the first step of the other schedules; for gd with the
-        line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
-        + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
-        sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
-        Moulines, 2013).
-    power_t : float, default=0.5
-        Exponent of the "invscaling" schedule.
-    batch_size : int, default=256
-        Examples per step of "minibatch".
-    line_search : bool, default=True
-        gd only: backtrack (halve eta) until the Armijo condition
-        J(w - eta g) <= J(w) - 1e-4 eta ||g||^2 holds, starting each iteration from twice
-        the last accepted step; without it gd takes the fixed step eta0 and may diverge.
-    average : bool, default=True
-        sgd and minibatch: the model is the mean of the iterates from the second epoch on
-        (Polyak-Ruppert averaging, the output of SGD in Shalev-Shwartz and Ben-David,
-        Section 14.3); False: the last iterate.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the epoch orders of the stochastic solvers.
-    warm_start : bool, default=False
-        Start from the previous solution (same classes and features).
+    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
 
     Attributes
     ----------
@@ -161,8 +109,8 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
 
     References
     ----------
-    Shalev-Shwartz and Ben-David (2014), Section 9.3 and Chapter 14; Nocedal and Wright
-    (2006), Chapters 3 and 7.
+    Shalev-Shwartz and Ben-David (2014), Section 9.3 and Chapter 14; Bishop (2006),
+    Section 4.3; Nocedal and Wright (2006), Chapters 3 and 7.
 
     Examples
     --------
@@ -180,6 +128,7 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         "solver": [StrOptions({"lbfgs", "newton", "gd", "sgd", "minibatch"})],
         **SOLVER_PARAMETERS,
     }
+    _instead = "newton"
 
     def __init__(self, solver: str = "lbfgs", alpha: float = 0.0, fit_intercept: bool = True,
                  max_iter: int | None = None, tol: float = 1e-6,
@@ -187,19 +136,11 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
                  random_state=None, warm_start: bool = False) -> None:
-        self.solver = solver
-        self.alpha = alpha
-        self.fit_intercept = fit_intercept
-        self.max_iter = max_iter
-        self.tol = tol
-        self.learning_rate = learning_rate
-        self.eta0 = eta0
-        self.power_t = power_t
-        self.batch_size = batch_size
-        self.line_search = line_search
-        self.average = average
-        self.random_state = random_state
-        self.warm_start = warm_start
+        super().__init__(
+            solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
+            tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
+            batch_size=batch_size, line_search=line_search, average=average,
+            random_state=random_state, warm_start=warm_start)
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
@@ -220,12 +161,11 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
         obj = self._objective(X, targets)
-        resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
-        w0 = self._w if resume else np.zeros(obj.size)
         self._rng = check_random_state(self.random_state)
-        run = solve(obj, self.solver, w0, self.tol, self.max_iter, step_rule(self), self._rng)
+        run = self._solve(obj, self._rng)
         self._set_fitted(obj, targets, run)
-        self._warn_if_unfinished(X, targets, run)
+        if not self._warn_if_separable(X, targets):
+            self._warn_unfinished(run)
         return self
 
     @available_if(lambda est: est.solver in STOCHASTIC)
@@ -257,25 +197,23 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         obj = self._objective(X, encode_targets(y, classes))
         if first:
             self._rng, self._state = check_random_state(self.random_state), None
-        run = solve(obj, self.solver, np.zeros(obj.size), 0.0, 1, step_rule(self), self._rng,
-                    self._state)
+        run = self._continue(obj, self._rng, self._state)
         self._set_fitted(obj, Targets(classes, y, ()), run)
         return self
 
     def _objective(self, X, targets: Targets) -> Objective:
         k = targets.classes.size
         if k == 2:
-            return Objective(X, targets.plus_minus(0), self.alpha, self.fit_intercept,
-                             "logistic")
+            return Objective(X, targets.plus_minus(0), Logistic(), self.alpha,
+                             self.fit_intercept)
         labels = targets.labels
         if targets.classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
             labels = np.searchsorted(targets.classes, labels)
-        return Objective(X, labels.astype(np.intp), self.alpha, self.fit_intercept,
-                         "softmax", k)
+        return Objective(X, labels.astype(np.intp), Softmax(k), self.alpha, self.fit_intercept)
 
     def _set_fitted(self, obj: Objective, targets: Targets, run: SolverRun) -> None:
         W = run.w.reshape(-1, obj.shape[-1]).copy()
-        if obj.loss == "softmax":  # the softmax ignores a shift common to all classes
+        if obj.datafit.shift_invariant:  # the softmax ignores a shift common to all classes
             free = slice(-1, None) if self.alpha > 0 else slice(None)
             W[:, free] -= W[:, free].mean(axis=0)
         self._w, self._state = W.ravel(), run.state
@@ -286,25 +224,16 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         self.loss_curve_ = np.asarray(run.loss_curve)
         self.converged_ = run.converged
 
-    def _warn_if_unfinished(self, X, targets: Targets, run: SolverRun) -> None:
+    def _warn_if_separable(self, X, targets: Targets) -> bool:
+        """Without a penalty, warn (and return True) when the data are separable."""
         if self.alpha == 0 and _separable(self, X, targets, self.converged_):
             warnings.warn(
                 "The training data are linearly separable, so the maximum-likelihood "
                 "weights do not exist: the likelihood keeps growing as ||w|| grows along a "
                 "separating direction. Set alpha > 0 (e.g. alpha = 1 / n_samples) for a "
                 "unique, finite solution.", ConvergenceWarning, stacklevel=3)
-        elif run.stalled:
-            warnings.warn(
-                f"LogisticRegression(solver={self.solver!r}) stopped after {self.n_iter_} "
-                "iterations: J no longer decreases in floating point, yet ||grad J||_inf > "
-                f"tol={self.tol}. The weights are optimal to machine precision; a larger "
-                "tol would have stopped earlier.", ConvergenceWarning, stacklevel=3)
-        elif not self.converged_:
-            warnings.warn(
-                f"LogisticRegression(solver={self.solver!r}) stopped after {self.n_iter_} "
-                f"iterations (max_iter={self.max_iter}) before its stopping rule (tol="
-                f"{self.tol}) was met; raise max_iter or tol, or use solver='newton'.",
-                ConvergenceWarning, stacklevel=3)
+            return True
+        return False
 
     def predict_proba(self, X: ArrayLike) -> NDArray:
         """Class probabilities, columns in ``classes_`` order, rows summing to 1.
@@ -336,8 +265,8 @@ class LogisticRegression(SparseInputMixin, LinearClassifierMixin, BaseEstimator)
         """
         check_is_fitted(self)
         z = self.decision_function(X)
-        if z.ndim == 1:
-            return np.column_stack([log_expit(-z), log_expit(z)])
+        if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
+            return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
         return log_softmax(z, axis=1)
 
 

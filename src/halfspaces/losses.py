@@ -1,15 +1,19 @@
 r"""Surrogate losses of the margin z = y <w, x>: value and derivative, vectorised.
 
-The lecture notes view linear classifiers through the loss they charge a margin z:
+A linear classifier can be judged by the loss it charges a margin z (Shalev-Shwartz and
+Ben-David 2014, 12.3):
 
 .. math::
     \ell_{0-1}(z) = [z \le 0],\quad
     \ell_{\log}(z) = \ln(1 + e^{-z}),\quad
     \ell_{\rm hinge}(z) = \max(0, 1 - z),\quad
-    \ell_{\rm perc}(z) = \max(0, -z).
+    \ell_{\rm perc}(z) = \max(0, -z),\quad
+    \ell_{\rm sq}(z) = (1 - z)^2 / 2.
 
 The logistic loss is smooth and convex (the maximum-likelihood loss of
-:class:`halfspaces.LogisticRegression`); hinge and perceptron losses are convex with a kink
+:class:`halfspaces.LogisticRegression`); so is the squared loss, which for y in {-1, +1} and
+z = y f equals (y - f)^2 / 2, the loss of :class:`halfspaces.LinearRegression` (least
+squares on ±1 targets); hinge and perceptron losses are convex with a kink
 (their derivative here is the subgradient taking the left value at the kink, the one the
 perceptron and subgradient descent use); the zero-one loss has derivative 0 wherever it
 exists. Each loss is a :class:`Loss` with ``value`` and ``derivative``, found by name in
@@ -40,7 +44,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import expit
 
-__all__ = ["LOSSES", "Loss", "get_loss", "hinge", "logistic", "perceptron", "zero_one"]
+__all__ = ["LOSSES", "Loss", "get_loss", "hinge", "logistic", "perceptron", "squared",
+           "zero_one"]
 
 
 def zero_one(z: ArrayLike) -> NDArray:
@@ -83,6 +88,16 @@ def perceptron_derivative(z: ArrayLike) -> NDArray:
     return -(np.asarray(z, dtype=float) <= 0.0).astype(float)
 
 
+def squared(z: ArrayLike) -> NDArray:
+    """(1 - z)^2 / 2: for y in {-1, +1} and z = y f, the squared error (y - f)^2 / 2."""
+    return 0.5 * np.square(1.0 - np.asarray(z, dtype=float))
+
+
+def squared_derivative(z: ArrayLike) -> NDArray:
+    """z - 1."""
+    return np.asarray(z, dtype=float) - 1.0
+
+
 @dataclass(frozen=True)
 class Loss:
     """A loss of the margin: its name, value and (sub)derivative, both vectorised."""
@@ -100,6 +115,7 @@ LOSSES: dict[str, Loss] = {
     "hinge": Loss("hinge", hinge, hinge_derivative, convex=True, smooth=False),
     "perceptron": Loss("perceptron", perceptron, perceptron_derivative, convex=True,
                        smooth=False),
+    "squared": Loss("squared", squared, squared_derivative, convex=True, smooth=True),
 }
 
 
@@ -108,7 +124,7 @@ def get_loss(name: str) -> Loss:
 
     Parameters
     ----------
-    name : {"zero_one", "logistic", "hinge", "perceptron"}
+    name : {"zero_one", "logistic", "hinge", "perceptron", "squared"}
         The loss.
 
     Returns

@@ -12,6 +12,15 @@ Losses of the margin m = y z (binary, y in {-1, +1}) and of the scores z (softma
 - squared: (z - y)^2 / 2, derivative z - y.
 
 All exponentials are taken of non-positive numbers, so nothing overflows at large margins.
+The pointwise losses are those of :mod:`halfspaces.losses`, fused here with their
+derivatives; the tests check each loop against a plain NumPy twin.
+
+References
+----------
+.. [1] C. M. Bishop. Pattern Recognition and Machine Learning. Springer, 2006. Section 4.3
+   (the logistic and softmax gradients and Hessians).
+.. [2] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
+   Algorithms. Cambridge University Press, 2014. Chapter 14 (stochastic gradient descent).
 """
 
 from __future__ import annotations
@@ -117,7 +126,8 @@ def step_size(schedule, eta0, power, alpha, t):
 
 @njit(cache=True)
 def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg):
-    """One pass of mini-batch SGD over ``order`` (Algorithm 3; batch = 1 is Algorithm 2).
+    """One pass of mini-batch SGD over ``order`` (batch = 1: plain SGD; Shalev-Shwartz and
+    Ben-David 2014, 14.3).
 
     Each step takes the mean gradient of the next ``batch`` rows plus alpha w (the intercept
     unpenalised), with the step of schedule ``opts = (alpha, schedule, eta0, power_t)``.

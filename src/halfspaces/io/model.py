@@ -46,6 +46,7 @@ META = "__halfspaces__"
 
 STATE_CLASSES = {
     "PerceptronState": "halfspaces._perceptron_run",
+    "SgdState": "halfspaces._solvers",
 }
 """The library's own state dataclasses that model files may hold: name -> module."""
 

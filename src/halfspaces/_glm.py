@@ -1,0 +1,155 @@
+"""The base of the generalised linear models (LogisticRegression, LinearRegression).
+
+They share twelve parameters (the penalty, the stopping rule, the step rules of the gradient
+solvers, seeding, warm starts), their declared constraints and their documentation, the way
+the solvers are called and warm-started, and their convergence warnings: all of it lives
+here, as in scikit-learn's ``BaseSGD`` and river's GLM base. Each estimator adds its solvers,
+its objective (:mod:`halfspaces._datafits`) and what it sets after a fit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from halfspaces._datafits import Objective
+from halfspaces._sklearn import Interval, StrOptions
+from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
+from halfspaces._validation import SparseInputMixin
+from halfspaces.exceptions import ConvergenceWarning
+
+__all__ = ["GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
+           "shared_parameters_doc", "step_rule"]
+
+STOCHASTIC = ("sgd", "minibatch")
+
+SOLVER_PARAMETERS: dict = {
+    "alpha": [Interval(Real, 0, None, closed="left")],
+    "fit_intercept": ["boolean"],
+    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "tol": [Interval(Real, 0, None, closed="left")],
+    "learning_rate": [StrOptions({"constant", "invscaling", "optimal"})],
+    "eta0": [Interval(Real, 0, None, closed="neither"), None],
+    "power_t": [Interval(Real, 0, None, closed="left")],
+    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "line_search": ["boolean"],
+    "average": ["boolean"],
+    "random_state": ["random_state"],
+    "warm_start": ["boolean"],
+}
+"""The declared constraints of the shared parameters (each estimator adds ``solver``)."""
+
+_MARKER = "    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]\n"
+
+SHARED_PARAMETERS_DOC = """\
+    learning_rate : {"constant", "invscaling", "optimal"}, default="constant"
+        Schedule of the stochastic solvers at step t: eta0, eta0 / t^power_t, or
+        1 / (alpha (t + t0)) with t0 = 1 / (alpha eta0) (needs alpha > 0).
+    eta0 : float or None, default=None
+        The step of "constant" and the first step of the other schedules; for gd with the
+        line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
+        + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
+        sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
+        Moulines, 2013).
+    power_t : float, default=0.5
+        Exponent of the "invscaling" schedule.
+    batch_size : int, default=256
+        Examples per step of "minibatch".
+    line_search : bool, default=True
+        gd only: backtrack (halve eta) until the Armijo condition
+        J(w - eta g) <= J(w) - 1e-4 eta ||g||^2 holds, starting each iteration from twice
+        the last accepted step; without it gd takes the fixed step eta0 and may diverge.
+    average : bool, default=True
+        sgd and minibatch: the model is the mean of the iterates from the second epoch on
+        (Polyak-Ruppert averaging, the output of SGD in Shalev-Shwartz and Ben-David,
+        Section 14.3); False: the last iterate.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the epoch orders of the stochastic solvers.
+    warm_start : bool, default=False
+        The iterative solvers start from the previous solution, when it has the same shape
+        (same features, and for a classifier the same classes).
+"""
+"""The numpydoc text of the parameters from ``learning_rate`` to ``warm_start``."""
+
+
+def shared_parameters_doc(cls):
+    """Class decorator: put :data:`SHARED_PARAMETERS_DOC` at the docstring's marker line."""
+    if cls.__doc__ is not None:  # None under python -OO
+        if _MARKER not in cls.__doc__:
+            raise AssertionError(f"{cls.__name__}'s docstring lacks the line {_MARKER!r}")
+        cls.__doc__ = cls.__doc__.replace(_MARKER, SHARED_PARAMETERS_DOC)
+    return cls
+
+
+def step_rule(est) -> StepRule:
+    """The StepRule of an estimator's parameters; 'optimal' needs alpha > 0."""
+    if est.learning_rate == "optimal" and est.alpha == 0:
+        raise ValueError(
+            "learning_rate='optimal' uses the step 1/(alpha t) and needs alpha > 0; set "
+            "alpha > 0 or use learning_rate='invscaling'."
+        )
+    return StepRule(est.eta0, est.learning_rate, est.power_t, est.batch_size, est.line_search,
+                    est.average)
+
+
+class GLM(SparseInputMixin, BaseEstimator):
+    """Shared parameters, solver calls, warm starts and convergence warnings.
+
+    Subclasses declare ``solver`` in ``_parameter_constraints`` and keep their own
+    ``__init__`` signature (its defaults and order are theirs), passing every argument on.
+    """
+
+    _parameter_constraints: ClassVar[dict] = dict(SOLVER_PARAMETERS)
+    _instead = "lbfgs"  # the solver the max_iter warning suggests
+
+    def __init__(self, *, solver, alpha, fit_intercept, max_iter, tol, learning_rate, eta0,
+                 power_t, batch_size, line_search, average, random_state, warm_start) -> None:
+        self.solver = solver
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    def _start(self, obj: Objective) -> np.ndarray:
+        """The first iterate: with warm_start the last solution when its shape fits, else 0."""
+        resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
+        return self._w if resume else np.zeros(obj.size)
+
+    def _solve(self, obj: Objective, rng) -> SolverRun:
+        """Minimise ``obj`` with the estimator's solver and step rule."""
+        return solve(obj, self.solver, self._start(obj), self.tol, self.max_iter,
+                     step_rule(self), rng)
+
+    def _continue(self, obj: Objective, rng, state: SgdState | tuple | None) -> SolverRun:
+        """One epoch of the stochastic solver over ``obj``, from ``state`` (partial_fit)."""
+        if isinstance(state, tuple):  # older model files: (iterate, average, n_avg, t)
+            state = SgdState(*state)
+        return solve(obj, self.solver, np.zeros(obj.size), 0.0, 1, step_rule(self), rng, state)
+
+    def _warn_unfinished(self, run: SolverRun) -> None:
+        """Warn when the solver stalled in floating point or ran out of iterations."""
+        name = type(self).__name__
+        if run.stalled:
+            warnings.warn(
+                f"{name}(solver={self.solver!r}) stopped after {run.n_iter} "
+                "iterations: J no longer decreases in floating point, yet ||grad J||_inf > "
+                f"tol={self.tol}. The weights are optimal to machine precision; a larger "
+                "tol would have stopped earlier.", ConvergenceWarning, stacklevel=3)
+        elif not run.converged:
+            warnings.warn(
+                f"{name}(solver={self.solver!r}) stopped after {run.n_iter} "
+                f"iterations (max_iter={self.max_iter}) before its stopping rule (tol="
+                f"{self.tol}) was met; raise max_iter or tol, or use "
+                f"solver={self._instead!r}.", ConvergenceWarning, stacklevel=3)

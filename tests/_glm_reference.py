@@ -1,0 +1,80 @@
+"""Independent references for the GLM tests: J from its textbook formula, random problems,
+scikit-learn's optimum and the comparison with it."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from _data import in_format, noisy
+from numpy.testing import assert_allclose
+from scipy.special import logsumexp
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from halfspaces._datafits import Logistic, Objective, Softmax, Squared
+
+LOSSES = ["logistic", "squared", "softmax"]
+
+
+def dense(X):
+    return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+def datafit(loss, k=1):
+    if loss == "softmax":
+        return Softmax(k)
+    return Logistic() if loss == "logistic" else Squared()
+
+
+def objective(X, y, alpha, fit_intercept, loss, k=1):
+    return Objective(X, y, datafit(loss, k), alpha, fit_intercept)
+
+
+def reference_value(X, y, w, alpha, loss, k=1):
+    """J from the textbook formula in NumPy/SciPy (w flat, as the solvers hold it)."""
+    X = dense(X)
+    if loss == "softmax":
+        W = w.reshape(k, -1)
+        Z = X @ W[:, :-1].T + W[:, -1]
+        data = np.mean(logsumexp(Z, axis=1) - Z[np.arange(len(y)), y])
+        return data + 0.5 * alpha * np.sum(W[:, :-1] ** 2)
+    z = X @ w[:-1] + w[-1]
+    data = np.mean(np.logaddexp(0.0, -y * z)) if loss == "logistic" else np.mean((z - y) ** 2) / 2
+    return data + 0.5 * alpha * w[:-1] @ w[:-1]
+
+
+def problem(loss, fmt, seed=0, n=120, d=6, k=3):
+    X, y = noisy(n, d, seed=seed, sparsity=0.3)
+    rng = np.random.default_rng(seed)
+    if loss == "softmax":
+        y = rng.integers(0, k, n)
+    elif loss == "squared":
+        y = X @ rng.normal(size=d) + rng.normal(size=n)
+    X = in_format(X, fmt)
+    size = (d + 1) * (k if loss == "softmax" else 1)
+    return X, y, rng.normal(size=size), (k if loss == "softmax" else 1)
+
+
+def sklearn_optimum(X, y, C):
+    """scikit-learn's optimum for C (C = None: no penalty, which it spells C = inf)."""
+    sk = SkLogisticRegression(C=np.inf if C is None else C, solver="newton-cholesky",
+                              tol=1e-12, max_iter=500)
+    return sk.fit(X, y)
+
+
+def assert_same_optimum(ours, sk, X, y, C, coef_tol=1e-5):
+    targets = np.asarray(y)
+    n = X.shape[0]
+    alpha = 0.0 if C is None else 1.0 / (C * n)
+    classes = ours.classes_
+    if classes.size == 2:
+        t = np.where(targets == classes[1], 1.0, -1.0)
+        obj, k = ("logistic", t), 1
+    else:
+        obj, k = ("softmax", np.searchsorted(classes, targets)), classes.size
+
+    def J(est):
+        w = np.c_[est.coef_, est.intercept_].ravel()
+        return reference_value(X, obj[1], w, alpha, obj[0], k)
+    assert_allclose(J(ours), J(sk), rtol=1e-8)
+    assert_allclose(ours.coef_, sk.coef_, atol=coef_tol, rtol=coef_tol)
+    assert_allclose(ours.intercept_, sk.intercept_, atol=coef_tol, rtol=coef_tol)

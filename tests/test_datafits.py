@@ -1,0 +1,166 @@
+"""The datafits and the objectives they make: values against losses.py and textbook
+formulas, gradients and Hessian-vector products against finite differences, blocks that add up
+to the whole, and curvature blocks that are the Hessian's diagonal blocks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from _data import FORMATS, in_format, noisy
+from _glm_reference import LOSSES, datafit, dense, objective, problem, reference_value
+from numpy.testing import assert_allclose
+from scipy.special import logsumexp
+
+from halfspaces._datafits import Logistic, Rows, Softmax, Squared
+from halfspaces.losses import get_loss
+
+
+@pytest.mark.parametrize("c", [1.0, 0.0])
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_block_value_is_the_pointwise_loss_summed(loss, fmt, c):
+    X, y, w, k = problem(loss, fmt, seed=21)
+    value, grad = datafit(loss, k).value_grad_block(X, y, w, c)
+    A = np.hstack([dense(X), np.full((X.shape[0], 1), c)])
+    if loss == "softmax":
+        Z = A @ w.reshape(k, -1).T
+        expected = np.sum(logsumexp(Z, axis=1) - Z[np.arange(len(y)), y])
+    elif loss == "logistic":
+        expected = get_loss("logistic").value(y * (A @ w)).sum()
+        # the gradient is sum_i y_i ell'(y_i z_i) x'_i, ell' from losses.py
+        margin = y * (A @ w)
+        assert_allclose(grad, A.T @ (y * get_loss("logistic").derivative(margin)),
+                        rtol=1e-10, atol=1e-12)
+    else:
+        expected = 0.5 * np.sum((A @ w - y) ** 2)
+    assert_allclose(value, expected, rtol=1e-12)
+
+
+def test_squared_datafit_on_plus_minus_one_targets_is_the_margin_form_of_losses_py():
+    X, y = noisy(80, 4, seed=22)
+    w = np.random.default_rng(22).normal(size=5)
+    value, grad = Squared().value_grad_block(X, y, w, 1.0)
+    A = np.hstack([X, np.ones((80, 1))])
+    margin = y * (A @ w)
+    squared = get_loss("squared")
+    assert_allclose(value, squared.value(margin).sum(), rtol=1e-12)
+    assert_allclose(grad, A.T @ (y * squared.derivative(margin)), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_blocks_add_up_to_the_whole(loss, fmt):
+    X, y, w, k = problem(loss, fmt, seed=23, n=101)
+    fit = datafit(loss, k)
+    whole = fit.value_grad_block(X, y, w, 1.0)
+    parts = [fit.value_grad_block(X[a:b], y[a:b], w, 1.0)
+             for a, b in ((0, 17), (17, 60), (60, 101))]
+    assert_allclose(sum(v for v, _ in parts), whole[0], rtol=1e-12)
+    assert_allclose(sum(g for _, g in parts), whole[1], rtol=1e-10, atol=1e-12)
+    # and the objective is the sum over N plus the penalty
+    obj = objective(X, y, 0.2, True, loss, k)
+    pen = obj.penalised() * w
+    assert_allclose(obj.value(w), whole[0] / X.shape[0] + 0.1 * pen @ pen, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_value_and_gradient_match_formula_and_finite_differences(loss, fmt):
+    X, y, w, k = problem(loss, fmt)
+    obj = objective(X, y, 0.3, True, loss, k)
+    value, grad = obj.value_grad(w)
+    assert_allclose(value, reference_value(X, y, w, 0.3, loss, k), rtol=1e-12)
+    h = 1e-6
+    numeric = [(reference_value(X, y, w + h * e, 0.3, loss, k)
+                - reference_value(X, y, w - h * e, 0.3, loss, k)) / (2 * h)
+               for e in np.eye(w.size)]
+    assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_hessian_products_match_finite_differences_and_the_full_hessian(loss, fmt):
+    X, y, w, k = problem(loss, fmt, seed=1)
+    obj = objective(X, y, 0.1, True, loss, k)
+    v = np.random.default_rng(2).normal(size=w.size)
+    if loss == "softmax":  # stay off the direction the softmax ignores
+        V = v.reshape(k, -1)
+        V[:, -1] -= V[:, -1].mean()
+    h = 1e-6
+    numeric = (obj.value_grad(w + h * v)[1] - obj.value_grad(w - h * v)[1]) / (2 * h)
+    product = obj.hess_operator(w)(v)
+    assert_allclose(product, numeric, rtol=1e-6, atol=1e-8)
+    assert_allclose(obj.hessian(w) @ v, product, rtol=1e-10, atol=1e-12)
+
+
+def full_hessian(obj, w):
+    """The Hessian from Hessian-vector products (checked against finite differences above)."""
+    product = obj.hess_operator(w)
+    return np.column_stack([product(e) for e in np.eye(w.size)])
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_whitening_blocks_are_the_hessians_diagonal_blocks(loss, fmt):
+    X, y, w, k = problem(loss, fmt, seed=14)
+    obj = objective(X, y, 0.05, True, loss, k)
+    blocks = obj.feature_curvature(w)
+    H = full_hessian(obj, w)
+    d1 = X.shape[1] + 1
+    penalty = 0.05 * (np.arange(d1) < d1 - 1)
+    ridge = 1e-6 * np.mean([np.diag(H)[a * d1:(a + 1) * d1] - penalty for a in range(k)])
+    for a in range(k):
+        expected = H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] + ridge * np.eye(d1)
+        assert_allclose(blocks[a], expected, rtol=1e-9, atol=1e-12)
+    assert_allclose(obj.feature_curvature(w, diagonal=True),
+                    [np.diag(B) for B in blocks], rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_curvature_is_the_second_derivative_of_the_loss(loss):
+    X, y, w, k = problem(loss, "dense64", seed=24, n=30)
+    fit = datafit(loss, k)
+    h = fit.curvature(Rows.of(X, y, 1.0), w)
+    assert h.shape == (k, 30)
+    # along score a of row i alone, d^2/dz^2 of the loss by finite differences
+    A = np.hstack([X, np.ones((30, 1))])
+    Z = (A @ w.reshape(k, -1).T).T
+    step = 1e-4
+    for i in range(0, 30, 7):
+        for a in range(k):
+            def loss_at(shift, i=i, a=a):
+                z = Z[:, i].copy()
+                z[a] += shift
+                if loss == "softmax":
+                    return logsumexp(z) - z[y[i]]
+                if loss == "logistic":
+                    return get_loss("logistic").value(y[i] * z[0])
+                return 0.5 * (z[0] - y[i]) ** 2
+            numeric = (loss_at(step) - 2 * loss_at(0.0) + loss_at(-step)) / step ** 2
+            assert_allclose(h[a, i], numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_tall_dense_data_average_the_curvature_over_a_fixed_sample():
+    # n >= 400 (d + 1): the Hessian and the whitening blocks come from max(100 d', n / 20) rows
+    X, y = noisy(2400, 4, seed=25, flip=0.2)
+    obj = objective(X, y, 1e-3, True, "logistic")
+    sample = obj.curvature_rows()
+    assert sample.X.shape == (500, 4) and sample is obj.curvature_rows()
+    rows = np.array([np.flatnonzero((X == row).all(axis=1))[0] for row in sample.X])
+    assert np.all(np.diff(rows) > 0)
+    w = np.random.default_rng(25).normal(size=5) * 0.3
+    on_sample = objective(X[rows], y[rows], 1e-3, True, "logistic")
+    assert_allclose(obj.hessian(w), on_sample.hessian(w), rtol=1e-12)
+    assert_allclose(obj.feature_curvature(w), on_sample.feature_curvature(w), rtol=1e-12)
+    # sparse input, and dense with fewer rows, use all of them
+    assert objective(in_format(X, "csr64"), y, 1e-3, True, "logistic").curvature_rows().X \
+        .shape[0] == 2400
+    assert objective(X[:1999], y[:1999], 1e-3, True, "logistic").curvature_rows().X \
+        .shape[0] == 1999
+
+
+def test_datafits_describe_themselves():
+    assert Logistic().curvature_bound == 0.25 and Squared().curvature_bound == 1.0
+    assert Softmax(4).n_outputs == 4 and Softmax(4).shape(3) == (4, 4)
+    assert Logistic().shape(3) == (4,) and not Logistic().shift_invariant
+    assert Softmax(3).shift_invariant

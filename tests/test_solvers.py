@@ -1,0 +1,268 @@
+"""The solvers on plain objectives: scikit-learn's optimum, the whitening of L-BFGS as a change
+of variables, the sub-sampled curvature of tall dense data, Newton-CG beyond CHOLESKY_MAX, the
+stochastic outer loop against a plain twin, and the stopping rules."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from _data import in_format, noisy
+from _glm_reference import (
+    assert_same_optimum,
+    dense,
+    objective,
+    problem,
+    reference_value,
+    sklearn_optimum,
+)
+from numpy.testing import assert_allclose
+from scipy.special import expit
+from sklearn.linear_model import LogisticRegression as SkLogisticRegression
+
+from halfspaces import ConvergenceWarning, LogisticRegression
+from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, solve
+from halfspaces._validation import encode_targets
+
+
+def sk_w(sk):
+    return np.c_[sk.coef_, sk.intercept_].ravel()
+
+
+@pytest.mark.parametrize("solver,rtol", [("lbfgs", 1e-12), ("newton", 1e-12), ("gd", 1e-9),
+                                         ("sgd", 1e-3), ("minibatch", 1e-3)])
+def test_each_solver_reaches_sklearns_optimum_on_a_plain_objective(solver, rtol):
+    X, y = noisy(500, 5, seed=30, flip=0.2)
+    alpha = 1e-2
+    obj = objective(X, y, alpha, True, "logistic")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sk = sklearn_optimum(X, y, 1.0 / (alpha * 500))
+    steps = StepRule(batch_size=32)
+    run = solve(obj, solver, np.zeros(6), 1e-8, None, steps, np.random.RandomState(0))
+    best = reference_value(X, y, sk_w(sk), alpha, "logistic")
+    assert obj.value(run.w) <= best * (1 + rtol)
+    assert_allclose(run.loss_curve[-1], obj.value(run.w), rtol=1e-12)
+    if solver in ("lbfgs", "newton", "gd"):
+        assert run.converged
+        assert_allclose(run.w, sk_w(sk), rtol=1e-5, atol=1e-6)
+
+
+# -- the whitening of L-BFGS ------------------------------------------------------------------
+@pytest.mark.parametrize("at_zero", [False, True])
+@pytest.mark.parametrize("diagonal", [False, True])
+@pytest.mark.parametrize("loss", ["logistic", "softmax"])
+def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, at_zero,
+                                                                monkeypatch):
+    from halfspaces import _solvers
+
+    monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1 if diagonal else 2048)
+    X, y, w, k = problem(loss, "dense64", seed=15)
+    obj = objective(X, y, 0.05, True, loss, k)
+    white = _solvers.Whitening.at(obj, np.zeros_like(w) if at_zero else w)
+    assert white.diagonal == diagonal
+    # at W = 0 every softmax class has the same block: one factor serves them all
+    assert white.inverse.shape[0] == (1 if at_zero or loss == "logistic" else k)
+    v = white.to_v(w)
+    assert_allclose(white.to_w(v), w, rtol=1e-12, atol=1e-14)
+    h = 1e-6  # the gradient of v -> J(w(v)) by central differences
+    numeric = [(obj.value(white.to_w(v + h * e)) - obj.value(white.to_w(v - h * e))) / (2 * h)
+               for e in np.eye(v.size)]
+    assert_allclose(white.grad_v(obj.value_grad(w)[1]), numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_whitening_blocks_stay_within_their_memory_budget(monkeypatch):
+    from halfspaces import _solvers
+
+    X, y, w, k = problem("softmax", "dense64", seed=19)  # 3 classes of 7 slots
+    obj = objective(X, y, 0.05, True, "softmax", k)
+    monkeypatch.setattr(_solvers, "WHITEN_MAX", 3 * 7 * 7)
+    assert not _solvers.Whitening.at(obj, w).diagonal
+    monkeypatch.setattr(_solvers, "WHITEN_MAX", 3 * 7 * 7 - 1)
+    assert _solvers.Whitening.at(obj, w).diagonal
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_lbfgs_with_jacobi_whitening_reaches_sklearns_optimum(fmt, fit_intercept, monkeypatch):
+    # beyond CHOLESKY_MAX slots L-BFGS whitens by the diagonal alone: force it on small data
+    from halfspaces import _solvers
+
+    monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1)
+    X, y = noisy(800, 6, seed=16, flip=0.2, sparsity=0.3)
+    X = in_format(X * np.array([1.0, 10.0, 0.1, 3.0, 1.0, 30.0]), fmt)  # badly scaled columns
+    ours = LogisticRegression(alpha=1.0 / 800, tol=1e-7, fit_intercept=fit_intercept).fit(X, y)
+    assert ours.converged_
+    sk = SkLogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=500,
+                              fit_intercept=fit_intercept).fit(dense(X), y)
+    assert_same_optimum(ours, sk, dense(X), y, 1.0)
+
+
+@pytest.mark.parametrize("d,diagonal", [(150, False), (500, True)])
+def test_lbfgs_whitening_by_blocks_only_where_they_are_cheap(d, diagonal):
+    # dense 1,000 x d: the Gram block costs 1000 (d + 1)^2 / 2 multiply-adds, 100
+    # evaluations 100 * 2 * 1000 d; beyond that (d = 500) the diagonal is used
+    from halfspaces._solvers import Whitening
+
+    X, y = noisy(1000, d, seed=20, flip=0.1)
+    obj = objective(X, np.where(y > 0, 1.0, -1.0), 1e-3, True, "logistic")
+    assert Whitening.at(obj, np.zeros(obj.size)).diagonal == diagonal
+    # 1,000 rows in up to 500 dimensions are nearly separable: alpha is the only curvature
+    # left, so the coefficients need a tight gradient tolerance (error <= sqrt(d) tol / alpha)
+    ours = LogisticRegression(alpha=1e-3, tol=1e-9).fit(X, y)
+    assert ours.converged_
+    assert_same_optimum(ours, sklearn_optimum(X, y, 1.0), X, y, 1.0)
+
+
+def test_lbfgs_stops_on_the_gradient_in_the_original_coordinates():
+    X, y = noisy(600, 5, seed=17)
+    for tol in (1e-3, 1e-5, 1e-7):
+        clf = LogisticRegression(alpha=1e-3, tol=tol).fit(X, y)
+        obj = objective(X, np.where(y > 0, 1.0, -1.0), 1e-3, True, "logistic")
+        grad = obj.value_grad(np.r_[clf.coef_.ravel(), clf.intercept_])[1]
+        assert clf.converged_ and np.max(np.abs(grad)) <= tol
+
+
+def test_lbfgs_on_rank_deficient_data_without_penalty():
+    # a duplicated and a constant column: B is singular but for the whitening's ridge
+    X, y = noisy(500, 3, seed=18, flip=0.25)
+    X = np.column_stack([X, X[:, 0], np.full(500, 2.0)])
+    ours = LogisticRegression(tol=1e-7).fit(X, y)
+    # newton-cholesky refuses the singular Hessian; newton-cg solves the same problem
+    sk = SkLogisticRegression(C=np.inf, solver="newton-cg", tol=1e-12, max_iter=500).fit(X, y)
+    t = np.where(y > 0, 1.0, -1.0)
+
+    def J(est):
+        return reference_value(X, t, np.r_[est.coef_.ravel(), est.intercept_], 0.0, "logistic")
+
+    assert ours.converged_
+    assert_allclose(J(ours), J(sk), rtol=1e-10)
+
+
+# -- the sub-sampled curvature of tall dense data, and Newton-CG beyond CHOLESKY_MAX -----------
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("solver", ["newton", "lbfgs"])
+def test_tall_dense_data_reach_sklearns_optimum_with_sampled_curvature(solver, n_classes):
+    # n >= 400 (d + 1): Newton's Hessian (binary) or its preconditioner (softmax) and
+    # L-BFGS's whitening come from a fixed sample of max(100 (d + 1), n / 20) rows
+    X, y = noisy(4000, 4, seed=31, flip=0.2)
+    if n_classes == 3:
+        y = np.where(X[:, 2] + 0.5 * np.random.default_rng(31).normal(size=4000) > 0.8,
+                     2.0, y)
+    obj = LogisticRegression()._objective(X, encode_targets(y))
+    assert obj.curvature_rows().X.shape[0] == 500 < 4000
+    ours = LogisticRegression(solver=solver, alpha=1.0 / 4000, tol=1e-9).fit(X, y)
+    assert ours.converged_
+    assert_same_optimum(ours, sklearn_optimum(X, y, 1.0), X, y, 1.0)
+
+
+def test_newton_beyond_cholesky_max_uses_conjugate_gradients_and_reaches_the_optimum():
+    # 3 classes x 701 slots = 2,103 parameters > CHOLESKY_MAX: Newton-CG on Hessian products
+    rng = np.random.default_rng(32)
+    X = rng.normal(size=(300, 700)) / np.sqrt(700)
+    y = np.argmax(X @ rng.normal(size=(700, 3)) + 0.3 * rng.normal(size=(300, 3)), axis=1)
+    assert 3 * 701 > CHOLESKY_MAX
+    alpha = 1e-2
+    ours = LogisticRegression(solver="newton", alpha=alpha, tol=1e-9).fit(X, y)
+    assert ours.converged_
+    sk = SkLogisticRegression(C=1.0 / (alpha * 300), solver="newton-cg", tol=1e-12,
+                              max_iter=1000).fit(X, y)
+    assert_same_optimum(ours, sk, X, y, 1.0 / (alpha * 300))
+
+
+# -- the stochastic outer loop against a plain twin --------------------------------------------
+def twin_stochastic(X, y, alpha, epochs, batch, schedule, eta0, power_t, average, seed):
+    """Epochs of mini-batch SGD, written plainly: a fresh permutation per epoch, the step
+    of the schedule at step t (t0 = 1 / (alpha eta0) for 'optimal'), and the mean of the
+    iterates from the second epoch on."""
+    A = np.hstack([X, np.ones((X.shape[0], 1))])
+    mask = np.r_[np.ones(X.shape[1]), 0.0]
+    w, t, iterates = np.zeros(A.shape[1]), 0, []
+    rng = np.random.RandomState(seed)
+    for epoch in range(epochs):
+        order = rng.permutation(X.shape[0])
+        for start in range(0, len(order), batch):
+            rows = order[start:start + batch]
+            t += 1
+            eta = {"constant": eta0, "invscaling": eta0 / t ** power_t,
+                   "optimal": 1.0 / (alpha * (t + 1.0 / (alpha * eta0)))}[schedule]
+            r = -y[rows] * expit(-y[rows] * (A[rows] @ w))
+            w = w - eta * (A[rows].T @ r / len(rows) + alpha * mask * w)
+            if average and epoch > 0:
+                iterates.append(w)
+    return np.mean(iterates, axis=0) if iterates else w
+
+
+@pytest.mark.parametrize("schedule,average", [("constant", True), ("invscaling", True),
+                                              ("optimal", True), ("constant", False),
+                                              ("invscaling", False)])
+@pytest.mark.parametrize("batch", [1, 6])
+def test_stochastic_solver_is_the_plain_loop(schedule, average, batch):
+    X, y = noisy(40, 3, seed=33, flip=0.2)
+    obj = objective(X, y, 0.05, True, "logistic")
+    steps = StepRule(0.3, schedule, 0.7, batch, True, average)
+    run = solve(obj, "minibatch", np.zeros(4), 0.0, 3, steps, np.random.RandomState(4))
+    expected = twin_stochastic(X, y, 0.05, 3, batch, schedule, 0.3, 0.7, average, 4)
+    assert_allclose(run.w, expected, rtol=1e-10, atol=1e-12)
+    assert run.n_iter == 3 and isinstance(run.state, SgdState)
+    assert run.state.t == 3 * -(-40 // batch)
+    assert run.state.n_avg == (2 * -(-40 // batch) if average else -1)
+
+
+def test_stochastic_runs_continue_from_their_state():
+    X, y = noisy(60, 3, seed=34)
+    obj = objective(X, y, 0.01, True, "logistic")
+    steps = StepRule(0.2, "invscaling", 0.5, 4, True, True)
+    whole = solve(obj, "minibatch", np.zeros(4), 0.0, 3, steps, np.random.RandomState(5))
+    rng, state = np.random.RandomState(5), None
+    for _ in range(3):
+        part = solve(obj, "minibatch", np.zeros(4), 0.0, 1, steps, rng, state)
+        state = part.state
+    assert_allclose(part.w, whole.w, rtol=1e-13)
+    assert state.t == whole.state.t and state.n_avg == whole.state.n_avg
+
+
+# -- stopping rules -----------------------------------------------------------------------------
+@pytest.mark.parametrize("solver", ["gd", "newton", "lbfgs"])
+def test_full_batch_solvers_decrease_the_objective_monotonically(solver):
+    X, y = noisy(500, 5, seed=8)
+    clf = LogisticRegression(solver=solver, alpha=1e-3, max_iter=200).fit(X, y)
+    assert np.all(np.diff(clf.loss_curve_) <= 1e-15)
+    assert clf.converged_ and clf.n_iter_ == len(clf.loss_curve_) - 1
+
+
+@pytest.mark.parametrize("solver", ["gd", "newton", "lbfgs"])
+def test_full_batch_solvers_stop_on_the_gradient_or_when_stalled(solver):
+    X, y = noisy(300, 4, seed=35)
+    obj = objective(X, y, 1e-2, True, "logistic")
+    run = solve(obj, solver, np.zeros(5), 1e-4, None)
+    assert run.converged and not run.stalled
+    assert np.max(np.abs(obj.value_grad(run.w)[1])) <= 1e-4
+    # tol = 0 cannot be met: the solver stops once J no longer decreases in floating point
+    run = solve(obj, solver, np.zeros(5), 0.0, 5000)
+    assert run.stalled and not run.converged and run.n_iter < 5000
+
+
+def test_stochastic_solvers_stop_when_the_objective_settles():
+    X, y = noisy(300, 4, seed=36)
+    obj = objective(X, y, 1e-2, True, "logistic")
+    run = solve(obj, "sgd", np.zeros(5), 1e-4, 200, StepRule(), np.random.RandomState(0))
+    curve = np.asarray(run.loss_curve)
+    change = np.abs(np.diff(curve)) / np.abs(curve[1:])
+    assert run.converged and change[-1] <= 1e-4 and np.all(change[:-1] > 1e-4)
+    assert run.n_iter == len(curve) - 1 < 200
+
+
+def test_gd_without_line_search_is_the_plain_algorithm():
+    X, y = noisy(100, 3, seed=9)
+    clf = LogisticRegression(solver="gd", line_search=False, eta0=0.5, alpha=0.1,
+                             max_iter=3, tol=0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    obj = objective(X, y, 0.1, True, "logistic")
+    w = np.zeros(4)
+    for _ in range(3):
+        w = w - 0.5 * obj.value_grad(w)[1]
+    assert_allclose(np.r_[clf.coef_.ravel(), clf.intercept_], w, rtol=1e-12)
