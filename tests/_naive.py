@@ -53,6 +53,21 @@ def perceptron_worst(X, y, fit_intercept=True, max_epochs=1000):
     return w, b, n * max_epochs, max_epochs, False
 
 
+def perceptron_worst_weights(X, y, fit_intercept=True, max_epochs=1000):
+    """Every weight vector (w, b) the worst-example run visits, w = 0 first, in order."""
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    visited = [(w, b)]
+    for _ in range(len(y) * max_epochs):
+        margins = y * (X @ w + b)
+        i = int(np.argmin(margins))
+        if margins[i] > 0:
+            break
+        w, b = w + y[i] * X[i], b + y[i] * c
+        visited.append((w, b))
+    return visited
+
+
 def averaged_perceptron(X, y, fit_intercept=True, max_epochs=1000, selection="cyclic", rng=None):
     """Returns (mean of the weights after every example, its intercept)."""
     X = _dense(X)

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import warnings
 
+import _naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import FORMATS, in_format, load_a9a, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import Perceptron as SkPerceptron
 
-import _naive
-from _data import FORMATS, in_format, load_a9a, noisy, separable
 from halfspaces import (
     AveragedPerceptron,
     ConvergenceWarning,
@@ -94,13 +94,19 @@ def test_pocket_equals_ratchet_twin(fmt, seed):
     assert clf.n_errors_ == errors == np.sum(clf.predict(X) != y)
 
 
-def test_pocket_with_worst_selection_keeps_the_best_weights_seen():
-    X, y = noisy(80, 3, seed=5, flip=0.2)
-    clf = quiet_fit(PocketPerceptron(max_epochs=2, selection="worst"), X, y)
-    w, b, _, _, _ = _naive.perceptron_worst(X, y, True, 2)  # the run the pocket watched
+@pytest.mark.parametrize("n, d, seed, max_epochs",
+                         [(80, 3, 31, 2)]  # the final weights beat every earlier one here
+                         + [(40, 2, seed, epochs) for seed in range(40) for epochs in (1, 2, 3)])
+def test_pocket_with_worst_selection_keeps_the_best_weights_seen(n, d, seed, max_epochs):
+    # an exact oracle: the pocket holds the fewest training errors of any weight vector the
+    # run visits, w = 0 and the weights left by its last update included
+    X, y = noisy(n, d, seed=seed, flip=0.2)
+    fit_intercept = seed % 2 == 1
+    clf = quiet_fit(PocketPerceptron(max_epochs=max_epochs, selection="worst",
+                                     fit_intercept=fit_intercept), X, y)
+    visited = _naive.perceptron_worst_weights(X, y, fit_intercept, max_epochs)
+    assert clf.n_errors_ == min(_naive.training_errors(X, y, w, b) for w, b in visited)
     assert clf.n_errors_ == np.sum(clf.predict(X) != y)
-    assert clf.n_errors_ <= _naive.training_errors(X, y, w, b)
-    assert clf.n_errors_ <= min(np.sum(y > 0), np.sum(y < 0))  # at least as good as w = 0
 
 
 # ---------------------------------------------------------------- scikit-learn parity
