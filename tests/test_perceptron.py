@@ -67,16 +67,31 @@ def test_averaged_equals_explicit_mean_of_all_weights(fmt, selection):
     assert_allclose(clf.intercept_[0], b, rtol=1e-10, atol=1e-12)
 
 
+def tied_integer_data(n, d, seed):
+    """Small integers: the stored vectors give decision values of exactly 0 on many points."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(n, d)).astype(np.float64)
+    y = np.where(X @ rng.normal(size=d) + 0.3 > 0, 1.0, -1.0)
+    return X, np.where(rng.random(n) < 0.2, -y, y)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_voted_equals_freund_schapire_figure_1(fmt):
-    X, y = noisy(100, 4, seed=11)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("tied", [False, True])
+def test_voted_equals_freund_schapire_figure_1(fmt, fit_intercept, tied):
+    X, y = tied_integer_data(100, 4, seed=11) if tied else noisy(100, 4, seed=11)
+    rng = np.random.default_rng(0)
+    X_test = rng.integers(-2, 3, size=(300, 4)).astype(float) if tied else rng.normal(
+        size=(300, 4))
     X = in_format(X, fmt)
-    clf = quiet_fit(VotedPerceptron(max_epochs=3), X, y)
-    vectors = _naive.voted_perceptron(X, y, True, 3)
+    clf = quiet_fit(VotedPerceptron(max_epochs=3, fit_intercept=fit_intercept), X, y)
+    vectors = _naive.voted_perceptron(X, y, fit_intercept, 3)
+    if tied:  # sign(0) must count as -1 in the vote, as predict counts it
+        assert sum(np.sum(X_test @ v + b == 0) for v, b, _ in vectors[1:]) > 100
     assert_array_equal(clf.vote_counts_[0], [count for _, _, count in vectors])
-    X_test = np.random.default_rng(0).normal(size=(300, 4))
-    assert_array_equal(clf.decision_function(in_format(X_test, fmt)),
-                       _naive.voted_decision(vectors, X_test))
+    votes = _naive.voted_decision(vectors, X_test)
+    assert_array_equal(clf.decision_function(in_format(X_test, fmt)), votes)
+    assert_array_equal(clf.predict(in_format(X_test, fmt)), np.where(votes > 0, 1.0, -1.0))
     last_w, last_b, _ = vectors[-1]
     assert_array_equal(clf.coef_.ravel(), last_w)
     assert clf.intercept_[0] == last_b
@@ -105,8 +120,11 @@ def test_pocket_with_worst_selection_keeps_the_best_weights_seen(n, d, seed, max
     clf = quiet_fit(PocketPerceptron(max_epochs=max_epochs, selection="worst",
                                      fit_intercept=fit_intercept), X, y)
     visited = _naive.perceptron_worst_weights(X, y, fit_intercept, max_epochs)
-    assert clf.n_errors_ == min(_naive.training_errors(X, y, w, b) for w, b in visited)
-    assert clf.n_errors_ == np.sum(clf.predict(X) != y)
+    errors = [_naive.training_errors(X, y, w, b) for w, b in visited]
+    assert clf.n_errors_ == min(errors) == np.sum(clf.predict(X) != y)
+    best_w, best_b = visited[int(np.argmin(errors))]  # the first of the best: a ratchet
+    assert_array_equal(clf.coef_.ravel(), best_w)
+    assert clf.intercept_[0] == best_b
 
 
 # ---------------------------------------------------------------- scikit-learn parity
