@@ -1,8 +1,9 @@
-"""The lecture algorithms written as plainly as possible: slow twins of the fast kernels.
+"""The perceptron algorithms written as plainly as possible: slow twins of the compiled loops.
 
-Dense float64 NumPy, one example at a time, straight from the definitions (the average as an
-explicit mean of all the weight vectors, the vote as an explicit list of vectors). The
-kernels must agree with these on random data.
+Dense float64 NumPy, one example at a time, straight from the definitions: Rosenblatt (1958),
+the averaged and voted perceptrons of Freund and Schapire (1999) (the average as an explicit
+mean of all the weight vectors, the vote as the explicit list of Figure 1), Gallant's (1990)
+pocket with ratchet. The compiled loops must agree with these on random data.
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ room (shape (2, 0) records nothing).
 
 Status: the loops return the number of updates, or ``-1 - i`` when row i gives a
 non-finite decision value (NaN or inf in X, or an overflow); the caller raises.
+
+References: Rosenblatt (1958); Freund and Schapire, Large margin classification using the
+perceptron algorithm (1999), for the averaged and voted variants; Gallant, Perceptron-based
+learning algorithms (1990), for the pocket with ratchet.
 """
 
 from __future__ import annotations
