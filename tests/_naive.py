@@ -1,8 +1,9 @@
-"""The lecture algorithms written as plainly as possible: slow twins of the fast kernels.
+"""The perceptron algorithms written as plainly as possible: slow twins of the compiled loops.
 
-Dense float64 NumPy, one example at a time, straight from the definitions (the average as an
-explicit mean of all the weight vectors, the vote as an explicit list of vectors). The
-kernels must agree with these on random data.
+Dense float64 NumPy, one example at a time, straight from the definitions: Rosenblatt (1958),
+the averaged and voted perceptrons of Freund and Schapire (1999) (the average as an explicit
+mean of all the weight vectors, the vote as the explicit list of Figure 1), Gallant's (1990)
+pocket with ratchet. The compiled loops must agree with these on random data.
 """
 
 from __future__ import annotations
@@ -51,6 +52,21 @@ def perceptron_worst(X, y, fit_intercept=True, max_epochs=1000):
             return w, b, step, step // n + 1, True
         w, b = w + y[i] * X[i], b + y[i] * c
     return w, b, n * max_epochs, max_epochs, False
+
+
+def perceptron_worst_weights(X, y, fit_intercept=True, max_epochs=1000):
+    """Every weight vector (w, b) the worst-example run visits, w = 0 first, in order."""
+    X = _dense(X)
+    w, b, c = np.zeros(X.shape[1]), 0.0, float(fit_intercept)
+    visited = [(w, b)]
+    for _ in range(len(y) * max_epochs):
+        margins = y * (X @ w + b)
+        i = int(np.argmin(margins))
+        if margins[i] > 0:
+            break
+        w, b = w + y[i] * X[i], b + y[i] * c
+        visited.append((w, b))
+    return visited
 
 
 def averaged_perceptron(X, y, fit_intercept=True, max_epochs=1000, selection="cyclic", rng=None):

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import warnings
 
+import _naive_kernel as naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import FORMATS, in_format, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.datasets import make_blobs, make_circles
 
-import _naive_kernel as naive
-from _data import FORMATS, in_format, noisy, separable
 from halfspaces import ConvergenceWarning, KernelPerceptron, Perceptron
 from halfspaces.kernel import kernel_matrix
 
@@ -60,6 +60,29 @@ def test_kernel_matrix_equals_formula(name, fmt):
 def test_gamma_none_means_one_over_n_features():
     X = np.random.default_rng(2).normal(size=(6, 8))
     assert_allclose(kernel_matrix(X, X, "rbf"), naive.kernel(X, X, "rbf", gamma=1 / 8))
+
+
+@pytest.mark.parametrize("name", ["rbf", "poly", "sigmoid"])
+def test_default_gamma_of_the_estimator_is_one_over_n_features(name):
+    from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel, sigmoid_kernel
+
+    sklearn_kernel = {"rbf": rbf_kernel, "poly": polynomial_kernel, "sigmoid": sigmoid_kernel}
+    X, y = noisy(60, 5, seed=22)
+    X_test = np.random.default_rng(23).normal(size=(40, 5))
+    default = quiet_fit(KernelPerceptron(kernel=name, max_epochs=5), X, y)
+    explicit = quiet_fit(KernelPerceptron(kernel=name, gamma=1 / 5, max_epochs=5), X, y)
+    assert_array_equal(default.alpha_, explicit.alpha_)
+    assert_array_equal(default.decision_function(X_test), explicit.decision_function(X_test))
+    # scikit-learn's kernels with their own default gamma (also 1 / n_features; degree 3 and
+    # coef0 1 as ours): the same run, and the same decision values
+    K, K_test = sklearn_kernel[name](X, X), sklearn_kernel[name](X_test, X)
+    alpha, n_updates, _, _ = naive.kernel_perceptron(K, y, True, 5)
+    assert_array_equal(default.alpha_, alpha)
+    assert default.n_updates_ == n_updates
+    assert_allclose(default.decision_function(X_test), (K_test + 1.0) @ (alpha * y),
+                    rtol=1e-9, atol=1e-9)
+    other = quiet_fit(KernelPerceptron(kernel=name, gamma=1.0, max_epochs=5), X, y)
+    assert not np.allclose(other.decision_function(X_test), default.decision_function(X_test))
 
 
 # ---------------------------------------------------------------- the slow twin

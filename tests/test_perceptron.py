@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import warnings
 
+import _naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import FORMATS, in_format, load_a9a, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.linear_model import Perceptron as SkPerceptron
 
-import _naive
-from _data import FORMATS, in_format, load_a9a, noisy, separable
 from halfspaces import (
     AveragedPerceptron,
     ConvergenceWarning,
@@ -67,16 +67,31 @@ def test_averaged_equals_explicit_mean_of_all_weights(fmt, selection):
     assert_allclose(clf.intercept_[0], b, rtol=1e-10, atol=1e-12)
 
 
+def tied_integer_data(n, d, seed):
+    """Small integers: the stored vectors give decision values of exactly 0 on many points."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(n, d)).astype(np.float64)
+    y = np.where(X @ rng.normal(size=d) + 0.3 > 0, 1.0, -1.0)
+    return X, np.where(rng.random(n) < 0.2, -y, y)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_voted_equals_freund_schapire_figure_1(fmt):
-    X, y = noisy(100, 4, seed=11)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("tied", [False, True])
+def test_voted_equals_freund_schapire_figure_1(fmt, fit_intercept, tied):
+    X, y = tied_integer_data(100, 4, seed=11) if tied else noisy(100, 4, seed=11)
+    rng = np.random.default_rng(0)
+    X_test = rng.integers(-2, 3, size=(300, 4)).astype(float) if tied else rng.normal(
+        size=(300, 4))
     X = in_format(X, fmt)
-    clf = quiet_fit(VotedPerceptron(max_epochs=3), X, y)
-    vectors = _naive.voted_perceptron(X, y, True, 3)
+    clf = quiet_fit(VotedPerceptron(max_epochs=3, fit_intercept=fit_intercept), X, y)
+    vectors = _naive.voted_perceptron(X, y, fit_intercept, 3)
+    if tied:  # sign(0) must count as -1 in the vote, as predict counts it
+        assert sum(np.sum(X_test @ v + b == 0) for v, b, _ in vectors[1:]) > 100
     assert_array_equal(clf.vote_counts_[0], [count for _, _, count in vectors])
-    X_test = np.random.default_rng(0).normal(size=(300, 4))
-    assert_array_equal(clf.decision_function(in_format(X_test, fmt)),
-                       _naive.voted_decision(vectors, X_test))
+    votes = _naive.voted_decision(vectors, X_test)
+    assert_array_equal(clf.decision_function(in_format(X_test, fmt)), votes)
+    assert_array_equal(clf.predict(in_format(X_test, fmt)), np.where(votes > 0, 1.0, -1.0))
     last_w, last_b, _ = vectors[-1]
     assert_array_equal(clf.coef_.ravel(), last_w)
     assert clf.intercept_[0] == last_b
@@ -94,13 +109,22 @@ def test_pocket_equals_ratchet_twin(fmt, seed):
     assert clf.n_errors_ == errors == np.sum(clf.predict(X) != y)
 
 
-def test_pocket_with_worst_selection_keeps_the_best_weights_seen():
-    X, y = noisy(80, 3, seed=5, flip=0.2)
-    clf = quiet_fit(PocketPerceptron(max_epochs=2, selection="worst"), X, y)
-    w, b, _, _, _ = _naive.perceptron_worst(X, y, True, 2)  # the run the pocket watched
-    assert clf.n_errors_ == np.sum(clf.predict(X) != y)
-    assert clf.n_errors_ <= _naive.training_errors(X, y, w, b)
-    assert clf.n_errors_ <= min(np.sum(y > 0), np.sum(y < 0))  # at least as good as w = 0
+@pytest.mark.parametrize("n, d, seed, max_epochs",
+                         [(80, 3, 31, 2)]  # the final weights beat every earlier one here
+                         + [(40, 2, seed, epochs) for seed in range(40) for epochs in (1, 2, 3)])
+def test_pocket_with_worst_selection_keeps_the_best_weights_seen(n, d, seed, max_epochs):
+    # an exact oracle: the pocket holds the fewest training errors of any weight vector the
+    # run visits, w = 0 and the weights left by its last update included
+    X, y = noisy(n, d, seed=seed, flip=0.2)
+    fit_intercept = seed % 2 == 1
+    clf = quiet_fit(PocketPerceptron(max_epochs=max_epochs, selection="worst",
+                                     fit_intercept=fit_intercept), X, y)
+    visited = _naive.perceptron_worst_weights(X, y, fit_intercept, max_epochs)
+    errors = [_naive.training_errors(X, y, w, b) for w, b in visited]
+    assert clf.n_errors_ == min(errors) == np.sum(clf.predict(X) != y)
+    best_w, best_b = visited[int(np.argmin(errors))]  # the first of the best: a ratchet
+    assert_array_equal(clf.coef_.ravel(), best_w)
+    assert clf.intercept_[0] == best_b
 
 
 # ---------------------------------------------------------------- scikit-learn parity

@@ -1,23 +1,43 @@
-"""The perceptron's epoch loop: selection rules, convergence, resumable state.
+"""The perceptron runs: the binary perceptron's variants and the multiclass perceptron.
 
-Estimators, ``online_perceptron`` and the theory tools all call :func:`run_perceptron` on
-validated data with ±1 targets; it calls the compiled loops and returns a frozen
-:class:`PerceptronRun`. The variants are loop modes, not copies of this loop.
+Estimators, ``online_perceptron`` and the theory tools call :func:`run_perceptron` on
+validated data with ±1 targets, and :class:`~halfspaces.MulticlassPerceptron` calls
+:func:`run_multiclass_perceptron` on class indices. Each supplies one pass of its compiled
+loop to the epoch driver (:func:`halfspaces._epochs.run_epochs`) and returns a frozen result.
+The binary variants (Rosenblatt 1958; averaged and voted, Freund and Schapire 1999; pocket
+with ratchet, Gallant 1990) are loop modes, not copies of this loop.
+
+References
+----------
+.. [1] F. Rosenblatt. The perceptron: a probabilistic model for information storage and
+   organization in the brain. Psychological Review 65(6), 1958.
+.. [2] Y. Freund and R. E. Schapire. Large margin classification using the perceptron
+   algorithm. Machine Learning 37(3), 1999.
+.. [3] S. I. Gallant. Perceptron-based learning algorithms. IEEE Transactions on Neural
+   Networks 1(2), 1990.
+.. [4] M. Collins. Discriminative training methods for hidden Markov models: theory and
+   experiments with perceptron algorithms. EMNLP 2002.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 from numpy.typing import NDArray
 
+from halfspaces._epochs import non_finite_row_error, run_epochs
 from halfspaces._fast import loop_input
+from halfspaces._fast import multiclass as km
 from halfspaces._fast import perceptron as kp
-from halfspaces._progress import report
+
+__all__ = [
+    "MODES", "MulticlassRun", "PerceptronRun", "PerceptronState", "non_finite_row_error",
+    "run_multiclass_perceptron", "run_perceptron",
+]
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
-_CYCLIC = np.empty(0, dtype=np.int64)  # an empty order: visit the rows in turn
 
 
 @dataclass
@@ -99,29 +119,25 @@ def run_perceptron(
     if mode_code == kp.POCKET:
         _recount_pocket_errors(Xk, Y, c, state)
     log = np.empty((2, n if record_updates else 0), dtype=np.int64)
-    logs, n_updates, converged, epoch = [], 0, False, 0
-    for epoch in range(1, max_epochs + 1):
-        k = _one_epoch(Xk, Y, c, mode_code, state, log, selection, rng)
-        if k < 0:
-            raise non_finite_row_error(X, -1 - k)
-        if record_updates:
+    logs = []
+
+    def one_epoch(order: NDArray[np.int64]) -> int:
+        if selection == "worst":
+            k = kp.perceptron_worst(Xk, Y, c, mode_code, state.w, state.aux, state.counters,
+                                    log, n)
+        else:
+            k = kp.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux,
+                                    state.counters, log)
+        if record_updates and k >= 0:
             logs.append(log[:, :k].copy())
-        n_updates += k
-        report(epoch, max_epochs)
-        if k == 0 or (selection == "worst" and k < n):
-            converged = True
-            break
+        return k
+
+    epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
+                        bad_row=partial(non_finite_row_error, X))
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
-    return PerceptronRun(coef, intercept, n_updates, epoch, converged, state, rows, steps)
-
-
-def _one_epoch(Xk, Y, c, mode_code, state, log, selection, rng) -> int:
-    n = Y[0].shape[0]
-    if selection == "worst":
-        return kp.perceptron_worst(Xk, Y, c, mode_code, state.w, state.aux, state.counters, log, n)
-    order = rng.permutation(n) if selection == "shuffle" else _CYCLIC
-    return kp.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux, state.counters, log)
+    return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
+                         state, rows, steps)
 
 
 def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:
@@ -142,15 +158,42 @@ def _hypothesis(mode_code: int, state: PerceptronState) -> tuple[NDArray, float]
     return weights[:-1].copy(), float(weights[-1])
 
 
-def non_finite_row_error(X, row: int) -> ValueError:
-    """The error for a row whose decision value was NaN or infinite."""
-    values = X[row].toarray().ravel() if hasattr(X, "toarray") else np.asarray(X[row])
-    if not np.all(np.isfinite(values)):
-        return ValueError(
-            f"Input X contains NaN or infinity (row {row}); remove or impute those values."
-        )
-    return ValueError(
-        f"The decision value of row {row} overflowed to infinity (largest |x| in the row: "
-        f"{np.max(np.abs(values)):.3g}); rescale X."
-    )
+@dataclass(frozen=True)
+class MulticlassRun:
+    """The outcome of :func:`run_multiclass_perceptron`.
 
+    ``coef`` (k, d) and ``intercept`` (k,) are the discriminants (averaged when asked).
+    """
+
+    coef: NDArray[np.float64]
+    intercept: NDArray[np.float64]
+    n_updates: int
+    n_epochs: int
+    converged: bool
+
+
+def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
+                              fit_intercept: bool = True, max_epochs: int = 1,
+                              selection: str = "cyclic", average: bool = False,
+                              rng: np.random.RandomState | None = None) -> MulticlassRun:
+    """Run the multiclass perceptron on validated X and class indices 0..n_classes-1.
+
+    The argmax rule with the two-row update on a mistake (Collins 2002; Kesler's
+    construction makes it the binary perceptron on k(d + 1) coordinates). Stops after a pass
+    with no mistake (converged) or after ``max_epochs`` passes; ``average`` returns the mean
+    of the weights after every step, kept as a running sum.
+    """
+    Xk = loop_input(X)
+    W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
+    counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
+    c = 1.0 if fit_intercept else 0.0
+
+    def one_epoch(order: NDArray[np.int64]) -> int:
+        return km.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
+
+    epochs = run_epochs(one_epoch, X.shape[0], max_epochs=max_epochs, selection=selection,
+                        rng=rng, bad_row=partial(non_finite_row_error, X))
+    steps = counters[km.STEP]
+    weights = W - U / steps if average and steps > 0 else W
+    return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), epochs.n_updates,
+                         epochs.n_epochs, epochs.converged)

@@ -18,7 +18,6 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from numbers import Integral
 from typing import ClassVar
 
@@ -28,60 +27,14 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import validate_data
 
-from halfspaces._fast import loop_input
-from halfspaces._fast import multiclass as km
-from halfspaces._perceptron_run import non_finite_row_error
-from halfspaces._progress import report
+from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._validation import LOOP_CHECKS_FINITE, SparseInputMixin, encode_targets
 from halfspaces.exceptions import ConvergenceWarning
 
+# MulticlassRun and run_multiclass_perceptron live in the algorithm layer; this module keeps
+# them importable under their public names.
 __all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
-
-_CYCLIC = np.empty(0, dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class MulticlassRun:
-    """The outcome of :func:`run_multiclass_perceptron`.
-
-    ``coef`` (k, d) and ``intercept`` (k,) are the discriminants (averaged when asked).
-    """
-
-    coef: NDArray[np.float64]
-    intercept: NDArray[np.float64]
-    n_updates: int
-    n_epochs: int
-    converged: bool
-
-
-def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
-                              fit_intercept: bool = True, max_epochs: int = 1,
-                              selection: str = "cyclic", average: bool = False,
-                              rng: np.random.RandomState | None = None) -> MulticlassRun:
-    """Run the multiclass perceptron on validated X and class indices 0..n_classes-1.
-
-    Stops after a pass with no mistake (converged) or after ``max_epochs`` passes.
-    """
-    Xk, n = loop_input(X), X.shape[0]
-    W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
-    counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
-    c = 1.0 if fit_intercept else 0.0
-    n_updates, converged, epoch = 0, False, 0
-    for epoch in range(1, max_epochs + 1):
-        order = rng.permutation(n) if selection == "shuffle" else _CYCLIC
-        k = km.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
-        if k < 0:
-            raise non_finite_row_error(X, -1 - k)
-        report(epoch, max_epochs)
-        n_updates += k
-        if k == 0:
-            converged = True
-            break
-    steps = counters[km.STEP]
-    weights = W - U / steps if average and steps > 0 else W
-    return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), n_updates, epoch,
-                         converged)
 
 
 class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimator):

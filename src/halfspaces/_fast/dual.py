@@ -20,6 +20,9 @@ and its row is not in ``K`` (the caller adds it and calls again from there); a n
 :func:`gram_rows` computes rows of a named kernel's Gram matrix straight into ``K``, so
 that a row costs one pass over X with no temporary matrices, and each entry is the same
 number whichever rows are computed together (the run does not depend on ``cache_size``).
+
+References: Freund and Schapire (1999), the perceptron in the dual; Shalev-Shwartz and
+Ben-David, Understanding Machine Learning (2014), Chapter 16, kernels.
 """
 
 from __future__ import annotations

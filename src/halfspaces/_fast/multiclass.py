@@ -10,6 +10,9 @@ step count t over all epochs.
 
 Status: the epoch returns the number of updates, or ``-1 - i`` when a score of row i is not
 finite (NaN or inf in X, or an overflow); the caller raises.
+
+References: Collins, Discriminative training methods for hidden Markov models (EMNLP 2002),
+the multiclass perceptron and its average; Duda and Hart (1973), Kesler's construction.
 """
 
 from __future__ import annotations

@@ -15,11 +15,16 @@ State lives in caller-owned arrays so that fit, warm starts and partial_fit resu
 ``w`` and ``aux`` have d + 1 slots (the last is the intercept, scaled by ``c`` in {0, 1});
 ``counters`` holds the integers below. Labels come as a pair ``Y = (labels, positive)``:
 the target of row i is +1 where labels[i] == positive and -1 elsewhere, so no array of
-targets is ever built (one-vs-rest reads the same labels with another ``positive``). Each epoch writes the row and step of every update
-into ``log`` (shape (2, capacity)) when it has room (shape (2, 0) records nothing).
+targets is ever built (one-vs-rest reads the same labels with another ``positive``). Each
+epoch writes the row and step of every update into ``log`` (shape (2, capacity)) when it has
+room (shape (2, 0) records nothing).
 
 Status: the loops return the number of updates, or ``-1 - i`` when row i gives a
 non-finite decision value (NaN or inf in X, or an overflow); the caller raises.
+
+References: Rosenblatt (1958); Freund and Schapire, Large margin classification using the
+perceptron algorithm (1999), for the averaged and voted variants; Gallant, Perceptron-based
+learning algorithms (1990), for the pocket with ratchet.
 """
 
 from __future__ import annotations
@@ -130,12 +135,16 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
 
     Returns the number of updates: fewer than ``max_updates`` means every margin is now
     positive. Each scan also counts the current weights' errors, which is all the pocket
-    needs. The update itself is a one-row epoch, so every variant updates exactly as there.
+    needs; in POCKET mode the weights left by the last update get a scan of their own, so
+    every weight vector of the run is judged. The update itself is a one-row epoch, so every
+    variant updates exactly as there.
     """
     n = n_rows(X)
     row = np.empty(1, dtype=np.int64)
     no_log = np.empty((2, 0), dtype=np.int64)
-    for n_updates in range(max_updates):
+    for n_updates in range(max_updates + 1):
+        if n_updates == max_updates and mode != POCKET:
+            break  # only the pocket needs to see the last weights before the next epoch
         worst, worst_margin, errors = -1, np.inf, 0
         for i in range(n):
             f = decision(X, i, c, w)
@@ -149,7 +158,7 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
         if mode == POCKET and errors < counters[POCKET_ERRORS]:
             aux[:] = w
             counters[POCKET_ERRORS] = errors
-        if worst_margin > 0.0:
+        if worst_margin > 0.0 or n_updates == max_updates:
             return n_updates
         row[0] = worst
         perceptron_epoch(X, Y, row, c, mode, w, aux, counters, no_log)
