@@ -22,7 +22,7 @@ from halfspaces.cli._models import (
     make_model,
     parse_params,
 )
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn, parse_label_column
 
 __all__ = ["DEFAULT_EPOCHS", "FitReport", "ModelName", "Selection", "fit", "fit_cli"]
 
@@ -373,7 +373,7 @@ def fit_cli(
     try:
         report = fit(data, test=test, test_fraction=test_fraction, model=_name(model),
                      params=params, epochs=epochs, selection=selection.value, seed=seed,
-                     fit_intercept=intercept, label_column=_column(label_column),
+                     fit_intercept=intercept, label_column=parse_label_column(label_column),
                      format=format, out=out, stream=options,
                      show_progress=not (quiet or json_output))
     except KeyError as exc:
@@ -415,9 +415,3 @@ def _check_streamable(model: str) -> None:
 
 def _name(model) -> str:
     return model.value if isinstance(model, Enum) else str(model)
-
-
-def _column(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text
