@@ -69,7 +69,9 @@ class FitReport:
     converged : bool or None
         The model's ``converged_``.
     mistake_bound : float or None
-        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data.
+        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data
+        (A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962; Shalev-Shwartz and
+        Ben-David, *Understanding Machine Learning*, 2014, theorem 9.1).
     bound_holds : bool or None
         Whether ``n_updates <= mistake_bound``.
     fit_time_s : float
