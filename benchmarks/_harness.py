@@ -62,7 +62,7 @@ class Bench:
         medians = {name: statistics.median(t) for name, t in times.items()}
         ratios = {
             c.name: statistics.median(
-                a / b for a, b in zip(times[c.numerator], times[c.denominator])
+                a / b for a, b in zip(times[c.numerator], times[c.denominator], strict=True)
             )
             for c in self.comparisons
         }

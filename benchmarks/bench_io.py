@@ -80,7 +80,7 @@ def bench_parse(path: Path, rounds: int = 3) -> dict:
         "seconds": {k: round(v, 3) for k, v in medians.items()},
         "mb_per_s": {k: round(size_mb / v, 1) for k, v in medians.items()},
         "ours_over_sklearn_throughput": {
-            k: round(statistics.median(a / b for a, b in zip(reference, times[k])), 3)
+            k: round(statistics.median(a / b for a, b in zip(reference, times[k], strict=True)), 3)
             for k in names[1:]},
     }
 

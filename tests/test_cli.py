@@ -178,7 +178,7 @@ def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
     test.write_text(test_text)
     ours = read_svmlight_files([train, test])
     theirs = load_svmlight_files([str(train), str(test)])
-    for (X, y), X_ref, y_ref in zip(ours, theirs[0::2], theirs[1::2]):
+    for (X, y), X_ref, y_ref in zip(ours, theirs[0::2], theirs[1::2], strict=True):
         assert X.shape == X_ref.shape and (X != X_ref).nnz == 0
         assert np.array_equal(y, y_ref)
 

@@ -34,7 +34,7 @@ def test_shape_and_published_label_counts(subset):
     assert y.shape == (X.shape[0],)
     assert y.dtype == np.float64
     labels, n = np.unique(y, return_counts=True)
-    assert dict(zip(labels.tolist(), n.tolist())) == counts
+    assert dict(zip(labels.tolist(), n.tolist(), strict=True)) == counts
 
 
 @pytest.mark.parametrize("subset", ["all", "train", "test"])

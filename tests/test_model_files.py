@@ -61,7 +61,7 @@ def assert_same(a, b, where="model"):
         assert a.shape == b.shape and (a != b).nnz == 0, where
     elif isinstance(a, (list, tuple)):
         assert len(a) == len(b), where
-        for i, (u, v) in enumerate(zip(a, b)):
+        for i, (u, v) in enumerate(zip(a, b, strict=True)):
             assert_same(u, v, f"{where}[{i}]")
     elif isinstance(a, dict):
         assert a.keys() == b.keys(), where

@@ -2,6 +2,7 @@
 
 The public API is imported lazily, so ``import halfspaces`` (and the CLI's ``--help``)
 stays quick: NumPy, scikit-learn and Numba load on first use of a name that needs them.
+Which module defines each name is listed once, in :mod:`halfspaces._registry`.
 """
 
 from __future__ import annotations
@@ -9,36 +10,34 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from halfspaces._registry import PUBLIC as _PUBLIC
+from halfspaces._registry import SUBMODULES as _SUBMODULES
+from halfspaces._registry import public as _public
+from halfspaces._version import __version__
 
-# public name -> module that defines it
-_LAZY = {
-    "Perceptron": "halfspaces.perceptron",
-    "AveragedPerceptron": "halfspaces.perceptron",
-    "VotedPerceptron": "halfspaces.perceptron",
-    "PocketPerceptron": "halfspaces.perceptron",
-    "online_perceptron": "halfspaces.perceptron",
-    "augment": "halfspaces._validation",
-    "NotSeparableError": "halfspaces.exceptions",
-    "ConvergenceWarning": "halfspaces.exceptions",
-    "LinearProgramClassifier": "halfspaces.erm",
-    "MaxMarginClassifier": "halfspaces.erm",
-    "ZeroOneERMClassifier": "halfspaces.erm",
-    "SolverError": "halfspaces.exceptions",
-    "KernelPerceptron": "halfspaces.kernel",
-    "MulticlassPerceptron": "halfspaces.multiclass",
-    "save": "halfspaces.io.model",
-    "load": "halfspaces.io.model",
-    "LogisticRegression": "halfspaces.logistic",
-    "LinearRegression": "halfspaces.linear_regression",
-}
-_SUBMODULES = {
-    "datasets", "perceptron", "exceptions", "cli", "theory", "erm", "kernel", "multiclass",
-    "io",
-    "losses",
-}
-
-__all__ = sorted(_LAZY) + ["__version__"]
+# Written out (the registry's PUBLIC, sorted, then __version__) so that linters and type
+# checkers see the exports; tests/test_layers.py checks that the two lists agree.
+__all__ = [
+    "AveragedPerceptron",
+    "ConvergenceWarning",
+    "KernelPerceptron",
+    "LinearProgramClassifier",
+    "LinearRegression",
+    "LogisticRegression",
+    "MaxMarginClassifier",
+    "MulticlassPerceptron",
+    "NotSeparableError",
+    "Perceptron",
+    "PocketPerceptron",
+    "SolverError",
+    "VotedPerceptron",
+    "ZeroOneERMClassifier",
+    "augment",
+    "load",
+    "online_perceptron",
+    "save",
+    "__version__",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces._validation import augment
@@ -59,8 +58,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _PUBLIC:
+        value = _public(name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:

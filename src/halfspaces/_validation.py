@@ -1,7 +1,8 @@
 """Input checks shared by every estimator: labels, one-vs-rest targets and the constant feature.
 
-The homogeneous reduction x' = (1, x) is how the lecture notes turn an affine halfspace
-sign(<w, x> + b) into a homogeneous one sign(<w', x'>). The compiled loops apply it implicitly (a
+The homogeneous reduction x' = (1, x) turns an affine halfspace sign(<w, x> + b) into a
+homogeneous one sign(<w', x'>) with w' = (b, w) (Shalev-Shwartz and Ben-David,
+*Understanding Machine Learning*, 2014, section 9.1). The compiled loops apply it implicitly (a
 bias slot in the weight vector, scaled by ``fit_intercept``) so X is never copied;
 :func:`augment` builds x' explicitly for users and for the theory tools.
 """
@@ -60,6 +61,11 @@ def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
     -------
     X_aug : ndarray or csr_matrix of shape (n_samples, n_features + 1)
         X with a first column of ones.
+
+    References
+    ----------
+    S. Shalev-Shwartz and S. Ben-David, *Understanding Machine Learning: From Theory to
+    Algorithms*, Cambridge University Press, 2014, section 9.1 (halfspaces).
 
     Examples
     --------

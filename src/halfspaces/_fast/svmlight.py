@@ -4,7 +4,8 @@ The loop accepts lines of ``label index:value ...`` with optional ``# comments``
 every number is plain decimal (``[+-]digits[.digits][e[+-]digits]``). Those with a mantissa
 below 2**53 and a decimal exponent within 22 are converted by Clinger's fast path (a single
 correctly rounded IEEE operation on exact operands, so the result equals Python's ``float``);
-the rest (e.g. 17-digit reprs) are left to Python's ``float`` afterwards, token by token. Indices must be non-negative integers in increasing order. On anything else
+the rest (e.g. 17-digit reprs) are left to Python's ``float`` afterwards, token by token.
+Indices must be non-negative integers in increasing order. On anything else
 (qid, NaN, underscores, too many digits, a bad token, an index out of order) it returns
 ``FALLBACK`` and the caller hands the whole block to scikit-learn's parser, whose semantics,
 and whose errors located by :func:`halfspaces.io.svmlight.line_problem`, stay the reference.
@@ -40,6 +41,9 @@ def _number(buf, i, n, pow10):
     status: EXACT (value computed), SLOW (valid, but only Python's float rounds it right),
     INVALID (not a plain decimal).
     """
+    # Digits are widened with int() before any arithmetic: Numba does so itself, but run as
+    # plain Python (NUMBA_DISABLE_JIT=1) a uint8 byte would keep the sum in uint8 under
+    # NumPy's promotion rules (NEP 50) and wrap around at 256.
     sign = 1.0
     if i < n and (buf[i] == 43 or buf[i] == 45):
         sign = -1.0 if buf[i] == 45 else 1.0
@@ -48,7 +52,7 @@ def _number(buf, i, n, pow10):
     while i < n and 48 <= buf[i] <= 57:
         if mantissa or buf[i] != 48:
             digits += 1
-        mantissa = mantissa * 10 + (buf[i] - 48) if digits <= 18 else mantissa
+        mantissa = mantissa * 10 + (int(buf[i]) - 48) if digits <= 18 else mantissa
         scale += 1 if digits > 18 else 0
         seen, i = True, i + 1
     if i < n and buf[i] == 46:
@@ -57,7 +61,7 @@ def _number(buf, i, n, pow10):
             if mantissa or buf[i] != 48:
                 digits += 1
             if digits <= 18:
-                mantissa = mantissa * 10 + (buf[i] - 48)
+                mantissa = mantissa * 10 + (int(buf[i]) - 48)
                 scale -= 1
             seen, i = True, i + 1
     if not seen:
@@ -69,7 +73,7 @@ def _number(buf, i, n, pow10):
             esign = -1 if buf[i] == 45 else 1
             i += 1
         while i < n and 48 <= buf[i] <= 57 and exponent < 10000:
-            exponent = exponent * 10 + (buf[i] - 48)
+            exponent = exponent * 10 + (int(buf[i]) - 48)
             eseen, i = True, i + 1
         if not eseen:
             return 0.0, i, INVALID
@@ -96,7 +100,7 @@ def _index(buf, i, n):
     if i < n and buf[i] == 43:
         i += 1
     while i < n and 48 <= buf[i] <= 57 and value < 2147483647:
-        value = value * 10 + (buf[i] - 48)
+        value = value * 10 + (int(buf[i]) - 48)
         seen, i = True, i + 1
     ok = seen and i < n and buf[i] == 58 and value <= 2147483647
     return value, i + 1, ok

@@ -18,7 +18,7 @@ from typing import Annotated
 
 import typer
 
-from halfspaces import __version__
+from halfspaces._version import __version__
 from halfspaces.cli import _output
 from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli

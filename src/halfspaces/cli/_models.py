@@ -1,18 +1,17 @@
 """The models the CLI can train: ``--model`` names, their classes and ``--param`` parsing.
 
-A name is offered only when its class is exported by :mod:`halfspaces` and its module is
-installed, found without importing it (so ``--help`` stays quick): a model whose issue has
-not landed is simply absent from the choices.
+A name is offered when its class is among the library's estimators
+(:data:`halfspaces._registry.ESTIMATORS`); the choices are read from that table without
+importing any estimator module, so ``--help`` stays quick.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from enum import Enum
 from typing import Any
 
-import halfspaces
+from halfspaces._registry import ESTIMATORS, estimator_class
 
 __all__ = ["MODEL_CLASSES", "ModelName", "available_models", "make_model", "parse_params"]
 
@@ -34,13 +33,8 @@ PERCEPTRON_FAMILY = ("perceptron", "averaged", "voted", "pocket")
 
 
 def available_models() -> list[str]:
-    """The ``--model`` names whose class is exported and whose module is installed."""
-    names = []
-    for name, cls in MODEL_CLASSES.items():
-        module = halfspaces._LAZY.get(cls)
-        if module is not None and importlib.util.find_spec(module) is not None:
-            names.append(name)
-    return names
+    """The ``--model`` names whose class is one of the library's estimators."""
+    return [name for name, cls in MODEL_CLASSES.items() if cls in ESTIMATORS]
 
 
 ModelName = Enum("ModelName", {name: name for name in available_models()}, type=str)
@@ -51,7 +45,7 @@ def model_class(name: str) -> type:
     """The estimator class for a ``--model`` name."""
     if name not in MODEL_CLASSES:
         raise ValueError(f"model={name!r} is not one of {', '.join(MODEL_CLASSES)}.")
-    return getattr(halfspaces, MODEL_CLASSES[name])
+    return estimator_class(MODEL_CLASSES[name])
 
 
 def make_model(name: str, params: dict[str, Any], defaults: dict[str, Any]) -> Any:

@@ -17,3 +17,16 @@ DataFormat = Annotated[str | None, typer.Option(
 
 JsonOutput = Annotated[bool, typer.Option(
     "--json", help="Print one JSON object instead of tables or lines.")]
+
+
+def parse_label_column(text: str | None) -> int | str | None:
+    """The ``--label-column`` value as the readers take it: an index if it is an integer.
+
+    Examples
+    --------
+    >>> parse_label_column("-1"), parse_label_column("income"), parse_label_column(None)
+    (-1, 'income', None)
+    """
+    if text is None:
+        return None
+    return int(text) if text.lstrip("-").isdigit() else text

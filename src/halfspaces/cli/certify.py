@@ -106,7 +106,7 @@ def certify_cli(
     json_output: JsonOutput = False,
 ) -> None:
     """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples."""
-    from halfspaces.cli.fit import _column
+    from halfspaces.cli._options import parse_label_column as _column
 
     record = certify(data, fit_intercept=intercept, label_column=_column(label_column),
                      format=format)

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from halfspaces.cli import _output
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn, parse_label_column
 
 __all__ = ["evaluate", "evaluate_cli"]
 
@@ -46,14 +46,13 @@ def evaluate_cli(
     json_output: JsonOutput = False,
 ) -> None:
     """Accuracy, confusion matrix and (where the model has probabilities) log-loss."""
-    from halfspaces.cli.fit import _column
-
-    record = evaluate(model, data, label_column=_column(label_column), format=format)
+    record = evaluate(model, data, label_column=parse_label_column(label_column), format=format)
     if json_output:
         _output.render(record, title="", as_json=True)
         return
     summary = {k: v for k, v in record.items() if k not in ("classes", "confusion")}
     _output.render(summary, title="halfspaces evaluate", labels={"n_samples": "samples"})
-    rows = [[f"true {c}", *row] for c, row in zip(record["classes"], record["confusion"])]
+    pairs = zip(record["classes"], record["confusion"], strict=True)
+    rows = [[f"true {c}", *row] for c, row in pairs]
     _output.grid(rows, title="confusion matrix",
                  header=["", *(f"pred {c}" for c in record["classes"])])

@@ -22,7 +22,7 @@ from halfspaces.cli._models import (
     make_model,
     parse_params,
 )
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn, parse_label_column
 
 __all__ = ["DEFAULT_EPOCHS", "FitReport", "ModelName", "Selection", "fit", "fit_cli"]
 
@@ -69,7 +69,9 @@ class FitReport:
     converged : bool or None
         The model's ``converged_``.
     mistake_bound : float or None
-        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data.
+        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data
+        (A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962; Shalev-Shwartz and
+        Ben-David, *Understanding Machine Learning*, 2014, theorem 9.1).
     bound_holds : bool or None
         Whether ``n_updates <= mistake_bound``.
     fit_time_s : float
@@ -373,7 +375,7 @@ def fit_cli(
     try:
         report = fit(data, test=test, test_fraction=test_fraction, model=_name(model),
                      params=params, epochs=epochs, selection=selection.value, seed=seed,
-                     fit_intercept=intercept, label_column=_column(label_column),
+                     fit_intercept=intercept, label_column=parse_label_column(label_column),
                      format=format, out=out, stream=options,
                      show_progress=not (quiet or json_output))
     except KeyError as exc:
@@ -415,9 +417,3 @@ def _check_streamable(model: str) -> None:
 
 def _name(model) -> str:
     return model.value if isinstance(model, Enum) else str(model)
-
-
-def _column(text: str | None) -> int | str | None:
-    if text is None:
-        return None
-    return int(text) if text.lstrip("-").isdigit() else text

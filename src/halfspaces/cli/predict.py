@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from halfspaces.cli import _output
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn, parse_label_column
 
 __all__ = ["predict", "predict_cli"]
 
@@ -60,9 +60,8 @@ def predict_cli(
     json_output: JsonOutput = False,
 ) -> None:
     """Predict a label (or class probabilities) for every sample, one per line."""
-    from halfspaces.cli.fit import _column
-
-    lines = predict(model, data, proba=proba, label_column=_column(label_column), format=format)
+    lines = predict(model, data, proba=proba, label_column=parse_label_column(label_column),
+                    format=format)
     if out is not None:
         n = _write_lines(out, lines)
         if json_output:

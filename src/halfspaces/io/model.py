@@ -7,9 +7,10 @@ whatever its extension. It holds:
 
 * ``__halfspaces__.npy``: the UTF-8 bytes of a JSON document (a uint8 array) with the keys
   ``format`` ("halfspaces-model"), ``version`` (1), ``library`` (the writer's version),
-  ``class`` (an estimator name exported by :mod:`halfspaces`), ``params`` (from
-  ``get_params()``), ``state`` (every other instance attribute) and ``extra`` (any JSON the
-  caller adds, e.g. a checkpoint's progress);
+  ``class`` (the name of an estimator :mod:`halfspaces` exports, as listed in
+  :data:`halfspaces._registry.ESTIMATORS`), ``params`` (from ``get_params()``), ``state``
+  (every other instance attribute) and ``extra`` (any JSON the caller adds, e.g. a
+  checkpoint's progress);
 * one ``a<N>.npy`` per array, referred to from the JSON as ``{"$array": "a<N>"}``.
 
 Values in ``params``, ``state`` and ``extra`` are JSON scalars (floats as ``{"$float":
@@ -19,14 +20,13 @@ matrix or array, as its component arrays), ``$list``, ``$tuple``, ``$dict`` (str
 ``$random_state`` (a NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of
 the library's own state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
-builds the class from the names :mod:`halfspaces` exports, reads every array with
+builds only the classes those two registries name, reads every array with
 ``allow_pickle=False`` and refuses files from a newer format version.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import math
 import os
@@ -37,18 +37,15 @@ from typing import Any
 
 import numpy as np
 
+from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
+from halfspaces._version import __version__ as _VERSION
+
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
 
 FORMAT_NAME = "halfspaces-model"
 FORMAT_VERSION = 1
 META = "__halfspaces__"
-
-STATE_CLASSES = {
-    "PerceptronState": "halfspaces._perceptron_run",
-    "SgdState": "halfspaces._solvers",
-}
-"""The library's own state dataclasses that model files may hold: name -> module."""
 
 _SPARSE_FORMATS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
                    "coo": ("data", "row", "col")}
@@ -96,15 +93,15 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     array([1, 0])
     """
     name = type(model).__name__
-    if _estimator_classes().get(name) is not type(model):
+    if estimator_class(name) is not type(model):
         raise ModelFileError(f"cannot save a {type(model).__module__}.{name}: only the "
-                             f"estimators of halfspaces ({', '.join(_estimator_classes())}) "
+                             f"estimators of halfspaces ({', '.join(ESTIMATORS)}) "
                              "can be saved.")
     arrays: dict[str, np.ndarray] = {}
     params = model.get_params(deep=False)
     state = {k: v for k, v in vars(model).items() if k not in params}
     document = {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION, "library": _library_version(),
+        "format": FORMAT_NAME, "version": FORMAT_VERSION, "library": _VERSION,
         "class": name,
         "params": {k: _encode(v, arrays, f"{name} parameter {k!r}") for k, v in params.items()},
         "state": {k: _encode(v, arrays, f"{name} attribute {k!r}") for k, v in state.items()},
@@ -174,7 +171,7 @@ def load(path: str | os.PathLike) -> Any:
 def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
     """Like :func:`load`, also returning the `extra` data given to :func:`save`."""
     document, arrays = _read(path)
-    cls = _estimator_classes().get(document.get("class"))
+    cls = estimator_class(document.get("class"))
     if cls is None:
         raise ModelFileError(f"{path}: unknown estimator class {document.get('class')!r}")
     decode = _Decoder(arrays, path)
@@ -218,31 +215,8 @@ def _check_header(path, document) -> None:
     if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ModelFileError(f"{path} was written in model format version {version} (by "
                              f"halfspaces {document.get('library')}); this halfspaces "
-                             f"({_library_version()}) reads version {FORMAT_VERSION} and "
+                             f"({_VERSION}) reads version {FORMAT_VERSION} and "
                              "older: upgrade halfspaces.")
-
-
-def _estimator_classes() -> dict[str, type]:
-    """The whitelist: estimator classes exported by :mod:`halfspaces`, by name."""
-    from sklearn.base import BaseEstimator
-
-    import halfspaces
-
-    classes = {}
-    for name in halfspaces._LAZY:
-        try:
-            value = getattr(halfspaces, name)
-        except (ImportError, AttributeError):  # a module still being written
-            continue
-        if isinstance(value, type) and issubclass(value, BaseEstimator):
-            classes[name] = value
-    return classes
-
-
-def _library_version() -> str:
-    import halfspaces
-
-    return halfspaces.__version__
 
 
 def _encode(value: Any, arrays: dict, where: str) -> Any:
@@ -291,7 +265,7 @@ def _encode_object(value: Any, arrays: dict, where: str) -> dict:
     raise ModelFileError(
         f"cannot save {where}: a {type(value).__module__}.{qualname} is not among the types "
         "a halfspaces model file can hold (add its class to "
-        "halfspaces.io.model.STATE_CLASSES if it is a library state dataclass).")
+        "halfspaces._registry.STATE_CLASSES if it is a library state dataclass).")
 
 
 def _put(array: np.ndarray, arrays: dict, where: str) -> str:
@@ -357,7 +331,7 @@ class _Decoder:
 
     def _state(self, value):
         name = value["$state"]
-        if name not in STATE_CLASSES:
+        cls = state_class(name)
+        if cls is None:
             raise ValueError(f"unknown state class {name!r}")
-        cls = getattr(importlib.import_module(STATE_CLASSES[name]), name)
         return cls(**{k: self(v) for k, v in value["fields"].items()})

@@ -11,6 +11,7 @@ stream; ``resume=True`` continues from there, so a run killed at any moment lose
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -199,7 +200,7 @@ def _pieces(chunks, position: int, chunk_size: int, every: int) -> Iterator[tupl
         cuts = sorted({p for step in (chunk_size, every)
                        for p in range((start // step + 1) * step, end, step)})
         bounds = [start, *cuts, end]
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in itertools.pairwise(bounds):
             yield X[a - start:b - start], y[a - start:b - start]
         position = end
 

@@ -146,7 +146,7 @@ def label_values(raw: NDArray, classes=None) -> NDArray | None:
 def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
     kind = None if classes is None else np.asarray(classes).dtype.kind
     allowed = None if classes is None else {str(c) for c in np.asarray(classes).tolist()}
-    for number, line in zip(numbers, text):
+    for number, line in zip(numbers, text, strict=False):
         reason = _text_line_problem(line, layout, kind, allowed)
         if reason:
             return DataFileError(path, reason, line=number)
@@ -248,7 +248,7 @@ def _arrow_to_xy(path, table, label: int, start: int):
         X = np.column_stack(columns).astype(np.float64) if columns else \
             np.empty((len(y), 0))
     except (ValueError, TypeError):
-        bad = next(n for n, c in zip(_without(table.schema.names, label), columns)
+        bad = next(n for n, c in zip(_without(table.schema.names, label), columns, strict=True)
                    if c.dtype.kind not in "biuf")
         raise DataFileError(path, f"column {bad!r} is not numeric") from None
     return _checked_xy(path, X, _plain_labels(y), start)

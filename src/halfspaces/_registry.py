@@ -1,0 +1,89 @@
+"""Every public name of halfspaces and the module that defines it, listed once.
+
+The package root exports these names (lazily), model files may hold exactly the estimators
+and state classes listed here, and the command line builds its models from them. It is the
+idea of scikit-learn's ``sklearn.utils.discovery.all_estimators``, written out as plain
+tables instead of discovered by walking the package, so that reading a table imports
+nothing: ``import halfspaces`` and ``halfspaces --help`` stay quick, and a model file names
+only classes from a fixed list (a file can never make the loader import a module of its
+choosing).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "ESTIMATORS", "EXCEPTIONS", "FUNCTIONS", "PUBLIC", "STATE_CLASSES", "SUBMODULES",
+    "estimator_class", "public", "state_class",
+]
+
+ESTIMATORS = {
+    "Perceptron": "halfspaces.perceptron",
+    "AveragedPerceptron": "halfspaces.perceptron",
+    "VotedPerceptron": "halfspaces.perceptron",
+    "PocketPerceptron": "halfspaces.perceptron",
+    "LinearProgramClassifier": "halfspaces.erm",
+    "MaxMarginClassifier": "halfspaces.erm",
+    "ZeroOneERMClassifier": "halfspaces.erm",
+    "KernelPerceptron": "halfspaces.kernel",
+    "MulticlassPerceptron": "halfspaces.multiclass",
+    "LogisticRegression": "halfspaces.logistic",
+    "LinearRegression": "halfspaces.linear_regression",
+}
+"""The public estimator classes (scikit-learn estimators): name -> module."""
+
+FUNCTIONS = {
+    "online_perceptron": "halfspaces.perceptron",
+    "augment": "halfspaces._validation",
+    "save": "halfspaces.io.model",
+    "load": "halfspaces.io.model",
+}
+"""The public functions of the package root: name -> module."""
+
+EXCEPTIONS = {
+    "NotSeparableError": "halfspaces.exceptions",
+    "ConvergenceWarning": "halfspaces.exceptions",
+    "SolverError": "halfspaces.exceptions",
+}
+"""The public exceptions and warnings: name -> module."""
+
+PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
+"""Every name the package root exports (besides ``__version__``): name -> module."""
+
+SUBMODULES = frozenset({
+    "cli", "datasets", "erm", "exceptions", "io", "kernel", "losses", "multiclass",
+    "perceptron", "theory",
+})
+"""The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
+
+STATE_CLASSES = {
+    "PerceptronState": "halfspaces._perceptron_run",
+    "SgdState": "halfspaces._solvers",
+}
+"""The library's own state dataclasses that fitted estimators hold, and model files may
+store: name -> module."""
+
+
+def public(name: str) -> Any:
+    """The object a public name stands for, importing its module on first use.
+
+    Raises
+    ------
+    KeyError
+        If `name` is not in :data:`PUBLIC`.
+    """
+    return getattr(importlib.import_module(PUBLIC[name]), name)
+
+
+def estimator_class(name: str) -> type | None:
+    """The estimator class called `name`, or None if there is no such public estimator."""
+    return public(name) if isinstance(name, str) and name in ESTIMATORS else None
+
+
+def state_class(name: str) -> type | None:
+    """The state dataclass called `name`, or None if it is not in :data:`STATE_CLASSES`."""
+    if not isinstance(name, str) or name not in STATE_CLASSES:
+        return None
+    return getattr(importlib.import_module(STATE_CLASSES[name]), name)
