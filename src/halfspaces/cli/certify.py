@@ -36,7 +36,7 @@ def certify(data: Path, *, fit_intercept: bool = True, label_column: int | str |
     """
     import numpy as np
 
-    from halfspaces import theory
+    import halfspaces.theory as theory
 
     X, y = _read(data, label_column, format)
     if len(np.unique(y)) != 2:
@@ -70,7 +70,7 @@ def _read(data: Path, label_column, format):
 
 
 def _separable(X, y, fit_intercept: bool) -> dict[str, Any]:
-    from halfspaces import theory
+    import halfspaces.theory as theory
 
     best = theory.max_margin(X, y, fit_intercept=fit_intercept)
     return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
@@ -82,7 +82,7 @@ def _separable(X, y, fit_intercept: bool) -> dict[str, Any]:
 def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
     import numpy as np
 
-    from halfspaces import theory
+    import halfspaces.theory as theory
     from halfspaces._exact import signed_rows
     from halfspaces._validation import plus_minus
 
