@@ -297,6 +297,15 @@ def test_state_keys_that_are_not_fitted_attributes_are_refused(saved, tmp_path, 
     refused(path, "not a fitted attribute")
 
 
+def test_feature_names_must_name_every_feature(saved, tmp_path):
+    _, model, X = saved["Perceptron-2-dense"]
+    model = copy.deepcopy(model)
+    model.feature_names_in_ = np.array(["x", "y", "z"])
+    assert halfspaces.load(halfspaces.save(model, tmp_path / "m")).feature_names_in_.size == 3
+    model.feature_names_in_ = np.array(["x", "y"])
+    refused(halfspaces.save(model, tmp_path / "m"), "feature_names_in_")
+
+
 def test_missing_fitted_attribute_is_refused(saved, tmp_path):
     path = tmp_path / "m.hs"
     rewrite_document(saved["Perceptron-2-dense"][0], path, lambda d: d["state"].pop("coef_"))

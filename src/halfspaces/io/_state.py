@@ -160,7 +160,7 @@ class Choice(Spec):
         (self.one if dims.values["p"] == 1 else self.many).check(value, dims, where, index)
 
 
-class Optional(Spec):
+class OrNone(Spec):
     def __init__(self, spec: Spec) -> None:
         self.spec = spec
 
@@ -169,7 +169,7 @@ class Optional(Spec):
             self.spec.check(value, dims, where, index)
 
 
-class Sequence(Spec):
+class Items(Spec):
     """A list (or tuple) of `length` items, each checked by `item` (or the item's own spec)."""
 
     def __init__(self, kind: type, length: int | str, item: Spec | tuple[Spec, ...]) -> None:
@@ -228,22 +228,22 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
     f64, i64 = "float64", "int64"
     per_problem_int = Choice(Int(), Array(i64, ("p",), low=0))
     common = {"n_features_in_": Int(1, MAX_FEATURES),
-              "feature_names_in_": Optional(Array("U", ("d",)))}
+              "feature_names_in_": OrNone(_Names())}
     linear = {**common, "classes_": Classes(), "coef_": Array(f64, ("p", "d")),
               "intercept_": Array(f64, ("p",))}
     state = Instance(PerceptronState, w=Array(f64, ("d+1",)), aux=Array(f64, ("d+1",)),
                      counters=Array(i64, (_N_COUNTERS,), low=0))
-    perceptron = {**linear, "_states": Sequence(list, "p", state),
+    perceptron = {**linear, "_states": Items(list, "p", state),
                   "n_updates_": per_problem_int, "n_epochs_": Int(), "converged_": Bool()}
     per_list = {"update_support_": Array(i64, ("u#",), low=0, high="s"),
                 "update_signs_": Array(f64, ("u#",)), "_update_steps": Array(i64, ("u#",)),
                 "vote_counts_": Array(i64, ("u#+1",), low=0)}
     voted = {**perceptron, "support_vectors_": Rows("s", "float64 float32"),
-             **{k: Sequence(list, "p", spec) for k, spec in per_list.items()}}
+             **{k: Items(list, "p", spec) for k, spec in per_list.items()}}
     curve = Array(f64, ("c",), finite=False)
     solver = {"n_iter_": Int(), "loss_curve_": curve, "converged_": Bool()}
     logistic = {**linear, "_rng": Instance(np.random.RandomState), "_w": Array(f64, ("w",)),
-                "_state": Optional(Sequence(tuple, 4, (Array(f64, ("w",)), Array(f64, ("w",)),
+                "_state": OrNone(Items(tuple, 4, (Array(f64, ("w",)), Array(f64, ("w",)),
                                                        Int(-1), Int()))), **solver}
     regression = {**common, "_w": Array(f64, ("d+1",)), "coef_": Array(f64, ("d",)),
                   "intercept_": Float(), **solver}
@@ -253,7 +253,7 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
               "dual_coef_": Array(f64, ("p", "s")), "intercept_": Array(f64, ("p",)),
               "support_vectors_": _KernelVectors(), "n_updates_": per_problem_int,
               "n_epochs_": Int(), "converged_": Bool()}
-    support = Choice(Array(i64, ("m",), low=0), Sequence(list, "p", Array(i64, ("m#",), low=0)))
+    support = Choice(Array(i64, ("m",), low=0), Items(list, "p", Array(i64, ("m#",), low=0)))
     return {
         "Perceptron": ("ovr", perceptron),
         "AveragedPerceptron": ("ovr", perceptron),
@@ -273,6 +273,16 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
                                          "gap_": Choice(Float(finite=False),
                                                         Array(f64, ("p",), finite=False))}),
     }
+
+
+class _Names(Spec):
+    """``feature_names_in_``: one string per feature (scikit-learn keeps them as objects,
+    which :func:`halfspaces.save` refuses; a file may hold them as a Unicode array)."""
+
+    def check(self, value, dims, where, index=None):
+        if not isinstance(value, np.ndarray) or value.dtype.kind != "U" or value.ndim != 1:
+            raise ValueError(f"{where} must be a one-dimensional array of strings")
+        dims.size("d", where, value.size, index)
 
 
 class _KernelVectors(Spec):
