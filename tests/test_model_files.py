@@ -104,6 +104,55 @@ def test_round_trip_is_exact(cls, sparse, tmp_path):
             assert_same(getattr(model, method)(X), getattr(loaded, method)(X))
 
 
+def three_clusters(n=30):
+    """Three classes, each linearly separable from the others (so the hard-margin models
+    fit too): clusters around the corners of a triangle."""
+    rng = np.random.default_rng(0)
+    corners = np.array([[4.0, 0.0, 0.0, 0.0], [-4.0, 4.0, 0.0, 0.0], [-4.0, -4.0, 0.0, 0.0]])
+    labels = np.arange(n) % 3
+    return corners[labels] + rng.normal(scale=0.5, size=(n, 4)), np.array(["a", "b", "c"])[labels]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("cls", [c for c in estimator_classes() if not is_regressor(c())],
+                         ids=lambda c: c.__name__)
+def test_three_class_round_trip_is_exact(cls, sparse, tmp_path):
+    """Loading checks every attribute's shape against classes_: one-vs-rest and multiclass
+    states must pass that check unchanged."""
+    X, y = three_clusters()
+    X = sp.csr_matrix(X) if sparse else X
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(**FAST.get(cls.__name__, {}), **_seed(cls)).fit(X, y)
+    loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    assert_same_model(model, loaded)
+    assert_same(model.predict(X), loaded.predict(X))
+
+
+@pytest.mark.parametrize("model", [
+    halfspaces.KernelPerceptron(kernel="precomputed"),
+    halfspaces.LogisticRegression(solver="sgd", random_state=0),
+    halfspaces.LogisticRegression(solver="minibatch", random_state=0),
+], ids=["precomputed", "sgd", "minibatch"])
+def test_stateful_variants_round_trip(model, tmp_path):
+    X, y = three_clusters()
+    if model.get_params().get("kernel") == "precomputed":
+        model.fit(X @ X.T, y)
+        X = X @ X.T
+    else:
+        model.partial_fit(X, y, classes=np.unique(y))
+    loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    assert_same_model(model, loaded)
+    if hasattr(model, "partial_fit"):  # the loaded stochastic state continues exactly
+        assert_same_model(model.partial_fit(X, y), loaded.partial_fit(X, y))
+
+
+def test_loaded_arrays_are_writable(tmp_path):
+    model = fitted(halfspaces.Perceptron)[0]
+    loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    assert loaded.coef_.flags.writeable and loaded._states[0].w.flags.writeable
+
+
 @pytest.mark.parametrize("cls", estimator_classes(), ids=lambda c: c.__name__)
 def test_training_continues_exactly_after_load(cls, tmp_path):
     model, X, y = fitted(cls)

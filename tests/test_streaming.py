@@ -25,6 +25,7 @@ from test_model_files import assert_same_model
 import halfspaces
 from halfspaces.io import fit_stream
 from halfspaces.io.model import ModelFileError, load_with_extra
+from halfspaces.io.streaming import CheckpointMismatchError
 
 
 def streamable():
@@ -85,8 +86,12 @@ def test_stream_equals_partial_fit_on_the_whole_file(stream_file):
 
 def test_resume_with_other_settings_is_refused(stream_file, tmp_path):
     fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=64, checkpoint=tmp_path / "c")
-    with pytest.raises(ModelFileError, match="chunk_size=64, not 32"):
+    with pytest.raises(CheckpointMismatchError, match="chunk_size=64, not 32") as caught:
         fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=32,
+                   checkpoint=tmp_path / "c", resume=True)
+    assert caught.value.setting == "chunk_size" and isinstance(caught.value, ModelFileError)
+    with pytest.raises(CheckpointMismatchError, match="max_epochs=1000, not 5"):
+        fit_stream(halfspaces.Perceptron(max_epochs=5), stream_file, chunk_size=64,
                    checkpoint=tmp_path / "c", resume=True)
 
 

@@ -12,7 +12,8 @@ from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "fit_context", "validate_params"]
+__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
+           "validate_params"]
 
 
 def fit_context(method):
@@ -24,3 +25,13 @@ def fit_context(method):
     Nested estimators are not re-validated.
     """
     return _fit_context(prefer_skip_nested_validation=True)(method)
+
+
+def check_params(estimator) -> None:
+    """Check `estimator`'s parameters against its ``_parameter_constraints``.
+
+    scikit-learn's ``BaseEstimator._validate_params`` (what :func:`fit_context` runs before
+    ``fit``), for callers that build an estimator from stored parameters, e.g.
+    :func:`halfspaces.load`; raises scikit-learn's InvalidParameterError (a ValueError).
+    """
+    estimator._validate_params()

@@ -372,6 +372,8 @@ def fit_cli(
     options = StreamOptions(chunk_size, checkpoint, checkpoint_every, resume) if stream else None
     if stream:
         _check_streamable(_name(model))
+    from halfspaces.io.streaming import CheckpointMismatchError
+
     try:
         report = fit(data, test=test, test_fraction=test_fraction, model=_name(model),
                      params=params, epochs=epochs, selection=selection.value, seed=seed,
@@ -380,6 +382,9 @@ def fit_cli(
                      show_progress=not (quiet or json_output))
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
+    except CheckpointMismatchError as exc:  # name the option that differs from the checkpoint's
+        raise typer.BadParameter(str(exc), param_hint=_RESUME_OPTIONS.get(
+            exc.setting, f"--param {exc.setting}")) from None
     except ValueError as exc:
         if type(exc).__name__ != "InvalidParameterError":  # scikit-learn's bad-value error
             raise
@@ -390,6 +395,15 @@ def fit_cli(
                    labels=_LABELS)
     if not quiet:
         _output.note(notes)
+
+
+_RESUME_OPTIONS = {
+    "model": "--model", "fit_intercept": "--intercept/--no-intercept", "random_state": "--seed",
+    "selection": "--selection", "max_epochs": "--epochs", "max_iter": "--epochs",
+    "data": "DATA", "chunk_size": "--chunk-size", "checkpoint_every": "--checkpoint-every",
+    "format": "--format", "label_column": "--label-column",
+}
+"""What a setting of a checkpoint that ``--resume`` refuses is called on the command line."""
 
 
 def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -> None:

@@ -20,8 +20,14 @@ matrix or array, as its component arrays), ``$list``, ``$tuple``, ``$dict`` (str
 ``$random_state`` (a NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of
 the library's own state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
-builds only the classes those two registries name, reads every array with
-``allow_pickle=False`` and refuses files from a newer format version.
+builds only the classes those two registries name, refuses files from a newer format
+version, reads only the arrays the JSON refers to (each .npy header checked before its data
+is read: no Python objects, a size that matches the member, and all of them together within
+:data:`MAX_EXPANSION` times the file's size), checks the parameters against the class's
+declared constraints and the fitted state against its schema
+(:func:`halfspaces.io._state.check_state`: names, dtypes, shapes, finiteness, index ranges),
+and only then builds the model. Anything that fails is a :class:`ModelFileError` naming the
+file.
 """
 
 from __future__ import annotations
@@ -32,13 +38,16 @@ import math
 import os
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
+from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
+from halfspaces.io._state import check_state
 
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
@@ -46,6 +55,24 @@ __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_wi
 FORMAT_NAME = "halfspaces-model"
 FORMAT_VERSION = 1
 META = "__halfspaces__"
+
+MAX_EXPANSION = 32
+"""The arrays of a model file may take at most this many times the file's size in memory
+(plus 1 MiB). :func:`save` stores arrays uncompressed (ratio 1), so only a compressed
+archive comes near it, and a "zip bomb" (a small file declaring gigabytes of zeros) is
+refused before anything is decompressed."""
+
+_SLACK = 2**20
+_CHUNK = 2**20
+_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
+                   (2, 0): np.lib.format.read_array_header_2_0}
+# What a damaged or hostile file can raise while being read, decoded or checked: each becomes
+# a ModelFileError naming the file. RecursionError (a RuntimeError, as are the archive's
+# "encrypted" and "unsupported compression" errors) comes from JSON nested thousands deep,
+# OverflowError from an integer too large for C (a random state's position), MemoryError
+# from whatever allocation still fails within MAX_EXPANSION.
+_DAMAGE = (zipfile.BadZipFile, zlib.error, ValueError, KeyError, IndexError, TypeError,
+           AttributeError, EOFError, OSError, RuntimeError, OverflowError, MemoryError)
 
 _SPARSE_FORMATS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
                    "coo": ("data", "row", "col")}
@@ -176,20 +203,57 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
         raise ModelFileError(f"{path}: unknown estimator class {document.get('class')!r}")
     decode = _Decoder(arrays, path)
     try:
-        model = cls(**{k: decode(v) for k, v in document["params"].items()})
-        for key, value in document["state"].items():
-            setattr(model, key, decode(value))
+        params = _decode_each(decode, _members(document, "params"), "parameter")
+        model = cls(**params)
+        check_params(model)
+        state = _decode_each(decode, _members(document, "state"), "attribute")
+        check_state(cls, params, state)
+        for key, value in state.items():
+            setattr(model, key, value)
         extra = decode(document.get("extra", {"$dict": {}}))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelFileError(f"{path}: corrupt model file ({type(exc).__name__}: {exc})") \
-            from None
+        if not isinstance(extra, dict):
+            raise ValueError(f"'extra' is a {type(extra).__name__}, not a dict")
+    except _DAMAGE as exc:
+        raise ModelFileError(f"{path}: corrupt model file ({_describe(exc)})") from None
     return model, extra
+
+
+def _members(document: dict, key: str) -> dict:
+    value = document.get(key, {})
+    if not isinstance(value, dict):
+        raise ValueError(f"{key!r} is a {type(value).__name__}, not an object")
+    return value
+
+
+class _Damaged(ValueError):
+    """A damaged value, its message already naming where it is."""
+
+
+def _decode_each(decode, mapping: dict, what: str) -> dict:
+    """Decode every value of `mapping`; an error names the key it came from."""
+    decoded = {}
+    for key, value in mapping.items():
+        try:
+            decoded[key] = decode(value)
+        except _DAMAGE as exc:
+            raise _Damaged(f"{what} {key!r}: {_describe(exc)}") from None
+    return decoded
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, _Damaged):
+        return str(exc)
+    kind = {RecursionError: "nested too deeply", OverflowError: "a number out of range",
+            MemoryError: "too large for memory"}.get(type(exc))
+    text = " ".join(str(exc).split())[:300]
+    return f"{kind}: {text}" if kind else f"{type(exc).__name__}: {text}"
 
 
 def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
+            size = os.fstat(handle.fileno()).st_size
     except OSError as exc:
         raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if head[:1] == b"\x80":
@@ -199,20 +263,98 @@ def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
     if head != b"PK\x03\x04":
         raise ModelFileError(f"{path} is not a halfspaces model file")
     try:
-        with np.load(os.fspath(path), allow_pickle=False) as archive:
-            arrays = {name: archive[name] for name in archive.files}
-        document = json.loads(arrays.pop(META).tobytes().decode())
-    except (zipfile.BadZipFile, ValueError, KeyError, EOFError, OSError) as exc:
-        raise ModelFileError(f"{path}: corrupt or truncated model file ({exc})") from None
-    _check_header(path, document)
+        with zipfile.ZipFile(path) as archive:
+            members = _Members(archive, MAX_EXPANSION * size + _SLACK)
+            text = members.read(META)
+            if text.dtype != np.uint8 or text.ndim != 1:
+                raise ValueError(f"{META} is not a byte string")
+            document = json.loads(text.tobytes().decode())
+            _check_header(path, document)
+            arrays = {key: members.read(key) for key in sorted(_references(document))}
+    except ModelFileError:
+        raise
+    except _DAMAGE as exc:
+        raise ModelFileError(f"{path}: corrupt or truncated model file ({_describe(exc)})") \
+            from None
     return document, arrays
+
+
+class _Members:
+    """Reads .npy members of an archive, each only after its header passed the checks."""
+
+    def __init__(self, archive: zipfile.ZipFile, budget: int) -> None:
+        self.archive, self.budget = archive, budget
+
+    def read(self, key: str) -> np.ndarray:
+        if not isinstance(key, str):
+            raise ValueError(f"an array reference {key!r} is not a name")
+        name = key + ".npy"
+        info = self.archive.getinfo(name)
+        self._spend(name, info.file_size)
+        with self.archive.open(info) as handle:
+            version = np.lib.format.read_magic(handle)
+            if version not in _HEADER_READERS:
+                raise ValueError(f"{name}: unsupported .npy version {version}")
+            shape, fortran, dtype = _HEADER_READERS[version](handle)
+            if dtype.hasobject:
+                raise ValueError(f"{name} holds Python objects, which are never unpickled")
+            nbytes = math.prod(shape) * dtype.itemsize
+            if nbytes != info.file_size - handle.tell():
+                raise ValueError(f"{name}: its header declares {shape} {dtype} ({nbytes} "
+                                 f"bytes) but the member holds {info.file_size} bytes")
+            buffer = _read_exactly(handle, nbytes, name)
+        array = np.frombuffer(buffer, dtype=dtype) if nbytes else np.empty(0, dtype)
+        return array.reshape(shape, order="F" if fortran else "C")
+
+    def _spend(self, name: str, nbytes: int) -> None:
+        self.budget -= nbytes
+        if self.budget < 0:
+            raise ValueError(f"{name} declares {nbytes} bytes: the arrays would take more "
+                             f"than {MAX_EXPANSION} times the file's size (a zip bomb?)")
+
+
+def _read_exactly(handle, nbytes: int, name: str) -> bytearray:
+    """`nbytes` bytes into a writable buffer, a chunk at a time (no second full copy)."""
+    buffer = bytearray(nbytes)
+    view, done = memoryview(buffer), 0
+    while done < nbytes:
+        got = handle.readinto(view[done:done + _CHUNK])
+        if not got:
+            raise EOFError(f"{name} is truncated")
+        done += got
+    return buffer
+
+
+def _references(document: dict) -> set[str]:
+    """The array names the JSON refers to: the only members that are read."""
+    found: set[str] = set()
+    stack = [document.get(k) for k in ("params", "state", "extra")]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            for tag, body in value.items():
+                if tag in ("$array", "$scalar"):
+                    found.add(body)
+                elif tag == "$sparse" and isinstance(body, dict):
+                    found.update(body[p] for p in ("data", "indices", "indptr", "row", "col")
+                                 if p in body)
+                elif tag == "$random_state" and isinstance(body, dict) and "keys" in body:
+                    found.add(body["keys"])
+                else:
+                    stack.append(body)
+    return found
 
 
 def _check_header(path, document) -> None:
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
         raise ModelFileError(f"{path} is not a halfspaces model file")
     version = document.get("version")
-    if not isinstance(version, int) or version > FORMAT_VERSION:
+    if type(version) is not int or version < 1:
+        raise ModelFileError(f"{path}: the model format version must be a positive integer, "
+                             f"not {json.dumps(version)[:40]}: the file is damaged")
+    if version > FORMAT_VERSION:
         raise ModelFileError(f"{path} was written in model format version {version} (by "
                              f"halfspaces {document.get('library')}); this halfspaces "
                              f"({_VERSION}) reads version {FORMAT_VERSION} and "
@@ -300,10 +442,20 @@ class _Decoder:
     def _array(self, key):
         return self.arrays[key]
 
+    def _dict(self, items):
+        if not isinstance(items, dict):
+            raise ValueError("a $dict that is not an object")
+        return {k: self(v) for k, v in items.items()}
+
     def _scalar(self, key):
-        return self.arrays[key][()]
+        array = self.arrays[key]
+        if array.ndim != 0:
+            raise ValueError(f"a $scalar of shape {array.shape}")
+        return array[()]
 
     def _float(self, text):
+        if not isinstance(text, str):
+            raise ValueError(f"a $float of {text!r}")
         return float(text)
 
     def _list(self, items):
@@ -312,21 +464,27 @@ class _Decoder:
     def _tuple(self, items):
         return tuple(self(v) for v in items)
 
-    def _dict(self, items):
-        return {k: self(v) for k, v in items.items()}
-
     def _sparse(self, body):
         import scipy.sparse as sp
 
+        if body["kind"] not in ("matrix", "array"):
+            raise ValueError(f"a sparse kind {body['kind']!r}")
         parts = tuple(self.arrays[body[p]] for p in _SPARSE_FORMATS[body["format"]])
         args = (parts[0], (parts[1], parts[2])) if body["format"] == "coo" else parts
         cls = getattr(sp, f"{body['format']}_{body['kind']}")
-        return cls(args, shape=tuple(body["shape"]))
+        shape = tuple(body["shape"])
+        if len(shape) != 2 or not all(type(n) is int and 0 <= n < 2**63 for n in shape):
+            raise ValueError(f"a sparse shape {shape}")
+        return cls(args, shape=shape)
 
     def _random_state(self, body):
+        keys, pos = self.arrays[body["keys"]], body["pos"]
+        if keys.shape != (624,) or keys.dtype.kind not in "ui" or type(pos) is not int \
+                or not 0 <= pos <= 624:
+            raise ValueError("a Mersenne-Twister state with other than 624 keys, or a "
+                             "position outside [0, 624]")
         rng = np.random.RandomState()
-        rng.set_state(("MT19937", self.arrays[body["keys"]], body["pos"], body["has_gauss"],
-                       body["cached"]))
+        rng.set_state(("MT19937", keys, pos, body["has_gauss"], body["cached"]))
         return rng
 
     def _state(self, value):
@@ -334,4 +492,7 @@ class _Decoder:
         cls = state_class(name)
         if cls is None:
             raise ValueError(f"unknown state class {name!r}")
-        return cls(**{k: self(v) for k, v in value["fields"].items()})
+        fields = value["fields"]
+        if not isinstance(fields, dict):
+            raise ValueError(f"the fields of a {name} are not an object")
+        return cls(**{k: self(v) for k, v in fields.items()})

@@ -6,11 +6,18 @@ made at the same places on every run for the others). With a checkpoint file it 
 model atomically every `checkpoint_every` examples, together with its position in the
 stream; ``resume=True`` continues from there, so a run killed at any moment loses at most
 `checkpoint_every` examples and finishes with exactly the model an uninterrupted run gives.
+
+A checkpoint is resumed only by the run that wrote it: the same estimator class and
+parameters, the same chunking and reading options, and the same data (its size, modification
+time and a hash of its first and last 64 KiB are recorded); its progress fields are checked
+for type and range. Anything else is a :class:`CheckpointMismatchError` or a
+:class:`~halfspaces.io.model.ModelFileError` naming the checkpoint and the difference.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -23,9 +30,30 @@ from halfspaces.io._errors import DataFileError
 from halfspaces.io._files import DEFAULT_CHUNK_SIZE, detect_format, iter_chunks, scan
 from halfspaces.io.model import ModelFileError, load_with_extra, save
 
-__all__ = ["StreamCounts", "StreamFit", "evaluate_stream", "fit_stream"]
+__all__ = ["CheckpointMismatchError", "StreamCounts", "StreamFit", "evaluate_stream",
+           "fit_stream"]
 
 _EPS = float(np.finfo(np.float64).eps)  # scikit-learn's log_loss clips probabilities here
+_FINGERPRINT_BYTES = 2**16
+_SAME_RUN = ("data", "chunk_size", "checkpoint_every", "format", "label_column")
+
+
+class CheckpointMismatchError(ModelFileError):
+    """A checkpoint was written by a run with another model, setting or data file.
+
+    Attributes
+    ----------
+    setting : str
+        What differs: ``"model"`` (the estimator class), a parameter name of the
+        estimator, or a setting of :func:`fit_stream` (``"data"``, ``"chunk_size"``, ...).
+    """
+
+    def __init__(self, message: str, setting: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+    def __reduce__(self):
+        return type(self), (str(self), self.setting)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,7 +117,8 @@ def fit_stream(
     Parameters
     ----------
     model : estimator with ``partial_fit``
-        A fresh model (ignored when resuming from an existing checkpoint).
+        A fresh model. When resuming, the checkpoint's model continues instead; it must be of
+        the same class with the same parameters (else :class:`CheckpointMismatchError`).
     path : str or os.PathLike
         Training data, any format of :func:`halfspaces.io.iter_chunks`. A first pass
         (:func:`halfspaces.io.scan`) finds the labels and the feature count, unless resuming.
@@ -105,7 +134,10 @@ def fit_stream(
     checkpoint_every : int or None, default=None
         Examples between checkpoints (default: `chunk_size`).
     resume : bool, default=False
-        Continue from `checkpoint` if it exists (skipping the examples it has consumed).
+        Continue from `checkpoint` if it exists (skipping the examples it has consumed). The
+        checkpoint must come from a run with the same model, `chunk_size`,
+        `checkpoint_every`, `format` and `label_column` on the same, unchanged data file, and
+        be at most at epoch `epochs`.
     on_progress : callable or None, default=None
         Called with the number of examples after each ``partial_fit``.
     n_features, classes : default=None
@@ -130,16 +162,23 @@ def fit_stream(
                          "partial_fit.")
     every = checkpoint_every or chunk_size
     settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
-                "checkpoint_every": every, "epochs": epochs}
+                "checkpoint_every": every, "epochs": epochs, "format": format,
+                "label_column": label_column, **_identity(path)}
     known = None if n_features is None or classes is None else (n_features, classes)
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
                          label_column, zero_based, chunk_size, known)
+
+    def read(skip, rows=chunk_size):
+        return iter_chunks(path, rows, plan.n_features, format=format,
+                           label_column=label_column, zero_based=plan.zero_based,
+                           classes=plan.classes, skip=skip)
+
     n_seen, n_checkpoints = 0, 0
     for epoch in range(plan.epoch, epochs):
         position = plan.position if epoch == plan.epoch else 0
-        chunks = iter_chunks(path, chunk_size, plan.n_features, format=format,
-                             label_column=label_column, zero_based=plan.zero_based,
-                             classes=plan.classes, skip=position)
+        chunks = read(position)
+        if plan.resumed and epoch == plan.epoch and position:
+            chunks = _beyond_end_check(chunks, read, path, checkpoint, position)
         for X, y in _pieces(chunks, position, chunk_size, every):
             model.partial_fit(X, y, classes=plan.classes)
             position += len(y)
@@ -166,8 +205,14 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
         if not isinstance(progress, dict):
             raise ModelFileError(f"{checkpoint} is a model file, not a checkpoint")
         _check_same_run(checkpoint, progress, settings)
-        return saved, _Plan(progress["epoch"], progress["position"], progress["n_features"],
-                            progress["zero_based"], np.asarray(progress["classes"]), True)
+        _check_same_model(checkpoint, saved, model)
+        plan = _progress_plan(checkpoint, progress, saved, settings["epochs"])
+        if isinstance(zero_based, bool) and plan.zero_based != zero_based:
+            raise CheckpointMismatchError(
+                f"{checkpoint} was written by a run with zero_based={plan.zero_based}, not "
+                f"{zero_based}: resume with the same data and settings, or delete it.",
+                "zero_based")
+        return saved, plan
     if known is not None:
         return model, _Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
     info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
@@ -177,12 +222,109 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
     return model, _Plan(0, 0, info.n_features, info.zero_based, info.classes, False)
 
 
+def _identity(path) -> dict:
+    """Size, modification time and a hash of the first and last 64 KiB of the data file,
+    enough to notice that it was replaced or rewritten without reading it all."""
+    try:
+        stat = os.stat(path)
+        digest = hashlib.sha256(str(stat.st_size).encode())
+        with open(path, "rb") as handle:
+            digest.update(handle.read(_FINGERPRINT_BYTES))
+            if stat.st_size > _FINGERPRINT_BYTES:
+                handle.seek(max(_FINGERPRINT_BYTES, stat.st_size - _FINGERPRINT_BYTES))
+                digest.update(handle.read(_FINGERPRINT_BYTES))
+    except OSError:  # the reader names the file and the problem
+        return {}
+    return {"data_size": stat.st_size, "data_mtime_ns": stat.st_mtime_ns,
+            "data_hash": digest.hexdigest()[:32]}
+
+
 def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
-    for key in ("data", "chunk_size", "checkpoint_every"):
+    for key in _SAME_RUN:
         if progress.get(key) != settings[key]:
-            raise ModelFileError(
+            raise CheckpointMismatchError(
                 f"{checkpoint} was written by a run with {key}={progress.get(key)!r}, not "
-                f"{settings[key]!r}: resume with the same data and settings, or delete it.")
+                f"{settings[key]!r}: resume with the same data and settings, or delete it.",
+                key)
+    # checkpoints from before these were recorded lack them; the others must match
+    changed = [k for k in ("data_size", "data_hash", "data_mtime_ns")
+               if k in progress and progress[k] != settings.get(k)]
+    if changed:
+        what = {"data_size": "its size", "data_hash": "its content",
+                "data_mtime_ns": "its modification time"}[changed[0]]
+        raise CheckpointMismatchError(
+            f"{checkpoint}: the data file {settings['data']} changed since the checkpoint "
+            f"was written ({what} differs): resume on the same data, or delete it.", "data")
+
+
+def _check_same_model(checkpoint, saved, model) -> None:
+    """The checkpoint's estimator must be the one this run asked for, parameter by parameter."""
+    if type(saved) is not type(model):
+        raise CheckpointMismatchError(
+            f"{checkpoint} holds a {type(saved).__name__}, not the {type(model).__name__} "
+            "this run trains: resume with the same model, or delete it.", "model")
+    theirs, ours = saved.get_params(deep=False), model.get_params(deep=False)
+    for key, value in ours.items():
+        if not _same_value(theirs.get(key), value):
+            raise CheckpointMismatchError(
+                f"{checkpoint} was written by a run with {key}={theirs.get(key)!r}, not "
+                f"{value!r}: resume with the same model parameters, or delete it.", key)
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, np.random.RandomState) and isinstance(b, np.random.RandomState):
+        return all(np.array_equal(u, v) for u, v in zip(a.get_state(), b.get_state(),
+                                                         strict=True))
+    if type(a) is not type(b) and not (isinstance(a, int | float) and isinstance(b, int | float)):
+        return False
+    try:
+        return bool(np.all(a == b))
+    except (TypeError, ValueError):
+        return False
+
+
+def _progress_plan(checkpoint, progress: dict, saved, epochs: int) -> _Plan:
+    """The plan a checkpoint's progress fields describe, each checked for type and range."""
+
+    def field(key, kind, ok, rule):
+        value = progress.get(key)
+        if type(value) is not kind or not ok(value):
+            raise ModelFileError(f"{checkpoint}: damaged checkpoint: {key} is "
+                                 f"{value!r}, not {rule}")
+        return value
+
+    if not hasattr(saved, "n_features_in_"):
+        raise ModelFileError(f"{checkpoint}: damaged checkpoint: its model is not fitted")
+    epoch = field("epoch", int, lambda e: 0 <= e <= epochs,
+                  f"an epoch in [0, {epochs}] (the run's epochs)")
+    position = field("position", int, lambda p: p >= 0, "a row number >= 0")
+    n_features = field("n_features", int, lambda n: n == saved.n_features_in_,
+                       f"the model's n_features_in_ = {saved.n_features_in_}")
+    zero_based = field("zero_based", bool, lambda z: True, "true or false")
+    classes = field("classes", list, lambda c: _same_classes(c, saved), "the model's classes_")
+    return _Plan(epoch, position, n_features, zero_based, np.asarray(classes), True)
+
+
+def _same_classes(classes: list, saved) -> bool:
+    ours = getattr(saved, "classes_", None)
+    if ours is None:
+        return True
+    if not all(isinstance(c, int | float | str) and not isinstance(c, bool) for c in classes):
+        return False
+    return np.array_equal(np.asarray(classes), ours) and len(classes) == len(ours)
+
+
+def _beyond_end_check(chunks, read, path, checkpoint, position: int):
+    """Pass `chunks` on; if there are none, the file must still hold `position` rows (else the
+    checkpoint points past its end, and the rest of the epoch would be skipped silently).
+    ``read(skip, rows)`` reads the file as the run does."""
+    empty = True
+    for chunk in chunks:
+        empty = False
+        yield chunk
+    if empty and next(iter(read(position - 1, 1)), None) is None:
+        raise ModelFileError(f"{checkpoint}: damaged checkpoint: position {position} is "
+                             f"beyond the end of {path}")
 
 
 def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int):
