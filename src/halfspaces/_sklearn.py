@@ -9,11 +9,21 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 from __future__ import annotations
 
 from sklearn.base import _fit_context
-from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.linear_model._base import LinearClassifierMixin as _LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from halfspaces._validation import check_sparse_structure
 
 __all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
            "validate_params"]
+
+
+class LinearClassifierMixin(_LinearClassifierMixin):
+    """scikit-learn's mixin (predict, decision_function, score from ``coef_``/``intercept_``),
+    with sparse input's structure checked before SciPy's unchecked product reads it."""
+
+    def decision_function(self, X):
+        return super().decision_function(check_sparse_structure(X))
 
 
 def fit_context(method):

@@ -16,10 +16,12 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 __all__ = [
-    "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment", "encode_targets",
-    "partial_fit_classes", "per_problem", "plus_minus",
+    "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment",
+    "check_sparse_structure", "encode_targets", "partial_fit_classes", "per_problem",
+    "plus_minus", "validate_data",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
@@ -29,6 +31,35 @@ FIT_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
 # The same, for estimators whose compiled loop finds NaN and inf itself during its first pass
 # (saving a full extra read of X), and names the row.
 LOOP_CHECKS_FINITE = dict(FIT_INPUT, ensure_all_finite=False)
+
+
+def check_sparse_structure(X, name: str = "X"):
+    """Refuse a sparse matrix whose index arrays point outside it; return X.
+
+    The compiled loops (and SciPy's own sparse products) index ``data`` through ``indices``
+    and ``indptr`` without bounds checks, so a matrix built by hand from inconsistent arrays
+    would make them read or write outside its memory. SciPy's full check (indptr starting
+    at 0, non-decreasing, ending at nnz; every index in [0, n_columns)) costs one vectorised
+    pass over the indices, about 3% of one perceptron epoch on a9a.
+    """
+    check = getattr(X, "check_format", None)
+    if sp.issparse(X) and check is not None:
+        try:
+            check(full_check=True)
+        except ValueError as err:
+            raise ValueError(
+                f"{name} is not a valid {X.format.upper()} matrix: {err}. Build it with "
+                "scipy.sparse.csr_matrix((data, indices, indptr), shape=...) from consistent "
+                "arrays."
+            ) from None
+    return X
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, then :func:`check_sparse_structure` on X."""
+    out = _sklearn_validate_data(estimator, X, y, **kwargs)
+    check_sparse_structure(out[0] if isinstance(out, tuple) else out)
+    return out
 
 
 class SparseInputMixin:

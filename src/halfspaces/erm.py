@@ -24,7 +24,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
 
 from halfspaces._exact import (
     decide,
@@ -37,7 +36,7 @@ from halfspaces._exact import (
     zero_one_erm,
 )
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
-from halfspaces._validation import SparseInputMixin, per_problem
+from halfspaces._validation import SparseInputMixin, per_problem, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 __all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, gen_batches
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._dual_run import (
     KERNELS,
@@ -44,7 +44,13 @@ from halfspaces._dual_run import (
     training_gram,
 )
 from halfspaces._sklearn import Interval, StrOptions, fit_context
-from halfspaces._validation import FIT_INPUT, SparseInputMixin, Targets, encode_targets
+from halfspaces._validation import (
+    FIT_INPUT,
+    SparseInputMixin,
+    Targets,
+    encode_targets,
+    validate_data,
+)
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "kernel_matrix", "run_kernel_perceptron"]

@@ -22,13 +22,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._datafits import Objective, Squared, weighted_gram
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import SolverRun
-from halfspaces._validation import FIT_INPUT
+from halfspaces._validation import FIT_INPUT, validate_data
 
 __all__ = ["LinearRegression"]
 

@@ -26,13 +26,19 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import log_softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._datafits import Logistic, Objective, Softmax
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._solvers import SolverRun
-from halfspaces._validation import FIT_INPUT, Targets, encode_targets, partial_fit_classes
+from halfspaces._validation import (
+    FIT_INPUT,
+    Targets,
+    encode_targets,
+    partial_fit_classes,
+    validate_data,
+)
 from halfspaces.exceptions import ConvergenceWarning
 from halfspaces.losses import logistic as logistic_loss
 

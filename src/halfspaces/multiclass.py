@@ -25,11 +25,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
 from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
-from halfspaces._validation import LOOP_CHECKS_FINITE, SparseInputMixin, encode_targets
+from halfspaces._validation import (
+    LOOP_CHECKS_FINITE,
+    SparseInputMixin,
+    encode_targets,
+    validate_data,
+)
 from halfspaces.exceptions import ConvergenceWarning
 
 # MulticlassRun and run_multiclass_perceptron live in the algorithm layer; this module keeps

@@ -31,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, check_X_y
 from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron
@@ -40,9 +40,11 @@ from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,
     Targets,
+    check_sparse_structure,
     encode_targets,
     partial_fit_classes,
     per_problem,
+    validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
 
@@ -155,7 +157,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 fit_intercept=self.fit_intercept, max_epochs=max_epochs, selection=selection,
                 rng=rng, state=state, record_updates=self._mode == "voted",
             )
-            for positive, state in zip(targets.positives, states)
+            for positive, state in zip(targets.positives, states, strict=True)
         ]
 
     def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
@@ -326,7 +328,8 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     sign(sum_k c_k sign(<w_k, x> + b_k)). The vectors are stored as the sequence of updates
     (the rows that caused them, in ``support_vectors_``), so memory grows with the number of
     distinct update rows and updates, not with updates times features.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    support_vectors_ : ndarray or csr_matrix of shape (n_support, n_features)
+    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    support_vectors_ : ndarray or csr_matrix of shape \
+(n_support, n_features)
         The training rows that caused at least one update.
     update_support_ : list of ndarray
         Per binary problem, the row of ``support_vectors_`` added at each update.
@@ -376,7 +379,8 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
                  for k, run in enumerate(runs)]
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
-        self.vote_counts_ = [_survival_counts(s, st.n_steps) for s, st in zip(steps, self._states)]
+        self.vote_counts_ = [_survival_counts(s, st.n_steps)
+                             for s, st in zip(steps, self._states, strict=True)]
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
@@ -481,6 +485,7 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     ([True, False, True], 2)
     """
     X, y = check_X_y(X, y, **LOOP_CHECKS_FINITE)
+    check_sparse_structure(X)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(

@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 from halfspaces._exact import signed_rows
-from halfspaces._validation import plus_minus
+from halfspaces._validation import check_sparse_structure, plus_minus
 
 __all__ = ["check_X", "signed_sample"]
 
@@ -24,6 +24,7 @@ def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C",
                     accept_large_sparse=True, input_name=name)
     if sp.issparse(X):
+        check_sparse_structure(X, name)
         X.sum_duplicates()
         X.sort_indices()
     return X
