@@ -256,10 +256,9 @@ def _timed(work) -> tuple[float, float, tuple[str, ...]]:
     """Run `work`: (seconds outside Numba's compiler, seconds inside it, warnings as notes).
 
     Numba's event API times its compiler: ``numba:compiler_lock`` spans every compilation
-    and every load from the cache, nested calls counted once. A first run compiles for
-    seconds what then runs in milliseconds (10 averaged-perceptron epochs on a9a: 4 s of
-    compiling, 20 ms of training), so a fit time that includes it says nothing about the
-    algorithm.
+    and every load from the cache, nested calls counted once. A first run spends seconds
+    compiling loops that then run in milliseconds (10 averaged-perceptron epochs on a9a
+    take 20 ms), so a fit time that includes the compiler says nothing about the algorithm.
     """
     from numba.core.event import TimingListener, install_listener
 
