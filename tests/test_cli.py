@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,7 +46,8 @@ def accuracy(model, X, y) -> float:
 
 @pytest.fixture(scope="module")
 def a9a_report():
-    result = run_cli("fit", "--epochs", "2", "--json")
+    # the quick start's command: the default model and epochs on the bundled a9a
+    result = run_cli("fit", "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -64,13 +67,15 @@ def svmlight_pair(tmp_path):
 def test_bundled_a9a_accuracies_match_the_library(a9a_report):
     X, y = load_a9a("train")
     X_test, y_test = load_a9a("test")
-    model = Perceptron(max_epochs=2, selection="cyclic", random_state=0, fit_intercept=True)
+    # the default model is the averaged perceptron, for the CLI's 10 epochs
+    model = AveragedPerceptron(max_epochs=10, selection="cyclic", random_state=0,
+                               fit_intercept=True)
     with pytest.warns(ConvergenceWarning) as record:
         model.fit(X, y)
     assert a9a_report["train_accuracy"] == pytest.approx(accuracy(model, X, y), abs=1e-12)
     assert a9a_report["test_accuracy"] == pytest.approx(accuracy(model, X_test, y_test), abs=1e-12)
     assert a9a_report["n_updates"] == model.n_updates_
-    assert a9a_report["n_epochs"] == model.n_epochs_ == 2
+    assert a9a_report["n_epochs"] == model.n_epochs_ == 10
     assert a9a_report["converged"] is False
     # the convergence warning is reported as a note, not dumped
     assert a9a_report["notes"] == [str(record[0].message)]
@@ -79,7 +84,23 @@ def test_bundled_a9a_accuracies_match_the_library(a9a_report):
 def test_bundled_a9a_sizes(a9a_report):
     assert a9a_report["n_train"] + a9a_report["n_test"] == 48_842
     assert (a9a_report["n_train"], a9a_report["n_features"]) == (32_561, 123)
-    assert a9a_report["model"] == "perceptron" and a9a_report["fit_time_s"] >= 0
+    assert a9a_report["fit_time_s"] >= 0 and a9a_report["compile_time_s"] >= 0
+
+
+def test_quick_start_trains_the_averaged_perceptron_to_084(a9a_report):
+    assert a9a_report["model"] == "averaged" and a9a_report["max_epochs"] == 10
+    assert a9a_report["test_accuracy"] >= 0.84
+
+
+def test_plain_perceptron_is_one_flag_away():
+    report = json.loads(run_cli("fit", "--model", "perceptron", "--epochs", "2", "--json").stdout)
+    X, y = load_a9a("train")
+    model = Perceptron(max_epochs=2, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        model.fit(X, y)
+    assert report["model"] == "perceptron"
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == pytest.approx(accuracy(model, X, y), abs=1e-12)
 
 
 @pytest.mark.parametrize("model", MODELS)
@@ -376,17 +397,124 @@ def test_bad_model_files_are_one_line_errors(tmp_path, svmlight_pair):
                           "not a halfspaces model file")
 
 
-def test_help_is_quick():
-    import time
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["fit", "--help"]])
+def test_help_and_version_import_nothing_heavy(args):
+    # what --help costs is what it imports; its time is measured in benchmarks/bench_firstrun.py
+    code = ("import sys\n"
+            "from halfspaces.cli import main\n"
+            "code = 'returned'\n"
+            "try:\n"
+            f"    main({args!r})\n"
+            "except SystemExit as exit:\n"
+            "    code = exit.code\n"
+            "heavy = ('numba', 'scipy', 'sklearn', 'matplotlib')\n"
+            "loaded = sorted({m.split('.')[0] for m in sys.modules} & set(heavy))\n"
+            "print('LOADED', loaded, code)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "NO_COLOR": "1"}, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.rstrip().splitlines()[-1] in ("LOADED [] 0", "LOADED [] None")
+    assert "fit" in result.stdout or "halfspaces " in result.stdout
 
-    timings = []
-    for _ in range(3):
-        start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "halfspaces", "--help"],
-                                capture_output=True, text=True)
-        timings.append(time.perf_counter() - start)
-        assert result.returncode == 0 and "fit" in result.stdout
-    assert min(timings) < 0.5, timings
+
+def run_with_terminal_stderr(*args: str, cache: str) -> tuple[str, str]:
+    """Run the CLI with stderr on a pseudo-terminal (as in a shell) and Numba's cache in
+    `cache`; return (stdout, stderr without terminal escape codes)."""
+    import pty
+
+    env = {k: v for k, v in os.environ.items() if k not in ("HALFSPACES_DEBUG", "FORCE_COLOR")}
+    env.update(NO_COLOR="1", NUMBA_CACHE_DIR=cache)
+    terminal, child_end = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "halfspaces", *args],
+                            stdout=subprocess.PIPE, stderr=child_end, env=env)
+    os.close(child_end)
+    received = []
+    while True:  # read as it comes: a full terminal buffer would block the child
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:  # EIO: the child has closed the terminal
+            break
+        if not chunk:
+            break
+        received.append(chunk)
+    os.close(terminal)
+    stdout = proc.communicate(timeout=300)[0].decode()
+    assert proc.returncode == 0, b"".join(received).decode(errors="replace")
+    stderr = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(received).decode(errors="replace"))
+    return stdout, stderr
+
+
+def table_value(stdout: str, label: str) -> float:
+    line = next(line for line in stdout.splitlines() if label in line)
+    return float(line.replace("│", " ").split()[-1])
+
+
+COMPILING = "compiling the training loops (first run only)"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_first_run_notes_and_times_compilation_apart(svmlight_pair, tmp_path):
+    args = ("fit", str(svmlight_pair[0]), "--epochs", "1")
+    cache = tmp_path / "numba-cache"  # empty: a fresh install's first run
+    stdout, stderr = run_with_terminal_stderr(*args, cache=str(cache))
+    assert COMPILING in stderr
+    assert table_value(stdout, "compile time (s)") > 0
+    assert list(cache.rglob("perceptron.perceptron_epoch-*.nbi"))
+    files = {(p, p.stat().st_mtime_ns, p.stat().st_size) for p in cache.rglob("*")}
+    # the second run finds every loop it needs in the cache: no note, and nothing compiled
+    # (Numba rewrites a function's index whenever it compiles and saves an overload)
+    stdout, stderr = run_with_terminal_stderr(*args, cache=str(cache))
+    assert COMPILING not in stderr
+    assert {(p, p.stat().st_mtime_ns, p.stat().st_size) for p in cache.rglob("*")} == files
+
+
+def test_read_only_install_caches_loops_in_the_users_cache_folder(tmp_path):
+    # a system-wide install: a copy of the package in a folder this user cannot write
+    import shutil
+
+    site = tmp_path / "site"
+    shutil.copytree(Path(halfspaces.__file__).parent, site / "halfspaces",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    if os.geteuid() == 0:
+        # root writes through permission bits: a file where the cache folder would go makes
+        # the package folder just as unusable for Numba's cache
+        (site / "halfspaces" / "_fast" / "__pycache__").write_text("")
+    for path in [site, *site.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    before = sorted(site.rglob("*"))
+    code = ("import numpy as np\n"
+            "from halfspaces._fast import cache_folder, is_cached\n"
+            "from halfspaces._fast.labels import two_or_fewer\n"
+            "print(cache_folder('labels'), is_cached('labels'))\n"
+            "two_or_fewer(np.array([1.0, -1.0]))\n"
+            "print(is_cached('labels'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"),
+               HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1")
+    try:
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                env=env, cwd=tmp_path, timeout=300)
+    finally:
+        for path in [site, *site.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)  # so that tmp_path can be removed
+    assert result.returncode == 0, result.stderr
+    (folder, cold), (warm,) = (line.split() for line in result.stdout.splitlines())
+    assert Path(folder).is_relative_to(tmp_path / "cache" / "numba")
+    assert (cold, warm) == ("False", "True")
+    assert list(Path(folder).glob("labels.two_or_fewer-*.nbi"))
+    assert sorted(site.rglob("*")) == before  # nothing written into the install
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_compile_note_only_without_quiet_or_json(quiet, monkeypatch, capsys):
+    import halfspaces._fast
+    from halfspaces.cli import fit as fit_module
+
+    # a terminal, and a cache without the loops: the note depends on --quiet/--json alone
+    monkeypatch.setattr(halfspaces._fast, "is_cached", lambda module: module != "perceptron")
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    fit_module._announce_compilation("averaged", None, None, show=not quiet)
+    assert (COMPILING in capsys.readouterr().err) is not quiet
 
 
 @pytest.mark.parametrize("fmt", ["csv", "npy"])

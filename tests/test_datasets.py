@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import doctest
 import hashlib
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,18 @@ import scipy.sparse as sp
 import halfspaces.datasets._a9a as a9a_module
 from halfspaces.datasets import A9A_N_TEST, A9A_N_TRAIN, load_a9a
 
-SHARED_A9A = Path(__file__).resolve().parents[2] / "shared" / "data" / "a9a"
+
+def _shared_a9a() -> Path | None:
+    """``shared/data/a9a`` in the nearest directory above the checkout that has one."""
+    for parent in Path(__file__).resolve().parents[1:]:
+        if (parent / "shared" / "data" / "a9a").exists():
+            return parent / "shared" / "data" / "a9a"
+    return None
+
+
+SHARED_A9A = _shared_a9a()
+needs_shared_a9a = pytest.mark.skipif(SHARED_A9A is None,
+                                      reason="../shared/data/a9a is not available")
 # sha256 of the source file, from its provenance record (SofianeTanji/snacks, blob 7c7d752...)
 SOURCE_SHA256 = "bff61dc22565a3746cc157216851cd426c3c809199ffaafef65d5cc56cec4a04"
 
@@ -73,12 +86,45 @@ def test_bad_subset_names_parameter_and_choices(bad):
 
 
 def test_bundle_is_the_source_file():
+    # the arrays written back as text have the source's sha256: nothing was lost or changed
     assert hashlib.sha256(a9a_module._a9a_bytes()).hexdigest() == SOURCE_SHA256
 
 
-@pytest.mark.skipif(not SHARED_A9A.exists(), reason="../shared/data/a9a is not available")
+def test_bundle_is_stored_in_small_exact_dtypes():
+    stored = a9a_module._stored()
+    assert {name: str(a.dtype) for name, a in stored.items()} == {
+        "data": "uint8", "indices": "uint8", "indptr": "uint32", "y": "int8"}
+
+
+@needs_shared_a9a
 def test_bundle_equals_shared_copy_byte_for_byte():
     assert a9a_module._a9a_bytes() == SHARED_A9A.read_bytes()
+
+
+@needs_shared_a9a
+@pytest.mark.parametrize("subset", ["all", "train", "test"])
+def test_arrays_equal_scikit_learns_parse_of_the_text(subset):
+    from sklearn.datasets import load_svmlight_file
+
+    assert hashlib.sha256(SHARED_A9A.read_bytes()).hexdigest() == SOURCE_SHA256
+    X_text, y_text = load_svmlight_file(str(SHARED_A9A), n_features=123, zero_based=False)
+    X_text = X_text.tocsr()
+    rows = {"all": slice(None), "train": slice(0, 32_561), "test": slice(32_561, None)}[subset]
+    X, y = load_a9a(subset)
+    expected = X_text[rows]
+    # the CSR arrays themselves, not just the matrices' values: same order, same layout
+    for name in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(X, name), getattr(expected, name)), name
+    assert X.shape == expected.shape
+    assert np.array_equal(y, y_text[rows]) and y.dtype == y_text.dtype
+
+
+def test_loading_does_not_import_scikit_learn():
+    code = ("import sys; from halfspaces.datasets import load_a9a; load_a9a(); "
+            "print(sorted(m for m in ('sklearn', 'numba') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip() == "[]"
 
 
 def test_docstring_examples_run():

@@ -71,6 +71,18 @@ def count_errors(X, Y, c, w):
 
 
 @njit(cache=True)
+def copy_into(src, dst):
+    """dst[:] = src for 1-D arrays of one length.
+
+    Written as a loop because Numba compiles a slice assignment through its general
+    broadcasting setitem: with ``aux[:] = w`` the pocket step took 2.6 s to compile, most
+    of the 4.3 s a first perceptron fit spent compiling; with this loop, 0.4 s (Numba 0.68).
+    """
+    for j in range(src.shape[0]):
+        dst[j] = src[j]
+
+
+@njit(cache=True)
 def _pocket_after_correct(X, Y, c, w, aux, counters):
     counters[RUN] += 1
     if counters[POCKET_IS_CURRENT] == 1:
@@ -79,7 +91,7 @@ def _pocket_after_correct(X, Y, c, w, aux, counters):
         counters[EVALUATED] = 1
         errors = count_errors(X, Y, c, w)
         if errors < counters[POCKET_ERRORS]:
-            aux[:] = w
+            copy_into(w, aux)
             counters[POCKET_ERRORS] = errors
             counters[POCKET_RUN] = counters[RUN]
             counters[POCKET_IS_CURRENT] = 1
@@ -156,7 +168,7 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
             if (f > 0.0) != (yi > 0.0):
                 errors += 1
         if mode == POCKET and errors < counters[POCKET_ERRORS]:
-            aux[:] = w
+            copy_into(w, aux)
             counters[POCKET_ERRORS] = errors
         if worst_margin > 0.0 or n_updates == max_updates:
             return n_updates
