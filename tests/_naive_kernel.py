@@ -69,7 +69,8 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
     Xp = np.hstack([X, np.full((len(X), 1), float(fit_intercept))])
     W = np.zeros((n_classes, Xp.shape[1]))
     history, n_updates, epoch, converged = [], 0, 0, False
-    for epoch in range(1, max_epochs + 1):
+    while epoch < max_epochs:
+        epoch += 1
         order = rng.permutation(len(X)) if selection == "shuffle" else range(len(X))
         updates = 0
         for i in order:

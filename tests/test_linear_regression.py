@@ -8,11 +8,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import FORMATS, in_format
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LinearRegression as SkLinearRegression
 from sklearn.linear_model import Ridge
 
-from _data import FORMATS, in_format
 from halfspaces import ConvergenceWarning, LinearRegression
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import warnings
 
+import _naive_kernel as naive
 import numpy as np
 import pytest
+from _data import FORMATS, in_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
-import _naive_kernel as naive
-from _data import FORMATS, in_format
 from halfspaces import ConvergenceWarning, MulticlassPerceptron
 
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-import numpy as np
 import pytest
-
 from _data import noisy
+
 from halfspaces import (
     KernelPerceptron,
     LogisticRegression,
