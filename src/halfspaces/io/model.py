@@ -30,12 +30,13 @@ import importlib
 import json
 import math
 import os
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from halfspaces.io._write import safe_write
 
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
@@ -115,37 +116,13 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
 
 
 def atomic_write(path: str | os.PathLike, write) -> Path:
-    """Call ``write(binary_handle)`` on a temporary file beside `path`, fsync, rename.
+    """Call ``write(binary_handle)`` to produce `path` through :func:`halfspaces.io.safe_write`.
 
-    On any error the temporary file is removed and `path` is left as it was.
+    A regular file is written under a temporary name beside it, fsynced and renamed over it
+    (on any error `path` is left as it was); a new file's mode follows the umask and a
+    replaced file keeps its mode; an existing FIFO or character device is written directly.
     """
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.",
-                                             suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
-    return path
-
-
-def _fsync_directory(directory: Path) -> None:
-    try:
-        descriptor = os.open(directory or ".", os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. platforms without directory handles
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(descriptor)
+    return safe_write(path, write)
 
 
 def load(path: str | os.PathLike) -> Any:
