@@ -54,6 +54,7 @@ def evaluate_cli(
         return
     summary = {k: v for k, v in record.items() if k not in ("classes", "confusion")}
     _output.render(summary, title="halfspaces evaluate", labels={"n_samples": "samples"})
-    rows = [[f"true {c}", *row] for c, row in zip(record["classes"], record["confusion"])]
+    rows = [[f"true {c}", *row] for c, row in zip(record["classes"], record["confusion"],
+                                                        strict=True)]
     _output.grid(rows, title="confusion matrix",
                  header=["", *(f"pred {c}" for c in record["classes"])])
