@@ -7,6 +7,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 import warnings
 from enum import Enum
@@ -216,6 +217,10 @@ def _check_outputs(data, test, out, checkpoint) -> None:
         check_output(out, (data, test, checkpoint))
     if checkpoint is not None:
         check_output(checkpoint, (data, test))
+    if out is not None and checkpoint is not None and \
+            os.path.realpath(out) == os.path.realpath(checkpoint):
+        raise OutputFileError(out, "it is also the --checkpoint, which the model would "
+                                   "replace; give them different names")
 
 
 def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
