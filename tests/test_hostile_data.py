@@ -342,6 +342,10 @@ def test_columns_are_matched_by_header_name(files, cli):
     renamed.write_text("label,b,c\n1,1,2\n")
     missing = cli("evaluate", str(model), str(renamed))
     assert missing.returncode == 1 and "no column named 'a'" in missing.stderr
+    twice = files / "twice.csv"
+    twice.write_text("a,b,a,label\n2,1,5,1\n")
+    ambiguous = cli("evaluate", str(model), str(twice))
+    assert ambiguous.returncode == 1 and "'a' appears more than once" in ambiguous.stderr
 
 
 # 15. huge feature indices ------------------------------------------------------------------

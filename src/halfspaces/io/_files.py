@@ -139,7 +139,8 @@ def read(path: str | os.PathLike, *, format: str | None = None,
 def column_names(path: str | os.PathLike, *, format: str | None = None,
                  label_column: int | str | None = None) -> list[str] | None:
     """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
-    returns them; None for a file without a header or of another format.
+    returns them; None for a file without a header (or with a repeated name) or of another
+    format.
 
     Examples
     --------
@@ -155,7 +156,9 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     if first is None:
         return None
     layout = tabular.text_layout(path, first, label_column)
-    return [layout.names[c] for c in layout.feature_columns] if layout.header else None
+    if not layout.header or len(set(layout.names)) < layout.n_columns:
+        return None  # without unique names, columns can only be matched by position
+    return [layout.names[c] for c in layout.feature_columns]
 
 
 def scan(path: str | os.PathLike, *, format: str | None = None,

@@ -69,6 +69,10 @@ def match_columns(path: str | os.PathLike, layout: TextLayout,
         shown = ", ".join(map(repr, missing[:5])) + (", ..." if len(missing) > 5 else "")
         raise DataFileError(path, f"no column named {shown}, which the model was trained on "
                                   f"(the file has: {_listed(layout.names)})")
+    repeated = [name for name in names if layout.names.count(name) > 1]
+    if repeated:
+        raise DataFileError(path, f"column {repeated[0]!r} appears more than once in the "
+                                  "header; rename one of them")
     features = tuple(layout.names.index(name) for name in names)
     rest = [c for c in range(layout.n_columns) if c not in features]
     label = layout.label if layout.label in rest else (rest[0] if len(rest) == 1 else None)
