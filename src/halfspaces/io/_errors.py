@@ -37,8 +37,11 @@ class DataFileError(ValueError):
         return type(self), (self.path, self.reason, self.line)
 
 
-class OutputFileError(ValueError):
+class OutputFileError(OSError, ValueError):
     """An output file cannot be written where it was asked for.
+
+    An :class:`OSError` (what a failed write raised before this class existed, so existing
+    handlers still catch it) and a :class:`ValueError` (a bad output argument).
 
     Raised before anything is written (and, on the command line, before training) when the
     output would replace one of the inputs, is a directory, or lies in a directory that is

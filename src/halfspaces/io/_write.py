@@ -206,7 +206,8 @@ def _temporary(path, target: Path) -> tuple[int, str]:
 def _about_output(path, temporary: str | None, exc: OSError) -> OSError:
     """`exc` as an error naming `path` when it is about the output (not about a file that
     `write` reads), never naming the temporary file."""
-    if exc.filename not in (None, temporary, os.fspath(path)):
+    if isinstance(exc, OutputFileError) or exc.filename not in (None, temporary,
+                                                                 os.fspath(path)):
         return exc
     unchanged = "; the file is unchanged" if temporary is not None else ""
     return OutputFileError(path, f"cannot write it ({exc.strerror or exc}){unchanged}")
