@@ -63,7 +63,9 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
 
     The file is written next to `path` under a temporary name, flushed to disk (fsync) and
     renamed over `path`, so a reader (or a crash) sees either the old file or the new one,
-    never half of one.
+    never half of one. A new file's mode follows the umask and a replaced file keeps its
+    mode; an existing FIFO or character device is written directly
+    (:func:`halfspaces.io.safe_write`).
 
     Parameters
     ----------
@@ -84,6 +86,9 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     ModelFileError
         If the model is not a halfspaces estimator, or holds an attribute the format cannot
         store (the message names it).
+    halfspaces.io.OutputFileError
+        If `path` cannot be written (a directory, a missing directory, a full disk); `path`
+        is then left as it was.
 
     Examples
     --------
