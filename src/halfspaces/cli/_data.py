@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from halfspaces.io import DataFileError, detect_format, read
+from halfspaces.io import DataFileError, column_names, detect_format, read
 from halfspaces.io.svmlight import read_svmlight_base, read_svmlight_files
 
 __all__ = ["BUNDLED", "DataFileError", "Loaded", "load_fit_data", "read_svmlight_files",
@@ -32,6 +32,7 @@ class Loaded:
     y_test: Any = None
     format: str | None = None
     zero_based: bool | None = None
+    feature_names: list[str] | None = None  # a CSV/TSV header's feature columns
 
 
 def is_dataset_name(data: Path | None) -> bool:
@@ -58,7 +59,8 @@ def load_fit_data(data: Path | None, test: Path | None, *, label_column=None,
         loaded = _read_file(data, test, label_column, format)
     if test is not None and loaded.X_test is None:
         loaded.X_test, loaded.y_test = read(test, format=format, label_column=label_column,
-                                            n_features=loaded.X.shape[1])
+                                            n_features=loaded.X.shape[1],
+                                            feature_names=loaded.feature_names)
     return loaded
 
 
@@ -71,7 +73,8 @@ def _read_file(data: Path, test: Path | None, label_column, format) -> Loaded:
         ((X, y),), zero = read_svmlight_base([data])
         return Loaded(str(data), X, y, format=fmt, zero_based=zero)
     X, y = read(data, format=fmt, label_column=label_column)
-    return Loaded(str(data), X, y, format=fmt)
+    return Loaded(str(data), X, y, format=fmt,
+                  feature_names=column_names(data, format=fmt, label_column=label_column))
 
 
 def split_fraction(loaded: Loaded, fraction: float, seed: int | None) -> Loaded:
@@ -96,7 +99,20 @@ def load_model(path: Path) -> tuple[Any, dict]:
         raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
     info = extra.get("data") or extra.get("checkpoint") or {}
     zero_based = info.get("zero_based")
-    return model, {"zero_based": "auto" if zero_based is None else zero_based}
+    return model, {"zero_based": "auto" if zero_based is None else zero_based,
+                   "feature_names": _feature_names(path, info, model.n_features_in_)}
+
+
+def _feature_names(path: Path, info: dict, n_features: int) -> list[str] | None:
+    """The CSV/TSV header names the model was trained on, if its file records them."""
+    names = info.get("feature_names")
+    if names is None:
+        return None
+    if not (isinstance(names, list) and len(names) == n_features
+            and all(isinstance(name, str) for name in names)):
+        raise ValueError(f"{path}: its feature_names are not {n_features} column names; "
+                         "the file is damaged")
+    return names
 
 
 def label_text(value: Any) -> str:

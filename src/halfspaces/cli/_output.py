@@ -59,7 +59,7 @@ def grid(rows: Sequence[Sequence[Any]], *, title: str, header: Sequence[str]) ->
     """Print a table with a header row (e.g. a confusion matrix) to stdout."""
     table = Table(title=title, title_justify="left")
     for name in header:
-        table.add_column(str(name), justify="right")
+        table.add_column(Text(_printable(str(name))), justify="right")
     for row in rows:
         table.add_row(*(Text(_format(value)) for value in row))
     Console().print(table)
@@ -132,9 +132,21 @@ def _format(value: Any) -> str:
         return f"{value:.4f}"
     if isinstance(value, (list, tuple)):
         return ", ".join(_format(item) for item in value) or "-"
-    return str(value)
+    return _printable(str(value))
 
 
 def _one_line(message: str) -> str:
     # scikit-learn's messages can span lines; the CLI promises one line per message
-    return " ".join(str(message).split())
+    return _printable(" ".join(str(message).split()))
+
+
+def _printable(text: str) -> str:
+    """`text` with every control or format character written as its escape (ESC as ``\\x1b``).
+
+    File names and labels come from users' files: raw, an escape sequence in one would
+    recolour, move the cursor or retitle the terminal (CWE-150), and a
+    bidirectional override would show text other than what is there.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)

@@ -7,6 +7,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 import time
 import warnings
@@ -73,7 +74,8 @@ class FitReport:
     n_updates : int or list of int or None
         The model's ``n_updates_`` (a list for one-vs-rest), where it has one.
     n_epochs : int or None
-        The model's ``n_epochs_`` (or ``n_iter_``).
+        The model's ``n_epochs_`` (or ``n_iter_``); with ``--stream``, the passes over the
+        file.
     converged : bool or None
         The model's ``converged_``.
     mistake_bound : float or None
@@ -197,6 +199,7 @@ def fit(
     """
     defaults = _defaults(model, epochs, selection, seed, fit_intercept, stream is not None)
     estimator = make_model(model, params or {}, defaults)
+    _check_outputs(data, test, out, None if stream is None else stream.checkpoint)
     _announce_compilation(model, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
@@ -209,12 +212,33 @@ def fit(
     with _output.progress(f"fitting {model}", None, show_progress):
         fit_time, compile_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
     bound = _mistake_bound(model, estimator, loaded.X, loaded.y)
-    _save(estimator, out, loaded.format, loaded.zero_based, label_column)
-    return _report(loaded.name, model, estimator, loaded.X.shape, fit_time, notes, bound,
-                   train=float(estimator.score(loaded.X, loaded.y)),
-                   test=None if loaded.X_test is None else
-                   (loaded.X_test.shape[0], float(estimator.score(loaded.X_test, loaded.y_test))),
-                   out=out, compile_time=compile_time)
+    report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time, notes, bound,
+                     train=float(estimator.score(loaded.X, loaded.y)),
+                     test=None if loaded.X_test is None else
+                     (loaded.X_test.shape[0],
+                      float(estimator.score(loaded.X_test, loaded.y_test))),
+                     out=out, compile_time=compile_time)
+    # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
+    _save(estimator, out, loaded.format, loaded.zero_based, label_column,
+          loaded.feature_names)
+    return report
+
+
+def _check_outputs(data, test, out, checkpoint) -> None:
+    """Refuse, before any training, outputs that would destroy an input or cannot be written."""
+    from halfspaces.io import OutputFileError, check_output
+
+    if out is not None and str(out) == "-":
+        raise OutputFileError(out, "a model file cannot go to standard output, which "
+                                   "carries the report; give a file name to --out")
+    if out is not None:
+        check_output(out, (data, test, checkpoint))
+    if checkpoint is not None:
+        check_output(checkpoint, (data, test))
+    if out is not None and checkpoint is not None and \
+            os.path.realpath(out) == os.path.realpath(checkpoint):
+        raise OutputFileError(out, "it is also the --checkpoint, which the model would "
+                                   "replace; give them different names")
 
 
 def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
@@ -296,13 +320,15 @@ def _mistake_bound(model: str, estimator, X, y) -> float | None:
     return float(bound) if np.isfinite(bound) else None
 
 
-def _save(estimator, out: Path | None, fmt, zero_based, label_column) -> None:
+def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_names) -> None:
     if out is None:
         return
     from halfspaces.io.model import save
 
-    save(estimator, out, extra={"data": {"format": fmt, "zero_based": zero_based,
-                                         "label_column": label_column}})
+    data = {"format": fmt, "zero_based": zero_based, "label_column": label_column}
+    if feature_names is not None:  # CSV/TSV columns, so that predict can match them by name
+        data["feature_names"] = list(feature_names)
+    save(estimator, out, extra={"data": data})
 
 
 def _report(name, model, estimator, shape, fit_time, notes, bound, *, train, test, out,
@@ -310,7 +336,9 @@ def _report(name, model, estimator, shape, fit_time, notes, bound, *, train, tes
     params = estimator.get_params()
     streamed = passes is not None
     updates = _plain(getattr(estimator, "n_updates_", None))
-    epochs = getattr(estimator, "n_epochs_", getattr(estimator, "n_iter_", None))
+    # a stream's partial_fit calls each count one epoch; the passes over the file are the epochs
+    epochs = passes if streamed else getattr(estimator, "n_epochs_",
+                                             getattr(estimator, "n_iter_", None))
     return FitReport(
         dataset=name, model=model, selection=params.get("selection"),
         max_epochs=passes or params.get("max_epochs", params.get("max_iter")),
@@ -342,11 +370,14 @@ def _plain(value: Any) -> int | list[int] | None:
 
 def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
                 options: StreamOptions, show_progress) -> FitReport:
-    from halfspaces.io import evaluate_stream, fit_stream, scan
+    from halfspaces.io import DataFileError, column_names, evaluate_stream, fit_stream, scan
 
     if data is None:
         raise ValueError("--stream needs a training file DATA.")
     info = scan(data, format=format, label_column=label_column, chunk_size=options.chunk_size)
+    if info.n_samples == 0:
+        raise DataFileError(data, "the file holds no samples")
+    names = column_names(data, format=format, label_column=label_column)
     runs: list = []
     with _output.progress("streaming", passes * info.n_samples, show_progress) as advance:
         fit_time, compile_time, notes = _timed(lambda: runs.append(fit_stream(
@@ -356,11 +387,12 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
             on_progress=advance, n_features=info.n_features, classes=info.classes,
             zero_based=info.zero_based)))
     run = runs[0]
-    _save(run.model, out, info.format, run.zero_based, label_column)
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
             "zero_based": run.zero_based}
     train = evaluate_stream(run.model, data, **read).accuracy
-    tested = None if test is None else evaluate_stream(run.model, test, **read)
+    tested = None if test is None else evaluate_stream(run.model, test, **read,
+                                                       feature_names=names)
+    _save(run.model, out, info.format, run.zero_based, label_column, names)
     return _report(str(data), model, run.model, (info.n_samples, run.n_features), fit_time,
                    notes, None, train=train,
                    test=None if tested is None else (tested.n_samples, tested.accuracy),

@@ -1,7 +1,8 @@
 """``halfspaces predict``: one prediction per line for every sample of a data file.
 
 :func:`predict` yields the output lines chunk by chunk (memory bounded by a chunk);
-:func:`predict_cli` writes them to stdout, or atomically to ``--out``.
+:func:`predict_cli` writes them to stdout, or to ``--out`` through
+:func:`halfspaces.io.safe_write`.
 """
 
 from __future__ import annotations
@@ -31,17 +32,21 @@ def predict(model_path: Path, data: Path, *, proba: bool = False,
         ``predict_proba``.
     """
     from halfspaces.cli._data import label_text, load_model
-    from halfspaces.io import iter_chunks
+    from halfspaces.io import DataFileError, iter_chunks
 
     model, read = load_model(model_path)
     if proba and not hasattr(model, "predict_proba"):
         raise ValueError(f"{type(model).__name__} gives no probabilities; drop --proba.")
+    n_samples = 0
     for X, _ in iter_chunks(data, chunk_size, model.n_features_in_, format=format,
                             label_column=label_column, **read):
+        n_samples += X.shape[0]
         if proba:
             yield from (",".join(repr(float(p)) for p in row) for row in model.predict_proba(X))
         else:
             yield from (label_text(v) for v in model.predict(X))
+    if n_samples == 0:  # e.g. a pipe already read: an empty answer would look like success
+        raise DataFileError(data, "the file holds no samples")
 
 
 def predict_cli(
@@ -50,7 +55,8 @@ def predict_cli(
         help="Data to predict, in any format fit reads. CSV/TSV and .npy files may hold "
         "the features only; a label column, if present, is ignored.")],
     out: Annotated[Path | None, typer.Option(
-        help="Write the predictions here (atomically) instead of to stdout.",
+        help="Write the predictions here instead of to stdout (a regular file is replaced "
+        "atomically; a FIFO or device is written directly; - is stdout).",
         show_default=False)] = None,
     proba: Annotated[bool, typer.Option(
         "--proba", help="Print class probabilities (comma-separated, in classes_ order).")]
@@ -60,10 +66,16 @@ def predict_cli(
     json_output: JsonOutput = False,
 ) -> None:
     """Predict a label (or class probabilities) for every sample, one per line."""
+    if out is not None and str(out) == "-":
+        out = None
+    if out is not None:
+        from halfspaces.io import check_output
+
+        check_output(out, (model, data))  # before any work: never replace an input
     lines = predict(model, data, proba=proba, label_column=parse_label_column(label_column),
                     format=format)
     if out is not None:
-        n = _write_lines(out, lines)
+        n = _write_lines(out, lines, (model, data))
         if json_output:
             _output.render({"n_samples": n, "out": str(out)}, title="", as_json=True)
         return
@@ -74,8 +86,8 @@ def predict_cli(
         print(line)
 
 
-def _write_lines(path: Path, lines: Iterator[str]) -> int:
-    from halfspaces.io.model import atomic_write
+def _write_lines(path: Path, lines: Iterator[str], inputs) -> int:
+    from halfspaces.io import safe_write
 
     count = 0
 
@@ -85,5 +97,5 @@ def _write_lines(path: Path, lines: Iterator[str]) -> int:
             handle.write(line.encode() + b"\n")
             count += 1
 
-    atomic_write(path, write)
+    safe_write(path, write, inputs=inputs)
     return count

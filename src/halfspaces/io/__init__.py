@@ -1,12 +1,22 @@
 """Data files in and out: svmlight/LIBSVM, CSV/TSV, Parquet and NumPy readers, bounded-memory
-streaming with :func:`iter_chunks`, and errors that name the file, the line and the problem.
+streaming with :func:`iter_chunks`, errors that name the file, the line and the problem, and
+:func:`safe_write`, the one way the library and the command line write files.
 
 Model files (:func:`save`, :func:`load`) live in :mod:`halfspaces.io.model` and are also
 exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
 """
 
-from halfspaces.io._errors import DataFileError
-from halfspaces.io._files import FORMATS, DataInfo, detect_format, iter_chunks, read, scan
+from halfspaces.io._errors import DataFileError, OutputFileError
+from halfspaces.io._files import (
+    FORMATS,
+    DataInfo,
+    column_names,
+    detect_format,
+    iter_chunks,
+    read,
+    scan,
+)
+from halfspaces.io._write import check_output, safe_write
 from halfspaces.io.streaming import StreamCounts, StreamFit, evaluate_stream, fit_stream
 from halfspaces.io.svmlight import read_svmlight, read_svmlight_files
 
@@ -14,14 +24,18 @@ __all__ = [
     "FORMATS",
     "DataFileError",
     "DataInfo",
+    "OutputFileError",
     "StreamCounts",
     "StreamFit",
     "evaluate_stream",
     "fit_stream",
+    "check_output",
+    "column_names",
     "detect_format",
     "iter_chunks",
     "read",
     "read_svmlight",
     "read_svmlight_files",
+    "safe_write",
     "scan",
 ]

@@ -1,10 +1,10 @@
-"""The one error type of :mod:`halfspaces.io`: which file, which line, what is wrong."""
+"""The errors of :mod:`halfspaces.io`: which file, which line, what is wrong."""
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["DataFileError"]
+__all__ = ["DataFileError", "OutputFileError"]
 
 
 class DataFileError(ValueError):
@@ -35,3 +35,35 @@ class DataFileError(ValueError):
 
     def __reduce__(self):  # keep it picklable across processes (e.g. Dask workers)
         return type(self), (self.path, self.reason, self.line)
+
+
+class OutputFileError(OSError, ValueError):
+    """An output file cannot be written where it was asked for.
+
+    An :class:`OSError` (what a failed write raised before this class existed, so existing
+    handlers still catch it) and a :class:`ValueError` (a bad output argument).
+
+    Raised before anything is written (and, on the command line, before training) when the
+    output would replace one of the inputs, is a directory, or lies in a directory that is
+    missing or not writable; and when writing fails (e.g. a full disk), in which case the
+    file is left as it was. The message names the file, never a temporary one.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output file.
+    reason : str
+        What is wrong, and what to do instead.
+
+    Examples
+    --------
+    >>> str(OutputFileError("model.hs", "it is a directory; give a file name"))
+    'model.hs: it is a directory; give a file name'
+    """
+
+    def __init__(self, path: str | os.PathLike, reason: str) -> None:
+        self.path, self.reason = os.fspath(path), reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __reduce__(self):
+        return type(self), (self.path, self.reason)

@@ -12,8 +12,10 @@ import numpy as np
 
 from halfspaces.io import svmlight, tabular
 from halfspaces.io._errors import DataFileError
+from halfspaces.io._source import open_data
 
-__all__ = ["FORMATS", "DataInfo", "detect_format", "iter_chunks", "read", "scan"]
+__all__ = ["FORMATS", "DataInfo", "column_names", "detect_format", "iter_chunks", "read",
+           "scan"]
 
 FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
 _SUFFIXES = {
@@ -69,11 +71,8 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
 
 
 def _first_data_line(path) -> bytes:
-    try:
-        with open(path, "rb") as handle:
-            return next((line for line in handle if _is_data(line)), b"")
-    except OSError as exc:
-        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+    with open_data(path) as handle:
+        return next((line for line in handle if _is_data(line)), b"")
 
 
 def _is_data(line: bytes) -> bool:
@@ -83,7 +82,8 @@ def _is_data(line: bytes) -> bool:
 
 def read(path: str | os.PathLike, *, format: str | None = None,
          label_column: int | str | None = None, zero_based: bool | str = "auto",
-         n_features: int | None = None, classes: Sequence | None = None):
+         n_features: int | None = None, classes: Sequence | None = None,
+         feature_names: Sequence[str] | None = None):
     """Read a whole data file into (X, y).
 
     Parameters
@@ -101,6 +101,8 @@ def read(path: str | os.PathLike, *, format: str | None = None,
         Expected feature count (e.g. a model's ``n_features_in_``); None takes the file's.
     classes : sequence or None, default=None
         The allowed labels; a row with another label is an error naming its line.
+    feature_names : sequence of str or None, default=None
+        CSV/TSV with a header: the feature columns by name (see :func:`iter_chunks`).
 
     Returns
     -------
@@ -127,10 +129,36 @@ def read(path: str | os.PathLike, *, format: str | None = None,
         return svmlight.read_svmlight(path, n_features=n_features, zero_based=zero_based,
                                       classes=classes)
     X, y = next(iter_chunks(path, chunk_size=None, format=fmt, label_column=label_column,
-                            n_features=n_features, classes=classes), (None, None))
+                            n_features=n_features, classes=classes,
+                            feature_names=feature_names), (None, None))
     if X is None:
         raise DataFileError(path, "the file holds no samples")
     return X, y
+
+
+def column_names(path: str | os.PathLike, *, format: str | None = None,
+                 label_column: int | str | None = None) -> list[str] | None:
+    """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
+    returns them; None for a file without a header (or with a repeated name) or of another
+    format.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("x1,label,x2\\n0.5,yes,1\\n")
+    >>> column_names(path)
+    ['x1', 'x2']
+    """
+    if detect_format(path, format) != "csv":
+        return None
+    _, first = _header(path)
+    if first is None:
+        return None
+    layout = tabular.text_layout(path, first, label_column)
+    if not layout.header or len(set(layout.names)) < layout.n_columns:
+        return None  # without unique names, columns can only be matched by position
+    return [layout.names[c] for c in layout.feature_columns]
 
 
 def scan(path: str | os.PathLike, *, format: str | None = None,
@@ -169,6 +197,7 @@ def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
         if X.nnz:
             width = max(width, int(X.indices.max()) + 1)
             smallest = min(int(X.indices.min()), width if smallest is None else smallest)
+    svmlight.check_width(path, width)
     zero = smallest == 0 if zero_based == "auto" else bool(zero_based)
     return DataInfo("svmlight", n_samples, width - (0 if zero else 1) if width else 0,
                     _sorted(labels), zero)
@@ -188,6 +217,7 @@ def iter_chunks(
     zero_based: bool | str = "auto",
     classes: Sequence | None = None,
     skip: int = 0,
+    feature_names: Sequence[str] | None = None,
 ) -> Iterator[tuple[Any, Any]]:
     """Yield (X, y) blocks of `chunk_size` rows, holding only one block in memory at a time.
 
@@ -207,6 +237,10 @@ def iter_chunks(
         and no `label_column` given has no label column (data to predict): y is then None.
     skip : int, default=0
         Rows to skip first (without parsing them), e.g. to resume a stream.
+    feature_names : sequence of str or None, default=None
+        CSV/TSV with a header: the feature columns by name, in this order (e.g. those a
+        model was trained on, from :func:`column_names`); the label is then the column
+        left over. Files without a header, and other formats, are read by position.
 
     Yields
     ------
@@ -227,7 +261,8 @@ def iter_chunks(
     if fmt == "svmlight":
         return _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip)
     if fmt == "csv":
-        return _text_chunks(path, chunk_size, n_features, label_column, classes, skip)
+        return _text_chunks(path, chunk_size, n_features, label_column, classes, skip,
+                            feature_names)
     return _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip)
 
 
@@ -241,12 +276,14 @@ def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
                                    n_features=n_features, classes=classes)
 
 
-def _text_chunks(path, chunk_size, n_features, label_column, classes, skip):
+def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feature_names):
     header_number, first = _header(path)
     if first is None:
         return
     layout = tabular.text_layout(path, first, label_column)
-    if _unlabelled(layout.n_columns, n_features, label_column):
+    if feature_names is not None and layout.header:
+        layout = tabular.match_columns(path, layout, feature_names)
+    elif _unlabelled(layout.n_columns, n_features, label_column):
         layout = dataclasses.replace(layout, label=None)
     width = len(layout.feature_columns)
     if n_features is not None and n_features != width:
@@ -257,12 +294,9 @@ def _text_chunks(path, chunk_size, n_features, label_column, classes, skip):
 
 
 def _header(path) -> tuple[int, bytes | None]:
-    try:
-        with open(path, "rb") as handle:
-            return next(((n, line) for n, line in enumerate(handle, 1) if _is_data(line)),
-                        (0, None))
-    except OSError as exc:
-        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+    with open_data(path) as handle:
+        return next(((n, line) for n, line in enumerate(handle, 1) if _is_data(line)),
+                    (0, None))
 
 
 def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int = 0):
@@ -272,11 +306,7 @@ def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int =
     skips them) so that the block's lines are consecutive.
     """
     limit = chunk_size or float("inf")
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
-    with handle:
+    with open_data(path) as handle:
         lines, numbers = [], []
         for number, line in enumerate(handle, 1):
             if not _is_data(line) or number == header_line:

@@ -36,7 +36,6 @@ import dataclasses
 import json
 import math
 import os
-import tempfile
 import zipfile
 import zlib
 from pathlib import Path
@@ -48,6 +47,7 @@ from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, sta
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
 from halfspaces.io._state import check_state
+from halfspaces.io._write import safe_write
 
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
@@ -87,7 +87,9 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
 
     The file is written next to `path` under a temporary name, flushed to disk (fsync) and
     renamed over `path`, so a reader (or a crash) sees either the old file or the new one,
-    never half of one.
+    never half of one. A new file's mode follows the umask and a replaced file keeps its
+    mode; an existing FIFO or character device is written directly
+    (:func:`halfspaces.io.safe_write`).
 
     Parameters
     ----------
@@ -108,6 +110,9 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     ModelFileError
         If the model is not a halfspaces estimator, or holds an attribute the format cannot
         store (the message names it).
+    halfspaces.io.OutputFileError
+        If `path` cannot be written (a directory, a missing directory, a full disk); `path`
+        is then left as it was.
 
     Examples
     --------
@@ -140,37 +145,13 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
 
 
 def atomic_write(path: str | os.PathLike, write) -> Path:
-    """Call ``write(binary_handle)`` on a temporary file beside `path`, fsync, rename.
+    """Call ``write(binary_handle)`` to produce `path` through :func:`halfspaces.io.safe_write`.
 
-    On any error the temporary file is removed and `path` is left as it was.
+    A regular file is written under a temporary name beside it, fsynced and renamed over it
+    (on any error `path` is left as it was); a new file's mode follows the umask and a
+    replaced file keeps its mode; an existing FIFO or character device is written directly.
     """
-    path = Path(path)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.",
-                                             suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
-    return path
-
-
-def _fsync_directory(directory: Path) -> None:
-    try:
-        descriptor = os.open(directory or ".", os.O_RDONLY)
-    except OSError:  # pragma: no cover - e.g. platforms without directory handles
-        return
-    try:
-        os.fsync(descriptor)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(descriptor)
+    return safe_write(path, write)
 
 
 def load(path: str | os.PathLike) -> Any:

@@ -191,6 +191,8 @@ def fit_stream(
         if checkpoint is not None:
             _write_checkpoint(model, checkpoint, settings, plan, epoch + 1, 0)
             n_checkpoints += 1
+    if n_seen == 0 and not plan.resumed:
+        raise DataFileError(path, "the file holds no samples")
     resumed_at = (plan.epoch, plan.position) if plan.resumed else None
     return StreamFit(model, plan.n_features, plan.zero_based, n_seen, resumed_at, n_checkpoints)
 
@@ -379,10 +381,13 @@ class StreamCounts:
 
 def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                     format: str | None = None, label_column: int | str | None = None,
-                    zero_based: bool | str = "auto") -> StreamCounts:
+                    zero_based: bool | str = "auto",
+                    feature_names: Any = None) -> StreamCounts:
     """Accuracy, confusion matrix and log-loss of a fitted classifier on a file, in chunks.
 
-    A label the model has never seen is an error naming its line.
+    A label the model has never seen is an error naming its line, and a file without
+    samples is an error. `feature_names` matches CSV/TSV columns by header name (see
+    :func:`halfspaces.io.iter_chunks`).
     """
     classes = model.classes_
     k = len(classes)
@@ -391,7 +396,8 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     fmt = detect_format(path, format)
     for X, y in iter_chunks(path, chunk_size, model.n_features_in_, format=fmt,
                             label_column=label_column, zero_based=zero_based,
-                            classes=_as_label_type(classes, fmt)):
+                            classes=_as_label_type(classes, fmt),
+                            feature_names=feature_names):
         if y is None:
             raise DataFileError(path, f"no label column: it has only the model's "
                                       f"{model.n_features_in_} feature columns")
@@ -402,6 +408,8 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
             proba = np.clip(model.predict_proba(X)[np.arange(len(y)), truth], _EPS, 1.0)
             loss -= float(np.log(proba).sum())
     n = int(confusion.sum())
+    if n == 0:
+        raise DataFileError(path, "the file holds no samples")
     return StreamCounts(classes, confusion, loss / n if has_proba and n else None)
 
 

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from halfspaces.io._errors import DataFileError
+from halfspaces.io._source import open_data
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
 
-__all__ = ["line_problem", "parse_block", "read_svmlight", "read_svmlight_base",
-           "read_svmlight_files"]
+__all__ = ["check_width", "dense_budget", "line_problem", "parse_block", "read_svmlight",
+           "read_svmlight_base", "read_svmlight_files"]
 
 _MAX_INDEX = 2**31 - 1  # scikit-learn parses indices into a C int
 _PARSE_ERRORS = (ValueError, OverflowError, IndexError)
@@ -98,10 +99,15 @@ def read_svmlight_files(
 def read_svmlight_base(paths, *, n_features=None, zero_based="auto", classes=None):
     """:func:`read_svmlight_files` and the index base it used (True: 0-based)."""
     raw = [(path, *_read_raw(path)) for path in paths]
+    for path, X, _ in raw:
+        if X.shape[0] == 0:
+            raise DataFileError(path, "the file holds no samples")
     if zero_based == "auto":
         zero_based = any(X.nnz and X.indices.min() == 0 for _, X, _ in raw)
     shift = 0 if zero_based else 1
     if n_features is None:
+        for path, X, _ in raw:
+            check_width(path, X.shape[1])
         n_features = max([X.shape[1] - shift for _, X, _ in raw] + [0])
     pairs = [
         finish_block(path, X, y, lambda path=path: _lines(path), first_line=1, shift=shift,
@@ -144,6 +150,40 @@ def finish_block(path, X, y, numbered_lines, first_line: int, shift: int, n_feat
     return X, y
 
 
+def dense_budget() -> int:
+    """Bytes one dense weight vector over a file's features may take: a quarter of the
+    machine's memory (a model keeps a few such vectors: weights, averages, a best-so-far)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 2**34
+
+
+def check_width(path: str | os.PathLike, raw_width: int) -> None:
+    """Refuse a file whose largest feature index (``raw_width - 1`` as written) would make
+    every model allocate more than :func:`dense_budget`; the error names the index and line.
+    """
+    needed = 8 * raw_width  # float64 weights, one per column
+    if needed <= dense_budget():
+        return
+    index = raw_width - 1
+    line = next((number for number, text in _lines(path) if index in _indices(text)), None)
+    raise DataFileError(
+        path, f"feature index {index} means {raw_width:,} features, and one weight vector "
+              f"over them needs {needed / 2**30:.1f} GiB (more than a quarter of this "
+              "machine's memory); is the index a mistake?", line=line)
+
+
+def _indices(line: bytes) -> set[int]:
+    found = set()
+    for token in _strip_comment(line).split()[1:]:
+        try:
+            found.add(int(token.split(b":", 1)[0]))
+        except ValueError:
+            continue
+    return found
+
+
 def _block_ok(X, y, shift: int, n_features: int, classes) -> bool:
     if X.nnz and X.indices.min() < shift:
         return False
@@ -156,11 +196,8 @@ def _block_ok(X, y, shift: int, n_features: int, classes) -> bool:
 
 def _read_raw(path: str | os.PathLike) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Parse `path` with indices as written (0-based raw); errors name the line."""
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read()
-    except OSError as exc:
-        raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from exc
+    with open_data(path) as handle:
+        text = handle.read()
     return _parse_raw(path, text, lambda: _lines(path))
 
 
@@ -187,7 +224,7 @@ def _parse_raw(path, text: bytes, numbered_lines) -> tuple[sp.csr_matrix, NDArra
 
 
 def _lines(path):
-    with open(path, "rb") as handle:
+    with open_data(path) as handle:
         yield from enumerate(handle, start=1)
 
 
@@ -268,7 +305,9 @@ def _pair_problem(token: bytes, previous: int, shift: int, n_features) -> tuple[
         index = int(index_text)
     except ValueError:
         return f"feature index {_show(index_text)} is not an integer", previous
-    if index > _MAX_INDEX or index < shift:
+    if index > _MAX_INDEX:
+        return f"feature index {index} is too large (at most {_MAX_INDEX})", previous
+    if index < shift:
         first = "1 (this file is 1-based)" if shift else "0"
         return f"feature index {index} is out of range; indices start at {first}", previous
     if index <= previous:

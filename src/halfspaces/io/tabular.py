@@ -11,6 +11,7 @@ import dataclasses
 import math
 import os
 import re
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,15 +19,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from halfspaces.io._errors import DataFileError
+from halfspaces.io._source import raw_source
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["TextLayout", "label_values", "parse_rows", "read_numpy", "read_parquet",
-           "text_layout"]
+__all__ = ["NOT_A_LABEL", "TextLayout", "label_values", "match_columns", "parse_rows",
+           "read_numpy", "read_parquet", "text_layout"]
 
 LABEL_NAMES = ("label", "target", "class", "y")
 """Header names taken as the label column when none is given (case-insensitive)."""
+
+NOT_A_LABEL = ("", "nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity",
+               "-infinity")
+"""Label fields (lower-cased) that mark a missing or non-finite value, never a class."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,10 +44,43 @@ class TextLayout:
     n_columns: int
     label: int | None  # None: the file has no label column (data to predict)
     names: tuple[str, ...] | None
+    features: tuple[int, ...] | None = None  # None: every column but the label, in order
 
     @property
     def feature_columns(self) -> list[int]:
+        if self.features is not None:
+            return list(self.features)
         return [c for c in range(self.n_columns) if c != self.label]
+
+
+def match_columns(path: str | os.PathLike, layout: TextLayout,
+                  names: Sequence[str] | None) -> TextLayout:
+    """`layout` with its feature columns found by header name, in the order of `names` (the
+    columns a model was trained on), so that a file with its columns in another order is
+    read right; a file without a header is read by position.
+
+    The label column is the one `layout` chose if it is not a feature, else the one column
+    left over (None if none is).
+    """
+    if names is None or not layout.header:
+        return layout
+    missing = [name for name in names if name not in layout.names]
+    if missing:
+        shown = ", ".join(map(repr, missing[:5])) + (", ..." if len(missing) > 5 else "")
+        raise DataFileError(path, f"no column named {shown}, which the model was trained on "
+                                  f"(the file has: {_listed(layout.names)})")
+    repeated = [name for name in names if layout.names.count(name) > 1]
+    if repeated:
+        raise DataFileError(path, f"column {repeated[0]!r} appears more than once in the "
+                                  "header; rename one of them")
+    features = tuple(layout.names.index(name) for name in names)
+    rest = [c for c in range(layout.n_columns) if c not in features]
+    label = layout.label if layout.label in rest else (rest[0] if len(rest) == 1 else None)
+    return dataclasses.replace(layout, label=label, features=features)
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
 
 
 def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str | None,
@@ -138,6 +177,8 @@ def label_values(raw: NDArray, classes=None) -> NDArray | None:
         y = raw
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         return None
+    if y.dtype.kind == "U" and np.isin(np.char.lower(y), NOT_A_LABEL).any():
+        return None  # a missing value among text labels, not one more class
     if classes is not None and not np.isin(y, np.asarray(classes, dtype=y.dtype)).all():
         return None
     return y
@@ -146,7 +187,7 @@ def label_values(raw: NDArray, classes=None) -> NDArray | None:
 def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
     kind = None if classes is None else np.asarray(classes).dtype.kind
     allowed = None if classes is None else {str(c) for c in np.asarray(classes).tolist()}
-    for number, line in zip(numbers, text, strict=False):
+    for number, line in zip(numbers, text, strict=True):
         reason = _text_line_problem(line, layout, kind, allowed)
         if reason:
             return DataFileError(path, reason, line=number)
@@ -196,7 +237,9 @@ def _text_label_problem(field: str, kind, allowed) -> str | None:
     if allowed is not None and field not in allowed:
         return f"label {_shorten(field)!r} is not one of the expected labels " \
                f"({', '.join(sorted(allowed))})"
-    if kind is None and field.lower() in ("nan", "inf", "-inf", "+inf", "infinity"):
+    if kind is None and not field:
+        return "the label is missing"
+    if kind is None and field.lower() in NOT_A_LABEL:
         return f"label is {field!r}; NaN and infinity are not allowed"
     return None
 
@@ -218,7 +261,7 @@ def read_parquet(path: str | os.PathLike, label_column: int | str | None = None,
         raise DataFileError(path, "reading Parquet needs pyarrow: pip install "
                                   "'halfspaces[parquet]'") from None
     try:
-        handle = pq.ParquetFile(os.fspath(path))
+        handle = pq.ParquetFile(raw_source(path))
     except Exception as exc:  # pyarrow raises its own ArrowInvalid, OSError, ...
         raise DataFileError(path, f"not a readable Parquet file ({exc})") from None
     names = handle.schema_arrow.names
@@ -271,6 +314,8 @@ def _checked_xy(path, X: NDArray, y: NDArray, start: int):
     bad = ~np.isfinite(X).all(axis=1)
     if y is not None and y.dtype.kind == "f":
         bad |= ~np.isfinite(y)
+    if y is not None and y.dtype.kind == "U":
+        bad |= np.isin(np.char.lower(np.char.strip(y)), NOT_A_LABEL)
     if bad.any():
         raise DataFileError(path, f"row {start + int(np.argmax(bad))} holds NaN or infinity")
     return X, y
@@ -284,18 +329,16 @@ def read_numpy(path: str | os.PathLike, label_column: int | None = None,
     With `mmap` a ``.npy`` file is returned memory-mapped, as (array, label index), for
     :func:`iter_chunks` to slice.
     """
+    source = raw_source(path)
     try:
-        data = np.load(os.fspath(path), allow_pickle=False,
-                       mmap_mode="r" if mmap and str(path).endswith(".npy") else None)
+        data = np.load(source, allow_pickle=False,
+                       mmap_mode="r" if mmap and isinstance(source, str) and
+                       source.endswith(".npy") else None)
     except (OSError, ValueError, EOFError) as exc:
         raise DataFileError(path, f"not a readable NumPy file ({exc})") from None
     if isinstance(data, np.lib.npyio.NpzFile):
         with data:
-            if not {"X", "y"} <= set(data.files):
-                raise DataFileError(path, f"an .npz data file needs arrays 'X' and 'y' (it "
-                                          f"has {', '.join(data.files) or 'none'})")
-            X, y = np.asarray(data["X"], dtype=np.float64), _plain_labels(data["y"])
-        return _checked_xy(path, np.atleast_2d(X), y, 0)
+            return _npz_xy(path, data)
     if data.ndim != 2 or data.shape[1] < 1:
         raise DataFileError(path, f"an .npy data file must hold a 2-D array, not shape "
                                   f"{data.shape}")
@@ -303,6 +346,17 @@ def read_numpy(path: str | os.PathLike, label_column: int | None = None,
     if mmap:
         return data, label
     return split_label(path, data, label, 0)
+
+
+def _npz_xy(path, data):
+    if not {"X", "y"} <= set(data.files):
+        raise DataFileError(path, f"an .npz data file needs arrays 'X' and 'y' (it "
+                                  f"has {', '.join(data.files) or 'none'})")
+    try:  # an object array (it would need unpickling), a damaged member, a non-number
+        X, y = np.asarray(data["X"], dtype=np.float64), _plain_labels(data["y"])
+    except (OSError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as exc:
+        raise DataFileError(path, f"not a readable .npz data file ({exc})") from None
+    return _checked_xy(path, np.atleast_2d(X), y, 0)
 
 
 def split_label(path, block: NDArray, label: int | None, start: int):

@@ -1,0 +1,489 @@
+"""Hostile and unusual data files and output paths: no crash, no silent wrong answer, no lost
+file.
+
+Each test states the attack it answers. Oracles: the same data read from a plain file (for
+pipes, BOMs, compressed files and reordered columns), the file system itself (modes, inodes,
+file kinds) and, for garbled files, the contract of :mod:`halfspaces.io`: a parse to finite
+data or a :class:`~halfspaces.io.DataFileError` that names the file, never another exception.
+Every file is written inside pytest's ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import gzip
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import halfspaces
+from halfspaces.io import (
+    DataFileError,
+    OutputFileError,
+    check_output,
+    evaluate_stream,
+    iter_chunks,
+    read,
+    safe_write,
+    scan,
+)
+from halfspaces.io import svmlight as svmlight_module
+
+SVM = "1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n"
+CSV = "a,b,label\n2,1,1\n1,3,1\n-1,-2,-1\n-2,-1,-1\n"
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """The command line in a subprocess (for a real standard input)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HALFSPACES_DEBUG", "FORCE_COLOR")}
+    env.update(NO_COLOR="1", COLUMNS="200")
+    return subprocess.run([sys.executable, "-m", "halfspaces", *args], capture_output=True,
+                          text=True, env=env, timeout=120, input=stdin)
+
+
+@dataclasses.dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """The command line in this process (quicker than a subprocess on a loaded machine)."""
+    from halfspaces.cli import main
+
+    monkeypatch.delenv("HALFSPACES_DEBUG", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("COLUMNS", "200")
+
+    def run(*args: str) -> Ran:
+        capsys.readouterr()
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        captured = capsys.readouterr()
+        return Ran(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def files(tmp_path):
+    """A training file, its model and a CSV file, inside tmp_path."""
+    (tmp_path / "t.svm").write_text(SVM)
+    (tmp_path / "t.csv").write_text(CSV)
+    X, y = read(tmp_path / "t.svm")
+    halfspaces.save(halfspaces.Perceptron().fit(X, y), tmp_path / "m.hs",
+                    extra={"data": {"zero_based": False}})
+    return tmp_path
+
+
+def read_fifo_in_background(path):
+    """Read `path` (a FIFO) in a thread; returns a function giving what it read."""
+    box = []
+    thread = threading.Thread(target=lambda: box.append(open(path, "rb").read()), daemon=True)
+    thread.start()
+
+    def result(timeout=60.0):
+        thread.join(timeout)
+        if thread.is_alive():  # nothing reached the FIFO: unblock the reader, then fail
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            thread.join(5)
+            return None
+        return box[0]
+
+    return result
+
+
+# 3. --out onto special files ---------------------------------------------------------------
+
+def test_safe_write_writes_through_a_fifo_and_keeps_it(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = read_fifo_in_background(fifo)
+    safe_write(fifo, lambda handle: handle.write(b"through the pipe\n"))
+    assert received() == b"through the pipe\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_predict_out_onto_a_fifo_and_dash(files, cli):
+    fifo = files / "pipe"
+    os.mkfifo(fifo)
+    received = read_fifo_in_background(fifo)
+    result = cli("predict", str(files / "m.hs"), str(files / "t.svm"), "--out", str(fifo))
+    assert result.returncode == 0, result.stderr
+    assert received() == b"1\n1\n-1\n-1\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    dash = cli("predict", str(files / "m.hs"), str(files / "t.svm"), "--out", "-")
+    assert dash.returncode == 0 and dash.stdout == "1\n1\n-1\n-1\n"
+    assert not (files / "-").exists()
+
+
+def test_out_onto_a_directory_is_refused_before_any_work(files, cli):
+    result = cli("fit", str(files / "t.svm"), "--out", str(files))
+    assert result.returncode == 1
+    assert "it is a directory" in result.stderr and "internal error" not in result.stderr
+
+
+# 4. terminal escapes -----------------------------------------------------------------------
+
+def test_control_characters_never_reach_the_terminal(tmp_path, cli):
+    data = tmp_path / "esc\x1b]0;title\x07.csv"
+    data.write_text("a,b,label\n1,2,\x1b[41mEVIL\x1b[0m\n-1,-2,ok\n")
+    model = tmp_path / "esc.hs"
+    fitted = cli("fit", str(data), "--out", str(model))
+    assert fitted.returncode == 0, fitted.stderr
+    evaluated = cli("evaluate", str(model), str(data))
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert "\\x1b[41mEVIL" in evaluated.stdout  # shown, escaped
+    bad = tmp_path / "bad\x1b[2J.svm"
+    bad.write_text("1 1:x\n")
+    failed = cli("fit", str(bad))
+    assert failed.returncode == 1 and "\\x1b[2J" in failed.stderr
+    for output in (fitted.stdout, evaluated.stdout, failed.stderr):
+        assert not any(c in output for c in "\x1b\x07\x9b"), output
+
+
+# 5. outputs that are inputs ----------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [
+    ["fit", "{t.svm}", "--out", "{t.svm}"],
+    ["fit", "{t.svm}", "--out", "{dir}/./t.svm"],
+    ["fit", "{t.svm}", "--out", "{link}"],
+    ["fit", "{t.svm}", "--test", "{t.csv}", "--out", "{t.csv}"],
+    ["fit", "{t.svm}", "--stream", "--checkpoint", "{t.svm}"],
+    ["fit", "{t.svm}", "--stream", "--checkpoint", "{ck}", "--out", "{ck}"],
+    ["predict", "{m.hs}", "{t.csv}", "--out", "{t.csv}"],
+    ["predict", "{m.hs}", "{t.svm}", "--out", "{m.hs}"],
+    ["predict", "{m.hs}", "{t.svm}", "--out", "{hard}"],
+])
+def test_an_output_that_is_an_input_is_refused(files, command, cli):
+    (files / "link").symlink_to(files / "t.svm")
+    os.link(files / "t.svm", files / "hard")
+    (files / "ck").write_bytes((files / "m.hs").read_bytes())
+    before = {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()}
+    places = {"{dir}": str(files), **{f"{{{n}}}": str(files / n)
+                                      for n in ("t.svm", "t.csv", "m.hs", "link", "hard", "ck")}}
+    args = []
+    for arg in command:
+        for place, value in places.items():
+            arg = arg.replace(place, value)
+        args.append(arg)
+    result = cli(*args)
+    assert result.returncode == 1, result.stdout
+    assert "same file as the input" in result.stderr
+    assert {p.name: p.read_bytes() for p in files.iterdir() if p.is_file()} == before
+
+
+def test_out_and_checkpoint_must_differ(files, cli):
+    result = cli("fit", files / "t.svm", "--stream", "--checkpoint", files / "run.ck",
+                 "--out", f"{files}/./run.ck")
+    assert result.returncode == 1 and "also the --checkpoint" in result.stderr
+    assert not (files / "run.ck").exists()
+
+
+# 6. modes: the umask for new files, the old mode for replaced ones -------------------------
+
+def test_new_files_follow_the_umask_and_replaced_files_keep_their_mode(files, cli):
+    model = halfspaces.load(files / "m.hs")
+    old = os.umask(0o027)
+    try:
+        halfspaces.save(model, files / "new.hs")
+        assert stat.S_IMODE(os.stat(files / "new.hs").st_mode) == 0o640
+        os.chmod(files / "new.hs", 0o664)
+        halfspaces.save(model, files / "new.hs")
+        assert stat.S_IMODE(os.stat(files / "new.hs").st_mode) == 0o664
+    finally:
+        os.umask(old)
+    result = cli("predict", str(files / "m.hs"), str(files / "t.svm"), "--out",
+                     str(files / "p.txt"))
+    expected = 0o666 & ~old
+    assert result.returncode == 0 and stat.S_IMODE(os.stat(files / "p.txt").st_mode) == expected
+
+
+def test_writing_through_a_symlink_replaces_its_target(tmp_path):
+    (tmp_path / "real.txt").write_text("old")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    safe_write(tmp_path / "link.txt", lambda handle: handle.write(b"new"))
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "new"
+
+
+# 7. nothing written after a failure; the directory checked first; no temporary names -------
+
+def test_a_failed_fit_writes_no_model(files, cli):
+    (files / "empty.svm").write_text("")
+    for extra in ([], ["--stream"]):
+        result = cli("fit", str(files / "t.svm"), "--test", str(files / "empty.svm"),
+                         "--out", str(files / "x.hs"), *extra)
+        assert result.returncode == 1 and "empty.svm" in result.stderr
+        assert not (files / "x.hs").exists()
+
+
+def test_an_unwritable_output_is_refused_before_reading_the_data(tmp_path, cli):
+    (tmp_path / "broken.svm").write_text("1 1:x\n")  # reading it would fail
+    result = cli("fit", str(tmp_path / "broken.svm"), "--out",
+                     str(tmp_path / "missing" / "m.hs"))
+    assert result.returncode == 1
+    assert "missing does not exist" in result.stderr and "line 1" not in result.stderr
+
+
+def test_a_failed_write_names_the_file_not_a_temporary_one(tmp_path):
+    path = tmp_path / "m.hs"
+    path.write_bytes(b"old")
+
+    def full_disk(handle):
+        handle.write(b"partial")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(OutputFileError) as info:
+        safe_write(path, full_disk)
+    assert str(info.value).startswith(f"{path}: ") and ".tmp" not in str(info.value)
+    assert "No space left" in str(info.value)
+    assert path.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["m.hs"]
+
+
+def test_check_output_refuses_by_inode_and_accepts_new_files(tmp_path):
+    (tmp_path / "d.svm").write_text(SVM)
+    check_output(tmp_path / "new.hs", [tmp_path / "d.svm", None, tmp_path / "absent"])
+    with pytest.raises(OutputFileError, match="same file as the input"):
+        check_output(tmp_path / ".." / tmp_path.name / "d.svm", [tmp_path / "d.svm"])
+
+
+# 12. empty data ----------------------------------------------------------------------------
+
+def test_empty_data_is_an_error_naming_the_file(files, cli):
+    empty = files / "empty.svm"
+    empty.write_text("# only a comment\n")
+    for args in (["evaluate", str(files / "m.hs"), str(empty)],
+                 ["fit", str(empty), "--stream"],
+                 ["fit", str(empty)],
+                 ["predict", str(files / "m.hs"), str(empty)]):
+        result = cli(*args)
+        assert result.returncode == 1, args
+        assert f"{empty}: the file holds no samples" in result.stderr, result.stderr
+    with pytest.raises(DataFileError, match="no samples"):
+        evaluate_stream(halfspaces.load(files / "m.hs"), empty)
+    with pytest.raises(DataFileError, match="no samples"):
+        read(empty)
+
+
+# 13. piped, non-seekable input -------------------------------------------------------------
+
+def test_piped_input_is_read_once_and_whole(files):
+    result = run_cli("predict", str(files / "m.hs"), "/dev/stdin", stdin=SVM)
+    assert result.returncode == 0 and result.stdout == "1\n1\n-1\n-1\n", result.stderr
+    nothing = run_cli("predict", str(files / "m.hs"), "/dev/stdin", stdin="")
+    assert nothing.returncode == 1 and "no samples" in nothing.stderr
+    evaluated = run_cli("evaluate", str(files / "m.hs"), "/dev/stdin", "--json", stdin=SVM)
+    assert json.loads(evaluated.stdout)["n_samples"] == 4
+
+
+def test_a_fifo_is_read_like_the_file(tmp_path):
+    fifo = tmp_path / "data.csv"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text(CSV), daemon=True)
+    writer.start()
+    X, y = read(fifo)  # sniffing the header and parsing both see every line
+    writer.join(5)
+    assert X.tolist() == [[2, 1], [1, 3], [-1, -2], [-2, -1]] and y.tolist() == [1, 1, -1, -1]
+
+
+# 14. byte-order marks, NaN labels, columns by name -----------------------------------------
+
+BOM = "\ufeff"
+
+
+def test_a_bom_is_not_part_of_the_data(tmp_path):
+    cases = {"h.csv": "1,2,1\n-1,-2,-1\n", "n.csv": "a,b,label\n1,2,1\n-1,-2,-1\n",
+             "d.svm": "1 1:1 2:2\n-1 1:-1 2:-2\n"}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        (tmp_path / f"bom_{name}").write_text(BOM + text, encoding="utf-8")
+        plain, marked = read(tmp_path / name), read(tmp_path / f"bom_{name}")
+        dense = [x.toarray() if hasattr(x, "toarray") else x for x in (plain[0], marked[0])]
+        assert np.array_equal(*dense) and np.array_equal(plain[1], marked[1]), name
+    X, y = read(tmp_path / "bom_n.csv", label_column="a")
+    assert y.tolist() == [1.0, -1.0]
+
+
+def test_a_nan_label_is_an_error_not_a_class(tmp_path):
+    for text in ("a,label\n1,yes\n2,NaN\n", "a,label\n1,yes\n2,\n", "a,label\n1,1\n2,nan\n"):
+        (tmp_path / "d.csv").write_text(text)
+        with pytest.raises(DataFileError, match=r"d\.csv, line 3: "):
+            read(tmp_path / "d.csv")
+
+
+def test_columns_are_matched_by_header_name(files, cli):
+    model = files / "c.hs"
+    assert cli("fit", str(files / "t.csv"), "--out", str(model)).returncode == 0
+    shuffled = files / "s.csv"
+    shuffled.write_text("label,b,a\n1,1,2\n1,3,1\n-1,-2,-1\n-1,-1,-2\n")
+    for name in ("t.csv", "s.csv"):
+        result = cli("evaluate", str(model), str(files / name), "--json")
+        assert json.loads(result.stdout)["accuracy"] == 1.0, (name, result.stderr)
+    direct = cli("predict", str(model), str(files / "t.csv")).stdout
+    assert cli("predict", str(model), str(shuffled)).stdout == direct
+    tested = cli("fit", str(files / "t.csv"), "--test", str(shuffled), "--json")
+    assert json.loads(tested.stdout)["test_accuracy"] == 1.0
+    renamed = files / "r.csv"
+    renamed.write_text("label,b,c\n1,1,2\n")
+    missing = cli("evaluate", str(model), str(renamed))
+    assert missing.returncode == 1 and "no column named 'a'" in missing.stderr
+    twice = files / "twice.csv"
+    twice.write_text("a,b,a,label\n2,1,5,1\n")
+    ambiguous = cli("evaluate", str(model), str(twice))
+    assert ambiguous.returncode == 1 and "'a' appears more than once" in ambiguous.stderr
+
+
+# 15. huge feature indices ------------------------------------------------------------------
+
+def test_a_huge_index_is_refused_before_allocating(tmp_path, monkeypatch):
+    path = tmp_path / "i.svm"
+    path.write_text("1 1:1\n# a comment\n-1 2:1 2147483647:1\n")
+    monkeypatch.setattr(svmlight_module, "dense_budget", lambda: 2**30)
+    for reader in (lambda: read(path), lambda: scan(path),
+                   lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError) as info:
+            reader()
+        assert str(info.value).startswith(f"{path}, line 3: feature index 2147483647")
+        assert "16.0 GiB" in str(info.value)
+    path.write_text("1 1:1 2147483648:1\n")
+    with pytest.raises(DataFileError, match="index 2147483648 is too large"):
+        read(path)
+
+
+def test_the_cli_refuses_a_huge_index_by_name(tmp_path, monkeypatch, cli):
+    path = tmp_path / "i.svm"
+    path.write_text("1 1:1 2147483647:1\n-1 2:1\n")
+    monkeypatch.setattr(svmlight_module, "dense_budget", lambda: 2**30)
+    result = cli("fit", path)
+    assert result.returncode == 1 and "line 1: feature index 2147483647" in result.stderr
+
+
+# 17. compressed files, object arrays, the streaming report's epochs ------------------------
+
+def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
+    (tmp_path / "plain.svm").write_text(SVM)
+    (tmp_path / "packed.svm").write_bytes(gzip.compress(SVM.encode()))
+    plain, packed = read(tmp_path / "plain.svm"), read(tmp_path / "packed.svm")
+    assert np.array_equal(plain[0].toarray(), packed[0].toarray())
+    assert np.array_equal(plain[1], packed[1])
+    (tmp_path / "cut.svm").write_bytes(gzip.compress(SVM.encode() * 50)[:-20])
+    with pytest.raises(DataFileError, match=r"cut\.svm: a damaged gzip file"):
+        read(tmp_path / "cut.svm")
+
+
+def test_an_object_array_npz_names_the_file(tmp_path):
+    path = tmp_path / "o.npz"
+    np.savez(path, X=np.array([[1.0], [2.0]], dtype=object), y=np.array([1, -1]))
+    with pytest.raises(DataFileError, match=r"o\.npz: "):
+        read(path)
+
+
+def test_the_streaming_report_counts_its_epochs(files, cli):
+    result = cli("fit", str(files / "t.svm"), "--stream", "--epochs", "3", "--json")
+    assert json.loads(result.stdout)["n_epochs"] == 3, result.stderr
+
+
+# garbled files (Hypothesis) ----------------------------------------------------------------
+
+def _svmlight_text(rows) -> bytes:
+    lines = []
+    for label, features in rows:
+        pairs = " ".join(f"{i}:{v}" for i, v in sorted(features.items()))
+        lines.append(f"{label} {pairs}".rstrip())
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _csv_text(rows) -> bytes:
+    lines = ["x1,x2,x3,label"] + [f"{a},{b},{c},{label}" for label, (a, b, c) in rows]
+    return ("\n".join(lines) + "\n").encode()
+
+
+svmlight_rows = st.lists(st.tuples(st.sampled_from([1, -1]), st.dictionaries(
+    st.integers(1, 20), st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 3)),
+    max_size=5)), min_size=1, max_size=8)
+csv_rows = st.lists(st.tuples(st.sampled_from(["yes", "no", "1", "-1"]), st.tuples(
+    *[st.floats(-1e3, 1e3, allow_nan=False).map(lambda v: round(v, 3))] * 3)),
+    min_size=1, max_size=8)
+
+
+@st.composite
+def mutations(draw, text: bytes) -> bytes:
+    """Structure-aware damage: what truncated downloads, editors and attackers produce."""
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["truncate", "flip", "insert", "huge", "bom", "control",
+                                     "blank", "gzip", "duplicate"]))
+        at = draw(st.integers(0, len(text)))
+        if kind == "truncate":
+            text = text[:at]
+        elif kind == "flip" and text:
+            at = min(at, len(text) - 1)
+            text = text[:at] + bytes([draw(st.integers(0, 255))]) + text[at + 1:]
+        elif kind == "insert":
+            text = text[:at] + draw(st.sampled_from(
+                [b":", b" ", b",", b"#", b"\r", b"\0", b"nan", b"1e999", b"-", b"\xff\xfe",
+                 b"qid:1 "])) + text[at:]
+        elif kind == "huge":
+            index = draw(st.sampled_from([2**31 - 1, 2**31, 2**40, 10**30, 2**26]))
+            text = text.rstrip(b"\n") + f" {index}:1\n".encode()
+        elif kind == "bom":
+            text = b"\xef\xbb\xbf" + text
+        elif kind == "control":
+            text = text[:at] + bytes([draw(st.sampled_from([0x1b, 0x07, 0x08, 0x7f, 0x9b]))]) \
+                + text[at:]
+        elif kind == "blank":
+            text = text[:at] + b"\n\n  \n" + text[at:]
+        elif kind == "gzip":
+            text = gzip.compress(text)
+        else:
+            text = text + text
+    return text
+
+
+def _assert_clean(path) -> None:
+    """A parse to finite data, or a DataFileError naming the file; nothing else. Both the
+    whole-file reader and the streaming one (another code path) are tried."""
+    for reader in (lambda: [read(path)], lambda: list(iter_chunks(path, chunk_size=3))):
+        try:
+            blocks = reader()
+        except DataFileError as exc:
+            assert str(exc).startswith(f"{path}"), str(exc)
+            continue
+        for X, y in blocks:
+            data = X.data if hasattr(X, "indptr") else np.asarray(X)
+            assert np.isfinite(data).all() and X.shape[0] == len(y) > 0
+            if y.dtype.kind == "f":
+                assert np.isfinite(y).all()
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_garbled_svmlight_files_parse_or_name_the_file(tmp_path, data):
+    path = tmp_path / "g.svm"
+    path.write_bytes(data.draw(mutations(_svmlight_text(data.draw(svmlight_rows)))))
+    _assert_clean(path)
+
+
+@settings(max_examples=400, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_garbled_csv_files_parse_or_name_the_file(tmp_path, data):
+    path = tmp_path / "g.csv"
+    path.write_bytes(data.draw(mutations(_csv_text(data.draw(csv_rows)))))
+    _assert_clean(path)
+
