@@ -6,9 +6,12 @@ perpendicular distances computed from the drawn end points, a plain NumPy percep
 for hull membership and the distance between hulls, and the loss formulas.
 """
 
+import json
+import struct
 import subprocess
 import sys
 from itertools import product
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -378,3 +381,107 @@ def test_separable_data_show_the_lp_separator_and_the_max_margin_band():
 def test_separability_display_needs_two_features():
     with pytest.raises(ValueError, match="view='normal'"):
         SeparabilityDisplay.from_data(np.zeros((4, 3)), [0, 1, 0, 1])
+
+
+# -- the command line -------------------------------------------------------------------------
+
+def run_plot(capsys, *args):
+    """``halfspaces plot ... --json`` in process; the JSON record it prints."""
+    from halfspaces.cli import main
+
+    with pytest.raises(SystemExit) as exit:
+        main(["plot", *args, "--json"])
+    assert exit.value.code in (0, None)
+    return json.loads(capsys.readouterr().out)
+
+
+def png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture
+def csv_files(tmp_path):
+    X, y, _, _ = separable(40, 2, seed=14, gap=0.3)
+    X5, y5, _, _ = separable(50, 5, seed=15, gap=0.3)
+    Xn, yn = noisy(40, 2, seed=16, flip=0.2)
+    files = {}
+    for name, (A, b) in {"sep": (X, y), "sep5": (X5, y5), "noisy": (Xn, yn)}.items():
+        files[name] = tmp_path / f"{name}.csv"
+        header = "label," + ",".join(f"x{j}" for j in range(A.shape[1]))
+        np.savetxt(files[name], np.column_stack([b, A]), delimiter=",", header=header,
+                   comments="")
+    return files, {"sep": (X, y), "sep5": (X5, y5), "noisy": (Xn, yn)}
+
+
+def test_cli_boundary_writes_a_png_of_the_figure_size(capsys, tmp_path, csv_files):
+    files, data = csv_files
+    out = tmp_path / "b.png"
+    record = run_plot(capsys, "boundary", str(files["sep"]), "--out", str(out))
+    X, y = data["sep"]
+    model = Perceptron().fit(X, y)
+    assert record["kind"] == "boundary" and record["path"] == str(out)
+    np.testing.assert_allclose(record["coef"], model.coef_.ravel())
+    assert record["errors"] == 0 and record["view"] == "features"
+    from matplotlib import rcParams
+
+    dpi = rcParams["savefig.dpi"]
+    dpi = rcParams["figure.dpi"] if dpi == "figure" else dpi
+    width, height = rcParams["figure.figsize"]
+    assert png_size(out) == (round(width * dpi), round(height * dpi))
+
+
+def test_cli_max_margin_normal_view_as_svg_reports_gamma(capsys, tmp_path, csv_files):
+    files, data = csv_files
+    out = tmp_path / "b.svg"
+    record = run_plot(capsys, "boundary", str(files["sep5"]), "--out", str(out), "--max-margin",
+                      "--view", "normal", "--model", "logistic", "--param", "alpha=0.01")
+    X, y = data["sep5"]
+    best = theory.max_margin(X, y)
+    assert record["gamma"] == pytest.approx(best.margin, rel=1e-12)
+    assert record["support"] == best.support.tolist()
+    root = ElementTree.parse(out).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+
+
+def test_cli_mistakes_margins_separability_numbers_and_pdf(capsys, tmp_path, csv_files):
+    files, data = csv_files
+    X, y = data["noisy"]
+    record = run_plot(capsys, "mistakes", str(files["noisy"]), "--out",
+                      str(tmp_path / "k.pdf"), "--orders", "2")
+    assert (tmp_path / "k.pdf").read_bytes()[:5] == b"%PDF-"
+    assert record["mistakes"][0] == naive_online(X, y).sum()
+    assert record["bound"] == theory.best_freund_schapire_bound(X, y).bound
+    assert record["bound_kind"] == "Freund-Schapire" and len(record["mistakes"]) == 2
+    record = run_plot(capsys, "separability", str(files["noisy"]), "--out",
+                      str(tmp_path / "s.png"))
+    assert record["separable"] is False
+    assert all(in_hull(X[y == s], np.array(record["witness"])) for s in (1, -1))
+    Xs, ys = data["sep"]
+    record = run_plot(capsys, "margins", str(files["sep"]), "--out", str(tmp_path / "m.png"))
+    assert record["gamma"] == pytest.approx(hull_half_distance(Xs, ys), rel=1e-4)
+
+
+def test_cli_shatter_and_losses_need_no_data(capsys, tmp_path):
+    record = run_plot(capsys, "shatter", "--out", str(tmp_path / "x.png"))
+    assert record["panels"] == 16 and record["shattered"] is False
+    assert record["unrealisable"] == [[-1, -1, 1, 1], [1, 1, -1, -1]]
+    record = run_plot(capsys, "losses", "--out", str(tmp_path / "l.svg"))
+    assert record["upper_bounds"]["hinge"] is True
+
+
+@pytest.mark.parametrize("args, message", [
+    (["losses", "--out", "l.gif"], "suffix"),
+    (["boundary", "--out", "b.png"], "needs DATA"),
+])
+def test_cli_plot_errors_are_one_line(capsys, tmp_path, monkeypatch, args, message):
+    from halfspaces.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit:
+        main(["plot", *args])
+    assert exit.value.code == 1
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []

@@ -68,6 +68,17 @@ def _restrict(w, b, c, P):
     return (None, None) if w is None else (P.T @ w, float(w @ c + b))
 
 
+def _plane(X: NDArray, view: str, features, w: NDArray, b: float):
+    """Origin, basis and axis names of the view's plane (the normal view is built on (w, b))."""
+    if view == "features":
+        return (*_features_plane(X, features), tuple(f"feature {int(i)}" for i in features))
+    if not np.any(w):
+        raise ValueError("coef is all zeros: the hyperplane and its normal view are "
+                         "undefined; use view='features'.")
+    return (*_normal_plane(X, w, b),
+            ("signed distance (<w,x>+b)/||w||", "principal direction orthogonal to w"))
+
+
 class HyperplaneDisplay:
     """The hyperplane <w, x> + b = 0 of a linear classifier, with its band and errors.
 
@@ -89,6 +100,8 @@ class HyperplaneDisplay:
         Indices of the support points of the maximum-margin band (empty for the model's).
     errors : ndarray of bool
         The examples the model misclassifies (ringed).
+    gamma : float or None
+        The certified maximum margin (``band="max-margin"``), else None.
     view : {"features", "normal"}
     xlabel, ylabel : str
 
@@ -121,7 +134,8 @@ class HyperplaneDisplay:
     """
 
     def __init__(self, points, labels, coef, intercept, *, band_coef=None, band_intercept=None,
-                 support=(), errors=None, view="features", xlabel="", ylabel=""):
+                 support=(), errors=None, gamma=None, view="features", xlabel="",
+                 ylabel=""):
         self.points = np.asarray(points, dtype=np.float64)
         self.labels = np.asarray(labels, dtype=np.float64)
         self.coef = np.asarray(coef, dtype=np.float64)
@@ -131,6 +145,7 @@ class HyperplaneDisplay:
         self.support = np.asarray(support, dtype=np.intp)
         self.errors = (np.zeros(self.points.shape[0], bool) if errors is None
                        else np.asarray(errors, dtype=bool))
+        self.gamma = None if gamma is None else float(gamma)
         self.view = view
         self.xlabel, self.ylabel = xlabel, ylabel
 
@@ -173,28 +188,21 @@ class HyperplaneDisplay:
         if Xd.ndim != 2 or Xd.shape[1] != w.size:
             raise ValueError(f"X has shape {Xd.shape}; the estimator has {w.size} features.")
         view = ("features" if w.size == 2 else "normal") if view == "auto" else view
-        band_w, band_b, support = (w, b, ()) if band == "model" else (None, None, ())
-        if band == "max-margin":
+        band_w, band_b, support, gamma = None, None, (), None
+        if band == "model":
+            band_w, band_b = w, b
+        elif band == "max-margin":
             from halfspaces.theory import max_margin
 
             best = max_margin(X, labels, fit_intercept=getattr(estimator, "fit_intercept", True))
-            band_w, band_b, support = best.coef, best.intercept, best.support
-        if view == "normal":
-            on = (w, b) if band_w is None else (band_w, band_b)
-            if not np.any(on[0]):
-                raise ValueError("coef is all zeros: the hyperplane and its normal view are "
-                                 "undefined; use view='features'.")
-            c, P = _normal_plane(Xd, *on)
-            names = ("signed distance (<w,x>+b)/||w||", "principal direction orthogonal to w")
-        else:
-            c, P = _features_plane(Xd, features)
-            names = tuple(f"feature {int(i)}" for i in features)
+            band_w, band_b, support, gamma = best.coef, best.intercept, best.support, best.margin
+        c, P, names = _plane(Xd, view, features, *((w, b) if band_w is None else (band_w, band_b)))
         coef2, intercept2 = _restrict(w, b, c, P)
         band2 = _restrict(band_w, band_b, c, P)
         errors = np.asarray(estimator.predict(X)) != np.asarray(y)
         display = cls((Xd - c) @ P, labels, coef2, intercept2, band_coef=band2[0],
-                      band_intercept=band2[1], support=support, errors=errors, view=view,
-                      xlabel=names[0], ylabel=names[1])
+                      band_intercept=band2[1], support=support, errors=errors, gamma=gamma,
+                      view=view, xlabel=names[0], ylabel=names[1])
         return display.plot(ax=ax, **style)
 
     def _line(self, ax, coef, intercept, xlim, ylim, **kw):
