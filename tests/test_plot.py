@@ -29,6 +29,7 @@ from halfspaces.plot import (  # lazy: importing these does not import Matplotli
     MistakeBoundDisplay,
     SeparabilityDisplay,
     ShatterDisplay,
+    animate_perceptron,
 )
 
 pytest.importorskip("matplotlib")
@@ -383,6 +384,59 @@ def test_separability_display_needs_two_features():
         SeparabilityDisplay.from_data(np.zeros((4, 3)), [0, 1, 0, 1])
 
 
+# -- the animation ----------------------------------------------------------------------------
+
+def naive_updates(X, y, passes):
+    """A plain cyclic perceptron: (step, row, w, b) after every update, up to `passes`."""
+    w, b, step, out = np.zeros(X.shape[1]), 0.0, 0, []
+    for _ in range(passes):
+        before = len(out)
+        for i in range(len(y)):
+            step += 1
+            if y[i] * (X[i] @ w + b) <= 0:
+                w, b = w + y[i] * X[i], b + y[i]
+                out.append((step, i, w.copy(), b))
+        if len(out) == before:
+            break
+    return out
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_animation_has_one_frame_per_update_ending_at_the_fitted_weights(sparse):
+    X, y, _, _ = separable(40, 3, seed=17, gap=0.1)
+    anim = animate_perceptron(sp.csr_matrix(X) if sparse else X, y, passes=30,
+                              features=(2, 0))
+    expected = naive_updates(X, y, 30)
+    assert len(anim.frames) == len(expected) > 1
+    for frame, (step, row, w, b) in zip(anim.frames, expected, strict=True):
+        assert (frame.step, frame.row) == (step, row)
+        np.testing.assert_allclose(frame.coef, w, rtol=1e-12, atol=1e-12)
+        assert frame.intercept == pytest.approx(b)
+    model = Perceptron(max_epochs=30).fit(X, y)
+    assert len(anim.frames) == model.n_updates_
+    np.testing.assert_allclose(anim.frames[-1].coef, model.coef_.ravel(), rtol=1e-12)
+    assert anim.frames[-1].intercept == pytest.approx(model.intercept_[0])
+    anim.draw_frame(len(anim.frames))
+    last = anim.frames[-1]
+    offset = last.intercept + X[:, 1].mean() * last.coef[1]
+    assert_on_line_and_box(anim.line_, last.coef[[2, 0]], offset, anim.ax_)
+    np.testing.assert_array_equal(anim.ring_.get_xydata(), [X[last.row, [2, 0]]])
+
+
+def test_animation_saves_a_gif_with_one_distinct_frame_per_update_and_html(tmp_path):
+    from PIL import Image
+
+    X, y, _, _ = separable(20, 2, seed=18, gap=0.2)
+    anim = animate_perceptron(X, y, passes=10)
+    anim.save(tmp_path / "a.gif", interval=100)
+    with Image.open(tmp_path / "a.gif") as gif:
+        assert gif.n_frames == len(anim.frames) + 1
+    html = anim.save(tmp_path / "a.html").read_text()
+    assert "<script" in html and html.count("data:image/png;base64") == len(anim.frames) + 1
+    with pytest.raises(ValueError, match=".gif or .html"):
+        anim.save(tmp_path / "a.mp4")
+
+
 # -- the command line -------------------------------------------------------------------------
 
 def run_plot(capsys, *args):
@@ -461,6 +515,20 @@ def test_cli_mistakes_margins_separability_numbers_and_pdf(capsys, tmp_path, csv
     Xs, ys = data["sep"]
     record = run_plot(capsys, "margins", str(files["sep"]), "--out", str(tmp_path / "m.png"))
     assert record["gamma"] == pytest.approx(hull_half_distance(Xs, ys), rel=1e-4)
+
+
+def test_cli_animate_writes_a_gif_and_prints_the_frames(capsys, tmp_path, csv_files):
+    from PIL import Image
+
+    files, data = csv_files
+    X, y = data["sep"]
+    out = tmp_path / "a.gif"
+    record = run_plot(capsys, "animate", str(files["sep"]), "--out", str(out), "--passes", "5")
+    expected = naive_updates(X, y, 5)
+    assert [(f["step"], f["row"]) for f in record["frames"]] == [e[:2] for e in expected]
+    np.testing.assert_allclose(record["coef"], expected[-1][2], rtol=1e-12)
+    with Image.open(out) as gif:
+        assert gif.n_frames == len(expected) + 1
 
 
 def test_cli_shatter_and_losses_need_no_data(capsys, tmp_path):

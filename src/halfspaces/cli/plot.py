@@ -19,13 +19,15 @@ from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["FORMATS", "KINDS", "plot", "plot_cli"]
 
-KINDS = ("boundary", "margins", "mistakes", "separability", "shatter", "losses")
+KINDS = ("boundary", "margins", "mistakes", "animate", "separability", "shatter", "losses")
 """The pictures ``halfspaces plot`` draws (one display of :mod:`halfspaces.plot` each)."""
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
-"""``--out`` suffix -> Matplotlib format."""
+"""``--out`` suffix -> Matplotlib format (animate writes .gif or .html instead)."""
 
-NEEDS_DATA = ("boundary", "margins", "mistakes", "separability")
+ANIMATION_FORMATS = (".gif", ".html")
+
+NEEDS_DATA = ("boundary", "margins", "mistakes", "animate", "separability")
 
 XOR = [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
 
@@ -39,12 +41,13 @@ class View(str, Enum):
     features = "features"
 
 
-def _format_of(out: Path) -> str:
-    fmt = FORMATS.get(out.suffix.lower())
-    if fmt is None:
-        raise ValueError(f"--out {out}: the format comes from the suffix, one of "
-                         f"{', '.join(FORMATS)}.")
-    return fmt
+def _format_of(kind: str, out: Path) -> str:
+    suffix = out.suffix.lower()
+    allowed = ANIMATION_FORMATS if kind == "animate" else tuple(FORMATS)
+    if suffix not in allowed:
+        raise ValueError(f"--out {out}: the format comes from the suffix; plot {kind} writes "
+                         f"{', '.join(allowed)}.")
+    return FORMATS.get(suffix, suffix[1:])
 
 
 def _read(data: Path, label_column, format):
@@ -99,10 +102,21 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
     return disp, {"upper_bounds": disp.upper_bounds}
 
 
+def _animate(X, y, out: Path, *, passes: int, features, inputs) -> dict[str, Any]:
+    from halfspaces.plot import animate_perceptron
+
+    anim = animate_perceptron(X, y, passes=passes, features=features)
+    anim.save(out, inputs=inputs)
+    last = anim.frames[-1] if anim.frames else None
+    return {"frames": [{"step": f.step, "row": f.row} for f in anim.frames],
+            "coef": None if last is None else last.coef.tolist(),
+            "intercept": None if last is None else last.intercept}
+
+
 def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "perceptron",
          params: dict[str, Any] | None = None, view: str = "auto",
          features: tuple[int, int] = (0, 1), band: str = "model", n_orders: int = 1,
-         seed: int = 0, label_column: int | str | None = None,
+         seed: int = 0, passes: int = 1, label_column: int | str | None = None,
          format: str | None = None) -> dict[str, Any]:
     """Draw the picture `kind` of :data:`KINDS` and write it to `out`.
 
@@ -115,7 +129,8 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         and separability. For shatter, the rows are the points (labels ignored; default
         the XOR square); losses takes none.
     out : Path
-        The image; its suffix (.png, .svg, .pdf) gives the format.
+        The image; its suffix (.png, .svg, .pdf; .gif or .html for animate) gives the
+        format.
     model : str, default="perceptron"
         The ``--model`` fitted for boundary and margins.
     params : dict or None, default=None
@@ -124,6 +139,8 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         As in :meth:`halfspaces.plot.HyperplaneDisplay.from_estimator`.
     n_orders, seed : int
         Orders of the examples for mistakes (the given one, then seeded permutations).
+    passes : int, default=1
+        animate: the most passes of the perceptron (one frame per update).
     label_column, format
         How to read `data`.
 
@@ -134,12 +151,15 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
     """
     if kind not in KINDS:
         raise ValueError(f"KIND {kind!r} is not one of {', '.join(KINDS)}.")
-    fmt = _format_of(out)
+    fmt = _format_of(kind, out)
     if kind in NEEDS_DATA and data is None:
         raise ValueError(f"halfspaces plot {kind} needs DATA (a labelled file or data set).")
     X = y = None
     if data is not None and kind != "losses":
         X, y = _read(data, label_column, format)
+    if kind == "animate":
+        return {"kind": kind, "path": str(out),
+                **_animate(X, y, out, passes=passes, features=features, inputs=[data])}
     disp, record = _display(kind, X, y, model=model, params=dict(params or {}), view=view,
                             features=features, band=band, n_orders=n_orders, seed=seed)
     from halfspaces.io import safe_write
@@ -163,7 +183,8 @@ def plot_cli(
         help="Labelled data: a file in any format fit reads, or a data set name (shatter: "
         "the points; losses: none).", show_default=False)] = None,
     out: Annotated[Path, typer.Option(
-        "--out", "-o", help="The image to write: .png, .svg or .pdf.", show_default=False)]
+        "--out", "-o", help="The image to write: .png, .svg or .pdf (animate: .gif or .html).",
+        show_default=False)]
         = ...,
     model: Annotated[ModelName, typer.Option(
         help="The model fitted for boundary and margins.")] = "perceptron",
@@ -179,6 +200,8 @@ def plot_cli(
         "--max-margin", help="boundary: draw the certified maximum-margin band.")] = False,
     orders: Annotated[int, typer.Option(
         min=1, help="mistakes: how many orders of the examples.")] = 1,
+    passes: Annotated[int, typer.Option(
+        min=1, help="animate: the most passes of the perceptron.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the extra orders.")] = 0,
     label_column: LabelColumn = None,
     format: DataFormat = None,
@@ -196,7 +219,7 @@ def plot_cli(
         record = plot(kind.value, data, out=out, model=getattr(model, "value", model),
                       params=params, view=view.value, features=_features(features),
                       band="max-margin" if max_margin else "model", n_orders=orders,
-                      seed=seed, label_column=parse_label_column(label_column),
+                      seed=seed, passes=passes, label_column=parse_label_column(label_column),
                       format=format)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None

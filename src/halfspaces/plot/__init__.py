@@ -16,7 +16,7 @@ import importlib
 from typing import Any
 
 __all__ = ["HyperplaneDisplay", "LossDisplay", "MarginDisplay", "MistakeBoundDisplay",
-           "SeparabilityDisplay", "ShatterDisplay"]
+           "PerceptronAnimation", "SeparabilityDisplay", "ShatterDisplay", "animate_perceptron"]
 
 _MODULES = {
     "HyperplaneDisplay": "halfspaces.plot.hyperplane",
@@ -25,6 +25,8 @@ _MODULES = {
     "MistakeBoundDisplay": "halfspaces.plot.mistakes",
     "SeparabilityDisplay": "halfspaces.plot.separability",
     "ShatterDisplay": "halfspaces.plot.shatter",
+    "PerceptronAnimation": "halfspaces.plot.animation",
+    "animate_perceptron": "halfspaces.plot.animation",
 }
 
 
