@@ -10,6 +10,7 @@ import json
 import struct
 import subprocess
 import sys
+import warnings
 from itertools import product
 from xml.etree import ElementTree
 
@@ -21,12 +22,21 @@ from _oracles import hull_half_distance
 from scipy.optimize import nnls
 
 import halfspaces
-from halfspaces import LogisticRegression, Perceptron, theory
+from halfspaces import (
+    LinearRegression,
+    LogisticRegression,
+    MulticlassPerceptron,
+    Perceptron,
+    theory,
+)
 from halfspaces.plot import (  # lazy: importing these does not import Matplotlib
     HyperplaneDisplay,
+    LossCurveDisplay,
     LossDisplay,
     MarginDisplay,
     MistakeBoundDisplay,
+    RegionsDisplay,
+    SampleComplexityDisplay,
     SeparabilityDisplay,
     ShatterDisplay,
     animate_perceptron,
@@ -382,6 +392,68 @@ def test_separable_data_show_the_lp_separator_and_the_max_margin_band():
 def test_separability_display_needs_two_features():
     with pytest.raises(ValueError, match="view='normal'"):
         SeparabilityDisplay.from_data(np.zeros((4, 3)), [0, 1, 0, 1])
+
+
+# -- RegionsDisplay, LossCurveDisplay, SampleComplexityDisplay -------------------------------
+
+def polygon_area(p):
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * abs(x @ np.roll(y, -1) - y @ np.roll(x, -1))
+
+
+@pytest.mark.parametrize("model", [MulticlassPerceptron(average=True, max_epochs=20),
+                                   LogisticRegression(alpha=0.01), Perceptron()])
+def test_regions_are_the_exact_argmax_polygons(model):
+    rng = np.random.default_rng(19)
+    centres = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0], [4.0, 4.0]])
+    k = 2 if isinstance(model, Perceptron) else 4
+    y = np.repeat(np.arange(k), 15)
+    X = centres[y] + rng.normal(size=(15 * k, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+    disp = RegionsDisplay.from_estimator(model, X, y)
+    (x0, x1), (y0, y1) = disp.ax_.get_xlim(), disp.ax_.get_ylim()
+    areas = [polygon_area(r) if len(r) >= 3 else 0.0 for r in disp.regions]
+    assert sum(areas) == pytest.approx((x1 - x0) * (y1 - y0), rel=1e-9)
+    for k_, region in enumerate(disp.regions):
+        if len(region) < 3:
+            continue
+        centroid = region.mean(axis=0)  # inside: the region is convex
+        assert model.predict([centroid])[0] == model.classes_[k_]
+        np.testing.assert_array_equal(disp.patches_[k_].get_xy()[:-1], region)
+    # a dense sample of the box: each point is predicted as the class whose polygon holds it
+    grid = np.column_stack([rng.uniform(x0, x1, 500), rng.uniform(y0, y1, 500)])
+    from matplotlib.path import Path as MplPath
+
+    for k_, region in enumerate(disp.regions):
+        if len(region) >= 3:
+            inside = MplPath(region).contains_points(grid)
+            assert np.all(model.predict(grid[inside]) == model.classes_[k_])
+
+
+def test_loss_curves_are_the_models_own():
+    X, y = noisy(100, 3, seed=20)
+    fits = [LogisticRegression(solver=s, alpha=0.01).fit(X, y) for s in ("lbfgs", "newton")]
+    fits.append(LinearRegression().fit(X, y))
+    disp = LossCurveDisplay.from_estimator(fits)
+    assert list(disp.lines_)[:2] == ["lbfgs", "newton"] and len(disp.lines_) == 3
+    for model, line in zip(fits, disp.lines_.values(), strict=True):
+        np.testing.assert_array_equal(line.get_ydata(), model.loss_curve_)
+        np.testing.assert_array_equal(line.get_xdata(), np.arange(1, model.loss_curve_.size + 1))
+    Xs, ys, _, _ = separable(30, 2, seed=20)
+    with pytest.raises(ValueError, match="loss_curve_"):
+        LossCurveDisplay.from_estimator(Perceptron().fit(Xs, ys))
+
+
+def test_sample_complexity_curves_equal_the_theorem():
+    eps = np.array([0.2, 0.05, 0.01])
+    disp = SampleComplexityDisplay.from_bounds(4, 0.01, eps)
+    base = 4 + np.log(1 / 0.01)
+    np.testing.assert_array_equal(disp.lines_["realizable"].get_ydata(), np.ceil(base / eps))
+    np.testing.assert_array_equal(disp.lines_["agnostic"].get_ydata(),
+                                  np.ceil(base / eps ** 2))
+    assert disp.ax_.get_xscale() == disp.ax_.get_yscale() == "log"
 
 
 # -- the animation ----------------------------------------------------------------------------

@@ -15,8 +15,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-__all__ = ["HyperplaneDisplay", "LossDisplay", "MarginDisplay", "MistakeBoundDisplay",
-           "PerceptronAnimation", "SeparabilityDisplay", "ShatterDisplay", "animate_perceptron"]
+__all__ = ["HyperplaneDisplay", "LossCurveDisplay", "LossDisplay", "MarginDisplay",
+           "MistakeBoundDisplay", "PerceptronAnimation", "RegionsDisplay",
+           "SampleComplexityDisplay", "SeparabilityDisplay", "ShatterDisplay",
+           "animate_perceptron"]
 
 _MODULES = {
     "HyperplaneDisplay": "halfspaces.plot.hyperplane",
@@ -25,6 +27,9 @@ _MODULES = {
     "MistakeBoundDisplay": "halfspaces.plot.mistakes",
     "SeparabilityDisplay": "halfspaces.plot.separability",
     "ShatterDisplay": "halfspaces.plot.shatter",
+    "LossCurveDisplay": "halfspaces.plot.curves",
+    "SampleComplexityDisplay": "halfspaces.plot.curves",
+    "RegionsDisplay": "halfspaces.plot.regions",
     "PerceptronAnimation": "halfspaces.plot.animation",
     "animate_perceptron": "halfspaces.plot.animation",
 }
