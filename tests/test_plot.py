@@ -611,9 +611,30 @@ def test_cli_shatter_and_losses_need_no_data(capsys, tmp_path):
     assert record["upper_bounds"]["hinge"] is True
 
 
+def test_cli_loss_curve_regions_and_sample_complexity(capsys, tmp_path, csv_files):
+    files, data = csv_files
+    X, y = data["sep5"]
+    record = run_plot(capsys, "loss-curve", str(files["sep5"]), "--out", str(tmp_path / "c.png"),
+                      "--model", "logistic", "--param", "alpha=0.01")
+    model = LogisticRegression(alpha=0.01).fit(X, y)
+    np.testing.assert_allclose(record["loss_curve"], model.loss_curve_, rtol=1e-12)
+    X2, y2 = data["sep"]
+    record = run_plot(capsys, "regions", str(files["sep"]), "--out", str(tmp_path / "r.svg"),
+                      "--model", "logistic", "--param", "alpha=0.01")
+    model = LogisticRegression(alpha=0.01).fit(X2, y2)
+    for label, region in zip(record["classes"], record["regions"], strict=True):
+        centroid = np.mean(region, axis=0)
+        assert model.predict([centroid])[0] == label
+    record = run_plot(capsys, "sample-complexity", str(files["sep5"]), "--out",
+                      str(tmp_path / "s.pdf"), "--param", "epsilons=[0.1, 0.01]")
+    assert record["vc_dim"] == 6
+    assert record["realizable"] == [theory.sample_complexity(e, 0.05, 6) for e in (0.1, 0.01)]
+
+
 @pytest.mark.parametrize("args, message", [
     (["losses", "--out", "l.gif"], "suffix"),
     (["boundary", "--out", "b.png"], "needs DATA"),
+    (["sample-complexity", "--out", "s.png"], "vc_dim"),
 ])
 def test_cli_plot_errors_are_one_line(capsys, tmp_path, monkeypatch, args, message):
     from halfspaces.cli import main

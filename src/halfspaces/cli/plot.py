@@ -19,7 +19,8 @@ from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["FORMATS", "KINDS", "plot", "plot_cli"]
 
-KINDS = ("boundary", "margins", "mistakes", "animate", "separability", "shatter", "losses")
+KINDS = ("boundary", "margins", "mistakes", "animate", "separability", "shatter", "losses",
+         "loss-curve", "sample-complexity", "regions")
 """The pictures ``halfspaces plot`` draws (one display of :mod:`halfspaces.plot` each)."""
 
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -27,7 +28,9 @@ FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 ANIMATION_FORMATS = (".gif", ".html")
 
-NEEDS_DATA = ("boundary", "margins", "mistakes", "animate", "separability")
+NEEDS_DATA = ("boundary", "margins", "mistakes", "animate", "separability", "loss-curve",
+              "regions")
+FITS_MODEL = ("boundary", "margins", "loss-curve", "regions")
 
 XOR = [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
 
@@ -69,10 +72,17 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
 
     import halfspaces.plot as hp
 
-    if kind in ("boundary", "margins"):
+    if kind in FITS_MODEL:
         from halfspaces.cli._models import make_model
 
         estimator = make_model(model, params, {}).fit(X, y)
+        if kind == "loss-curve":
+            disp = hp.LossCurveDisplay.from_estimator(estimator)
+            return disp, {"loss_curve": np.asarray(estimator.loss_curve_).tolist()}
+        if kind == "regions":
+            disp = hp.RegionsDisplay.from_estimator(estimator, X, y)
+            return disp, {"classes": np.asarray(disp.classes).tolist(),
+                          "regions": [r.tolist() for r in disp.regions]}
         if kind == "margins":
             disp = hp.MarginDisplay.from_estimator(estimator, X, y)
             return disp, {"model_margin": disp.model_margin, "gamma": disp.gamma}
@@ -98,8 +108,30 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
                if s is None]
         return disp, {"panels": len(disp.labelings), "shattered": disp.shattered,
                       "unrealisable": bad}
+    if kind == "sample-complexity":
+        return _sample_complexity(X, params)
     disp = hp.LossDisplay.from_losses(params.get("names"))
     return disp, {"upper_bounds": disp.upper_bounds}
+
+
+def _sample_complexity(X, params: dict[str, Any]):
+    import halfspaces.plot as hp
+
+    unknown = sorted(set(params) - {"vc_dim", "delta", "epsilons"})
+    if unknown:
+        raise KeyError(f"plot sample-complexity has no parameter {', '.join(unknown)} (it has "
+                       "vc_dim, delta, epsilons)")
+    if "vc_dim" in params:
+        vc_dim = params["vc_dim"]
+    elif X is not None:
+        vc_dim = X.shape[1] + 1  # affine halfspaces in R^d (Theorem 9.3)
+    else:
+        raise ValueError("plot sample-complexity needs DATA or --param vc_dim=D.")
+    disp = hp.SampleComplexityDisplay.from_bounds(vc_dim, params.get("delta", 0.05),
+                                                  params.get("epsilons"))
+    return disp, {"vc_dim": disp.vc_dim, "delta": disp.delta,
+                  "epsilons": disp.epsilons.tolist(),
+                  **{k: v.tolist() for k, v in disp.samples.items()}}
 
 
 def _animate(X, y, out: Path, *, passes: int, features, inputs) -> dict[str, Any]:
@@ -132,9 +164,11 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         The image; its suffix (.png, .svg, .pdf; .gif or .html for animate) gives the
         format.
     model : str, default="perceptron"
-        The ``--model`` fitted for boundary and margins.
+        The ``--model`` fitted for boundary, margins, loss-curve (a model with a
+        ``loss_curve_``, e.g. logistic) and regions.
     params : dict or None, default=None
-        Its parameters; for losses, ``names`` picks the losses.
+        Its parameters; for losses, ``names`` picks the losses; for sample-complexity,
+        ``vc_dim`` (default: n_features + 1 of DATA), ``delta`` (0.05) and ``epsilons``.
     view, features, band
         As in :meth:`halfspaces.plot.HyperplaneDisplay.from_estimator`.
     n_orders, seed : int
@@ -187,7 +221,8 @@ def plot_cli(
         show_default=False)]
         = ...,
     model: Annotated[ModelName, typer.Option(
-        help="The model fitted for boundary and margins.")] = "perceptron",
+        help="The model fitted for boundary, margins, loss-curve and regions.")]
+        = "perceptron",
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="A model parameter, key=value (repeatable).",
         show_default=False)] = None,
