@@ -7,6 +7,7 @@ for hull membership and the distance between hulls, and the loss formulas.
 """
 
 import json
+import os
 import struct
 import subprocess
 import sys
@@ -96,6 +97,23 @@ def test_plot_is_a_submodule_and_matplotlib_is_not_imported_until_drawing():
     assert halfspaces.plot.LossDisplay is LossDisplay
 
 
+def test_drawing_never_touches_pyplot():
+    # pyplot keeps global figures that a library must not leave open; the displays draw on
+    # bare Figures, the animation on an Agg canvas of its own
+    code = ("import sys\n"
+            "from halfspaces import Perceptron\n"
+            "from halfspaces.plot import HyperplaneDisplay, ShatterDisplay, animate_perceptron\n"
+            "X, y = [[0.0, 0.0], [1.0, 0.0], [3.0, 1.0], [4.0, 1.0]], [0, 0, 1, 1]\n"
+            "HyperplaneDisplay.from_estimator(Perceptron().fit(X, y), X, y)\n"
+            "ShatterDisplay.from_points(X[:3])\n"
+            "animate_perceptron(X, y, passes=3).to_jshtml()\n"
+            "print('matplotlib' in sys.modules, 'matplotlib.pyplot' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"]
+
+
 def test_missing_matplotlib_is_one_line_with_the_install_command():
     code = ("import sys\n"
             "sys.modules['matplotlib'] = None\n"
@@ -109,6 +127,19 @@ def test_missing_matplotlib_is_one_line_with_the_install_command():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines() == [
         "halfspaces.plot needs Matplotlib: pip install 'halfspaces[plot]'"]
+
+
+def test_the_command_without_matplotlib_says_how_to_install_it(tmp_path):
+    code = ("import sys\n"
+            "sys.modules['matplotlib'] = None\n"
+            "from halfspaces.cli import main\n"
+            f"main(['plot', 'losses', '--out', {str(tmp_path / 'l.png')!r}])\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env={**os.environ, "NO_COLOR": "1"})
+    assert out.returncode == 1
+    assert out.stderr.strip() == ("error: halfspaces.plot needs Matplotlib: pip install "
+                                  "'halfspaces[plot]'")
+    assert not (tmp_path / "l.png").exists()
 
 
 # -- HyperplaneDisplay ----------------------------------------------------------------------

@@ -258,4 +258,7 @@ def plot_cli(
                       format=format)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
+    except ImportError as exc:  # Matplotlib (the plot extra) is missing: say how to install it
+        _output.error(str(exc))
+        raise typer.Exit(1) from None
     _output.render(record, title=f"halfspaces plot {kind.value}", as_json=json_output)
