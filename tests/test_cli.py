@@ -397,7 +397,8 @@ def test_bad_model_files_are_one_line_errors(tmp_path, svmlight_pair):
                           "not a halfspaces model file")
 
 
-@pytest.mark.parametrize("args", [["--help"], ["--version"], ["fit", "--help"]])
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["fit", "--help"],
+                                  ["plot", "--help"]])
 def test_help_and_version_import_nothing_heavy(args):
     # what --help costs is what it imports; its time is measured in benchmarks/bench_firstrun.py
     code = ("import sys\n"

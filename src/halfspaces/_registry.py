@@ -54,7 +54,7 @@ PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 
 SUBMODULES = frozenset({
     "cli", "datasets", "erm", "exceptions", "io", "kernel", "losses", "multiclass",
-    "perceptron", "theory",
+    "perceptron", "plot", "theory",
 })
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 

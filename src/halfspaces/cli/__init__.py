@@ -24,6 +24,7 @@ from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli
 from halfspaces.cli.evaluate import evaluate_cli
 from halfspaces.cli.fit import fit_cli
+from halfspaces.cli.plot import plot_cli
 from halfspaces.cli.predict import predict_cli
 
 __all__ = ["app", "main"]
@@ -33,7 +34,7 @@ DEBUG_ENV = "HALFSPACES_DEBUG"
 app = typer.Typer(
     name="halfspaces",
     help="Fast linear classifiers with learning-theory guarantees: fit, predict, evaluate, "
-    "certify.",
+    "certify, plot.",
     no_args_is_help=True,
     add_completion=False,
     # the locals of a failed fit hold whole data matrices: never print them
@@ -44,6 +45,7 @@ app.command("predict")(predict_cli)
 app.command("evaluate")(evaluate_cli)
 app.command("certify")(certify_cli)
 app.command("datasets")(datasets_cli)
+app.command("plot")(plot_cli)
 
 
 def _print_version(value: bool) -> None:

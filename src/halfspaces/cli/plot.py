@@ -1,0 +1,264 @@
+"""``halfspaces plot KIND``: draw a picture of :mod:`halfspaces.plot` into a file.
+
+:func:`plot` computes the display with the library (fitting ``--model`` where the picture
+is of a model) and writes it; it returns the numbers drawn, which ``--json`` prints.
+Matplotlib is imported only when the command runs, so ``halfspaces --help`` stays light.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from halfspaces.cli import _output
+from halfspaces.cli._models import ModelName
+from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+
+__all__ = ["FORMATS", "KINDS", "plot", "plot_cli"]
+
+KINDS = ("boundary", "margins", "mistakes", "animate", "separability", "shatter", "losses",
+         "loss-curve", "sample-complexity", "regions")
+"""The pictures ``halfspaces plot`` draws (one display of :mod:`halfspaces.plot` each)."""
+
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+"""``--out`` suffix -> Matplotlib format (animate writes .gif or .html instead)."""
+
+ANIMATION_FORMATS = (".gif", ".html")
+
+NEEDS_DATA = ("boundary", "margins", "mistakes", "animate", "separability", "loss-curve",
+              "regions")
+FITS_MODEL = ("boundary", "margins", "loss-curve", "regions")
+
+XOR = [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
+
+Kind = Enum("Kind", {k: k for k in KINDS}, type=str)
+Kind.__doc__ = "The KIND choices (see :data:`KINDS`)."
+
+
+class View(str, Enum):
+    auto = "auto"
+    normal = "normal"
+    features = "features"
+
+
+def _format_of(kind: str, out: Path) -> str:
+    suffix = out.suffix.lower()
+    allowed = ANIMATION_FORMATS if kind == "animate" else tuple(FORMATS)
+    if suffix not in allowed:
+        raise ValueError(f"--out {out}: the format comes from the suffix; plot {kind} writes "
+                         f"{', '.join(allowed)}.")
+    return FORMATS.get(suffix, suffix[1:])
+
+
+def _read(data: Path, label_column, format):
+    from halfspaces.cli._data import is_dataset_name
+
+    if is_dataset_name(data):
+        from halfspaces.datasets import load
+
+        return load(str(data))
+    from halfspaces.io import read
+
+    return read(data, format=format, label_column=label_column)
+
+
+def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
+             features: tuple[int, int], band: str, n_orders: int, seed: int):
+    """The display of `kind` and the numbers it draws."""
+    import numpy as np
+
+    import halfspaces.plot as hp
+
+    if kind in FITS_MODEL:
+        from halfspaces.cli._models import make_model
+
+        estimator = make_model(model, params, {}).fit(X, y)
+        if kind == "loss-curve":
+            disp = hp.LossCurveDisplay.from_estimator(estimator)
+            return disp, {"loss_curve": np.asarray(estimator.loss_curve_).tolist()}
+        if kind == "regions":
+            disp = hp.RegionsDisplay.from_estimator(estimator, X, y)
+            return disp, {"classes": np.asarray(disp.classes).tolist(),
+                          "regions": [r.tolist() for r in disp.regions]}
+        if kind == "margins":
+            disp = hp.MarginDisplay.from_estimator(estimator, X, y)
+            return disp, {"model_margin": disp.model_margin, "gamma": disp.gamma}
+        disp = hp.HyperplaneDisplay.from_estimator(estimator, X, y, view=view,
+                                                   features=features, band=band)
+        return disp, {"view": disp.view, "coef": np.ravel(estimator.coef_).tolist(),
+                      "intercept": float(np.ravel(estimator.intercept_)[0]),
+                      "errors": int(disp.errors.sum()), "gamma": disp.gamma,
+                      "support": disp.support.tolist()}
+    if kind == "mistakes":
+        disp = hp.MistakeBoundDisplay.from_online(X, y, n_orders=n_orders, random_state=seed)
+        return disp, {"mistakes": [int(m.sum()) for m in disp.mistakes],
+                      "bound": disp.bound_, "bound_kind": disp.bound_kind}
+    if kind == "separability":
+        disp = hp.SeparabilityDisplay.from_data(X, y)
+        record = {"separable": disp.certificate is None}
+        if disp.witness is not None:
+            record["witness"] = disp.witness.tolist()
+        return disp, record
+    if kind == "shatter":
+        disp = hp.ShatterDisplay.from_points(XOR if X is None else X)
+        bad = [t.tolist() for t, s in zip(disp.labelings, disp.separators, strict=True)
+               if s is None]
+        return disp, {"panels": len(disp.labelings), "shattered": disp.shattered,
+                      "unrealisable": bad}
+    if kind == "sample-complexity":
+        return _sample_complexity(X, params)
+    disp = hp.LossDisplay.from_losses(params.get("names"))
+    return disp, {"upper_bounds": disp.upper_bounds}
+
+
+def _sample_complexity(X, params: dict[str, Any]):
+    import halfspaces.plot as hp
+
+    unknown = sorted(set(params) - {"vc_dim", "delta", "epsilons"})
+    if unknown:
+        raise KeyError(f"plot sample-complexity has no parameter {', '.join(unknown)} (it has "
+                       "vc_dim, delta, epsilons)")
+    if "vc_dim" in params:
+        vc_dim = params["vc_dim"]
+    elif X is not None:
+        vc_dim = X.shape[1] + 1  # affine halfspaces in R^d (Theorem 9.3)
+    else:
+        raise ValueError("plot sample-complexity needs DATA or --param vc_dim=D.")
+    disp = hp.SampleComplexityDisplay.from_bounds(vc_dim, params.get("delta", 0.05),
+                                                  params.get("epsilons"))
+    return disp, {"vc_dim": disp.vc_dim, "delta": disp.delta,
+                  "epsilons": disp.epsilons.tolist(),
+                  **{k: v.tolist() for k, v in disp.samples.items()}}
+
+
+def _animate(X, y, out: Path, *, passes: int, features, inputs) -> dict[str, Any]:
+    from halfspaces.plot import animate_perceptron
+
+    anim = animate_perceptron(X, y, passes=passes, features=features)
+    anim.save(out, inputs=inputs)
+    last = anim.frames[-1] if anim.frames else None
+    return {"frames": [{"step": f.step, "row": f.row} for f in anim.frames],
+            "coef": None if last is None else last.coef.tolist(),
+            "intercept": None if last is None else last.intercept}
+
+
+def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "perceptron",
+         params: dict[str, Any] | None = None, view: str = "auto",
+         features: tuple[int, int] = (0, 1), band: str = "model", n_orders: int = 1,
+         seed: int = 0, passes: int = 1, label_column: int | str | None = None,
+         format: str | None = None) -> dict[str, Any]:
+    """Draw the picture `kind` of :data:`KINDS` and write it to `out`.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`KINDS`.
+    data : Path or None, default=None
+        Labelled data (a file or a data set name); needed by boundary, margins, mistakes
+        and separability. For shatter, the rows are the points (labels ignored; default
+        the XOR square); losses takes none.
+    out : Path
+        The image; its suffix (.png, .svg, .pdf; .gif or .html for animate) gives the
+        format.
+    model : str, default="perceptron"
+        The ``--model`` fitted for boundary, margins, loss-curve (a model with a
+        ``loss_curve_``, e.g. logistic) and regions.
+    params : dict or None, default=None
+        Its parameters; for losses, ``names`` picks the losses; for sample-complexity,
+        ``vc_dim`` (default: n_features + 1 of DATA), ``delta`` (0.05) and ``epsilons``.
+    view, features, band
+        As in :meth:`halfspaces.plot.HyperplaneDisplay.from_estimator`.
+    n_orders, seed : int
+        Orders of the examples for mistakes (the given one, then seeded permutations).
+    passes : int, default=1
+        animate: the most passes of the perceptron (one frame per update).
+    label_column, format
+        How to read `data`.
+
+    Returns
+    -------
+    dict
+        ``kind``, ``path`` and the numbers drawn (bound, gamma, mistakes, ...).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"KIND {kind!r} is not one of {', '.join(KINDS)}.")
+    fmt = _format_of(kind, out)
+    if kind in NEEDS_DATA and data is None:
+        raise ValueError(f"halfspaces plot {kind} needs DATA (a labelled file or data set).")
+    X = y = None
+    if data is not None and kind != "losses":
+        X, y = _read(data, label_column, format)
+    if kind == "animate":
+        return {"kind": kind, "path": str(out),
+                **_animate(X, y, out, passes=passes, features=features, inputs=[data])}
+    disp, record = _display(kind, X, y, model=model, params=dict(params or {}), view=view,
+                            features=features, band=band, n_orders=n_orders, seed=seed)
+    from halfspaces.io import safe_write
+
+    safe_write(out, lambda handle: disp.figure_.savefig(handle, format=fmt),
+               inputs=[] if data is None else [data])
+    return {"kind": kind, "path": str(out), **record}
+
+
+def _features(text: str) -> tuple[int, int]:
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        raise typer.BadParameter(f"{text!r} is not two column indices like 0,1",
+                                 param_hint="--features")
+    return int(parts[0]), int(parts[1])
+
+
+def plot_cli(
+    kind: Annotated[Kind, typer.Argument(help="The picture to draw.", show_default=False)],
+    data: Annotated[Path | None, typer.Argument(
+        help="Labelled data: a file in any format fit reads, or a data set name (shatter: "
+        "the points; losses: none).", show_default=False)] = None,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="The image to write: .png, .svg or .pdf (animate: .gif or .html).",
+        show_default=False)]
+        = ...,
+    model: Annotated[ModelName, typer.Option(
+        help="The model fitted for boundary, margins, loss-curve and regions.")]
+        = "perceptron",
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="A model parameter, key=value (repeatable).",
+        show_default=False)] = None,
+    view: Annotated[View, typer.Option(
+        help="boundary: the plane of two features, or the hyperplane's normal (any "
+        "dimension).")] = View.auto,
+    features: Annotated[str, typer.Option(
+        help="boundary --view features: the two columns.")] = "0,1",
+    max_margin: Annotated[bool, typer.Option(
+        "--max-margin", help="boundary: draw the certified maximum-margin band.")] = False,
+    orders: Annotated[int, typer.Option(
+        min=1, help="mistakes: how many orders of the examples.")] = 1,
+    passes: Annotated[int, typer.Option(
+        min=1, help="animate: the most passes of the perceptron.")] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the extra orders.")] = 0,
+    label_column: LabelColumn = None,
+    format: DataFormat = None,
+    json_output: JsonOutput = False,
+) -> None:
+    """Draw a picture of the theory (a boundary, margins, mistakes, ...) into a file."""
+    from halfspaces.cli._models import parse_params
+    from halfspaces.cli._options import parse_label_column
+
+    try:
+        params = parse_params(param)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--param") from None
+    try:
+        record = plot(kind.value, data, out=out, model=getattr(model, "value", model),
+                      params=params, view=view.value, features=_features(features),
+                      band="max-margin" if max_margin else "model", n_orders=orders,
+                      seed=seed, passes=passes, label_column=parse_label_column(label_column),
+                      format=format)
+    except KeyError as exc:
+        raise typer.BadParameter(exc.args[0], param_hint="--param") from None
+    except ImportError as exc:  # Matplotlib (the plot extra) is missing: say how to install it
+        _output.error(str(exc))
+        raise typer.Exit(1) from None
+    _output.render(record, title=f"halfspaces plot {kind.value}", as_json=json_output)

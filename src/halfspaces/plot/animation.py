@@ -1,0 +1,208 @@
+"""The perceptron's updates one by one, as frames of the library's own run."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from halfspaces.plot._base import box_limits, clip_line, dense, require_matplotlib
+
+__all__ = ["Frame", "PerceptronAnimation", "animate_perceptron"]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One update of the perceptron: after `step` examples seen, example `row` was a
+    mistake and the weights became (coef, intercept)."""
+
+    step: int
+    coef: NDArray[np.float64]
+    intercept: float
+    row: int
+
+
+class PerceptronAnimation:
+    """Frames of a perceptron run drawn in two features: one frame per update.
+
+    Frame k shows the line of the weights after the k-th update, the example that caused it
+    (ringed) and the step; frame 0 is the start, w = 0. Build it with
+    :func:`animate_perceptron`.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+    labels : ndarray of shape (n_samples,)
+        +1 or -1.
+    frames : list of Frame
+        One per update, in order.
+    features : pair of int
+        The two columns drawn; the lines are the slices of the weights through the means of
+        the other columns (exact when there are two features).
+
+    Attributes
+    ----------
+    frames : list of Frame
+    figure_ : Figure
+        The figure the frames are drawn on (after the first draw).
+    """
+
+    def __init__(self, X, labels, frames, features=(0, 1)):
+        self.X = np.asarray(X, dtype=np.float64)
+        self.labels = np.asarray(labels, dtype=np.float64)
+        self.frames = list(frames)
+        self.features = tuple(int(f) for f in features)
+
+    def _setup(self):
+        require_matplotlib()
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        f = list(self.features)
+        points = self.X[:, f]
+        self._rest = [j for j in range(self.X.shape[1]) if j not in f]
+        self._mean = self.X.mean(axis=0)
+        self.figure_ = Figure(figsize=(5, 4))
+        FigureCanvasAgg(self.figure_)
+        ax = self.ax_ = self.figure_.add_subplot()
+        self._xlim, self._ylim = box_limits(points)
+        ax.set_xlim(self._xlim)
+        ax.set_ylim(self._ylim)
+        ax.scatter(points[:, 0], points[:, 1], c=self.labels, cmap="coolwarm", vmin=-1, vmax=1,
+                   edgecolors="k")
+        (self.line_,) = ax.plot([], [], color="k", lw=2)
+        (self.ring_,) = ax.plot([], [], ls="none", marker="o", ms=16, mfc="none", mec="red",
+                                mew=2)
+        ax.set_xlabel(f"feature {f[0]}")
+        ax.set_ylabel(f"feature {f[1]}")
+
+    def draw_frame(self, k: int):
+        """Draw frame `k` (0 is the start, w = 0) and return the changed artists."""
+        if not hasattr(self, "figure_"):
+            self._setup()
+        f = list(self.features)
+        if k == 0:
+            self.line_.set_data([], [])
+            self.ring_.set_data([], [])
+            self.ax_.set_title("start: w = 0, b = 0")
+            return self.line_, self.ring_
+        frame = self.frames[k - 1]
+        offset = frame.intercept + self._mean[self._rest] @ frame.coef[self._rest]
+        ends = clip_line(frame.coef[f], offset, self._xlim, self._ylim)
+        self.line_.set_data(ends[:, 0], ends[:, 1])
+        self.ring_.set_data([self.X[frame.row, f[0]]], [self.X[frame.row, f[1]]])
+        self.ax_.set_title(f"update {k} of {len(self.frames)} at step {frame.step} "
+                           f"(example {frame.row})")
+        return self.line_, self.ring_
+
+    def _animation(self, interval: int):
+        from matplotlib.animation import FuncAnimation
+
+        if not hasattr(self, "figure_"):
+            self._setup()
+        return FuncAnimation(self.figure_, self.draw_frame, frames=len(self.frames) + 1,
+                             interval=interval, blit=False, repeat=False)
+
+    def to_jshtml(self, interval: int = 500) -> str:
+        """The animation as a self-contained HTML/JavaScript player (for notebooks)."""
+        return self._animation(interval).to_jshtml()
+
+    def gif_frames(self) -> list:
+        """Every frame rendered as a Pillow image (each distinct: the title counts updates)."""
+        from PIL import Image
+
+        images = []
+        for k in range(len(self.frames) + 1):
+            self.draw_frame(k)
+            self.figure_.canvas.draw()
+            rgba = np.asarray(self.figure_.canvas.buffer_rgba())
+            images.append(Image.fromarray(rgba).convert("RGB"))
+        return images
+
+    def save(self, path, interval: int = 500, *, inputs=()) -> Path:
+        """Write the animation: a GIF (through Pillow) or, for .html, the JavaScript player.
+
+        The file is written safely (:func:`halfspaces.io.safe_write`), never over one of
+        `inputs`.
+        """
+        from halfspaces.io import safe_write
+
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".gif", ".html", ".htm"):
+            raise ValueError(f"{path}: an animation is saved as .gif or .html.")
+        if suffix == ".gif":
+            images = self.gif_frames()
+            buffer = io.BytesIO()
+            images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:],
+                           duration=interval, loop=0)
+            content = buffer.getvalue()
+        else:
+            content = self.to_jshtml(interval).encode()
+        return safe_write(path, lambda handle: handle.write(content),
+                          inputs=[p for p in inputs if p is not None])
+
+
+def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=(0, 1),
+                       fit_intercept: bool = True) -> PerceptronAnimation:
+    """The perceptron's updates on (X, y), one frame each, from the library's run.
+
+    The run is the one :class:`halfspaces.Perceptron` makes (cyclic order, at most `passes`
+    epochs, stopping after a pass without mistakes), recording the row of every update. The
+    weights of frame k are those after its k-th update, w_k = sum_{j <= k} y_{i_j} x_{i_j}
+    and b_k = sum_{j <= k} y_{i_j} (the update rule w += y x, b += y, applied to the rows the
+    run logged); the last frame holds the run's final weights.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Two labels; the larger one is +1.
+    passes : int, default=1
+        The most epochs.
+    features : pair of int, default=(0, 1)
+        The columns drawn.
+    fit_intercept : bool, default=True
+
+    Returns
+    -------
+    animation : PerceptronAnimation
+
+    Examples
+    --------
+    >>> from halfspaces.plot import animate_perceptron
+    >>> anim = animate_perceptron([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]], [1, 1, 0], passes=5)
+    >>> [(f.step, f.row) for f in anim.frames]
+    [(1, 0), (3, 2), (5, 1)]
+    """
+    from sklearn.utils import check_X_y
+
+    from halfspaces._perceptron_run import run_perceptron
+    from halfspaces._validation import (
+        LOOP_CHECKS_FINITE,
+        check_sparse_structure,
+        encode_targets,
+    )
+
+    if int(passes) < 1:
+        raise ValueError(f"passes={passes!r} must be an integer >= 1.")
+    Xc, y = check_X_y(X, y, **LOOP_CHECKS_FINITE)
+    check_sparse_structure(Xc)
+    targets = encode_targets(y)
+    if targets.classes.size != 2:
+        raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")
+    run = run_perceptron(Xc, targets.labels, positive=targets.positives[0],
+                         fit_intercept=fit_intercept, max_epochs=int(passes),
+                         record_updates=True)
+    Xd = dense(Xc)
+    labels = np.where(y == targets.classes[1], 1.0, -1.0)
+    signs = labels[run.update_rows]
+    coefs = np.cumsum(signs[:, None] * Xd[run.update_rows], axis=0)
+    intercepts = np.cumsum(signs) * float(fit_intercept)
+    frames = [Frame(int(s), c, float(b), int(r))
+              for s, c, b, r in zip(run.update_steps, coefs, intercepts, run.update_rows,
+                                    strict=True)]
+    return PerceptronAnimation(Xd, labels, frames, features)
