@@ -223,6 +223,16 @@ def test_separable_data_are_separated_and_flagged_at_every_scale(solver, scale):
 
 
 @pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+def test_unfinished_fits_ask_the_lp_on_unit_scale_data(fmt):
+    # gd cannot separate 1e-10 data in 20 steps, so the check falls back on separability(),
+    # whose LP tolerances are absolute: it gets X / max |x_ij|
+    X, y, _, _ = separable(100, 3, seed=36)
+    with pytest.warns(ConvergenceWarning, match="linearly separable"):
+        clf = LogisticRegression(solver="gd", max_iter=20).fit(in_format(X * 1e-10, fmt), y)
+    assert not clf.converged_
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
 @pytest.mark.parametrize("scale", SCALES)
 @pytest.mark.parametrize("solver", ["lbfgs", "newton"])
 def test_penalised_fits_match_sklearn_on_scaled_data(solver, scale, fmt):
