@@ -108,9 +108,10 @@ def test_whitening_blocks_are_the_hessians_diagonal_blocks(loss, fmt):
     H = full_hessian(obj, w)
     d1 = X.shape[1] + 1
     penalty = 0.05 * (np.arange(d1) < d1 - 1)
-    ridge = 1e-6 * np.mean([np.diag(H)[a * d1:(a + 1) * d1] - penalty for a in range(k)])
     for a in range(k):
-        expected = H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] + ridge * np.eye(d1)
+        # plus a ridge of 1e-6 times each slot's own data curvature
+        ridge = 1e-6 * (np.diag(H)[a * d1:(a + 1) * d1] - penalty)
+        expected = H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] + np.diag(ridge)
         assert_allclose(blocks[a], expected, rtol=1e-9, atol=1e-12)
     assert_allclose(obj.feature_curvature(w, diagonal=True),
                     [np.diag(B) for B in blocks], rtol=1e-12)
@@ -164,3 +165,33 @@ def test_datafits_describe_themselves():
     assert Softmax(4).n_outputs == 4 and Softmax(4).shape(3) == (4, 4)
     assert Logistic().shape(3) == (4,) and not Logistic().shift_invariant
     assert Softmax(3).shift_invariant
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_gradient_scales_are_the_columns_largest_entries_capped_at_one(loss, fmt):
+    X, y, _, k = problem(loss, "dense64", seed=26)
+    X = X * np.array([1e-7, 3.0, 0.25, 0.0, 1.0, -2e-3])  # tiny, large, zero and negative
+    obj = objective(in_format(X, fmt), y, 0.1, True, loss, k)
+    column = np.abs(in_format(X, fmt).toarray() if fmt.startswith("csr") else
+                    in_format(X, fmt)).max(axis=0).astype(np.float64)
+    per_class = np.r_[np.where(column > 0, np.minimum(column, 1.0), 1.0), 1.0]
+    assert_allclose(obj.scales(), np.tile(per_class, k), rtol=0)
+    assert obj.max_abs == column.max()
+    # the rule |g_j| <= tol s_j: the same verdict on (X D, g D) for every D <= 1
+    g = np.random.default_rng(26).normal(size=obj.size) * np.tile(per_class, k)
+    assert obj.stationary(g, 3.0 * np.abs(g / obj.scales()).max())
+    assert not obj.stationary(g, 0.5 * np.abs(g / obj.scales()).max())
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_whitening_blocks_scale_with_the_features(loss):
+    # B(X D) = D' B(X) D' (D' = diag(D, 1)), ridge included: L-BFGS whitened by B sees the
+    # same problem at every feature scale (a ridge relative to the mean diagonal did not)
+    X, y, w, k = problem(loss, "dense64", seed=27)
+    D = np.array([1e-8, 1e-3, 1.0, 1e4, 2.0, 0.5])
+    base = objective(X, y, 0.0, True, loss, k).feature_curvature(w)
+    W = w.reshape(k, -1) / np.r_[D, 1.0]  # the same scores on X D
+    scaled = objective(X * D, y, 0.0, True, loss, k).feature_curvature(W.ravel())
+    D1 = np.r_[D, 1.0]
+    assert_allclose(scaled, base * D1[:, None] * D1[None, :], rtol=1e-9)

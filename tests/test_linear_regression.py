@@ -97,3 +97,27 @@ def test_sklearn_checks_pass_for_other_solvers(params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         check_estimator(LinearRegression(**params))
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("scale", [1e-8, 1e-6, 1e-3, 1.0, 1e4])
+def test_gd_reaches_ridge_on_scaled_data(scale, fmt):
+    # gd stops on |g_j| <= tol min(1, max_i |x_ij|): the absolute test stopped at w = 0 on
+    # X * 1e-8, whose gradients there are about 1e-8 (symmetric data: the intercept's is 0)
+    X, y = regression(150, 4, seed=9)
+    X, y = np.vstack([X, -X]), np.concatenate([y, -y])
+    Xs = in_format(X * scale, fmt)
+    alpha = 1e-2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = LinearRegression(solver="gd", alpha=alpha).fit(Xs, y)
+    sk = Ridge(alpha=len(y) * alpha, solver="cholesky").fit(X * scale, y)
+    assert ours.converged_
+    assert_allclose(ours.coef_, sk.coef_, rtol=1e-5)
+    assert abs(ours.intercept_) <= 1e-6  # 0 by the symmetry; its derivative is at most tol
+
+
+def test_iterative_solvers_refuse_data_whose_squares_overflow():
+    X, y = regression(40, 3, seed=10)
+    with pytest.raises(ValueError, match="Rescale X"):
+        LinearRegression(solver="gd").fit(X * 1e300, y)

@@ -6,6 +6,7 @@ The layers below have their own tests: test_fast_logistic (compiled loops), test
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -197,6 +198,106 @@ def test_separable_data_warn_that_alpha_is_needed():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         LogisticRegression(solver="newton", alpha=1e-2).fit(X, y)
+
+
+SCALES = (1e-8, 1e-6, 1e-3, 1.0, 1e4)
+
+
+def symmetric(data):
+    """(X, y) and (-X, -y): at w = 0 the intercept's derivative is 0, the features' alone
+    are not, so a solver that stops there has looked at the features' gradients only."""
+    X, y = data
+    X, y = X[np.any(X != 0, axis=1)], y[np.any(X != 0, axis=1)]  # no score exactly b = 0
+    return np.vstack([X, -X]), np.concatenate([y, -y])
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("solver", ["lbfgs", "newton"])
+def test_separable_data_are_separated_and_flagged_at_every_scale(solver, scale):
+    # the stopping rule scales with the features: an absolute gradient test stopped at w = 0
+    # on X * 1e-6 (gradients ~ 1e-7 < tol), with accuracy 0.5 and no warning
+    X, y, _, _ = separable(200, 3, seed=31)
+    with pytest.warns(ConvergenceWarning, match="linearly separable"):
+        clf = LogisticRegression(solver=solver).fit(X * scale, y)
+    assert_array_equal(clf.predict(X * scale), y)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+def test_unfinished_fits_ask_the_lp_on_unit_scale_data(fmt):
+    # gd cannot separate 1e-10 data in 20 steps, so the check falls back on separability(),
+    # whose LP tolerances are absolute: it gets X / max |x_ij|
+    X, y, _, _ = separable(100, 3, seed=36)
+    with pytest.warns(ConvergenceWarning, match="linearly separable"):
+        clf = LogisticRegression(solver="gd", max_iter=20).fit(in_format(X * 1e-10, fmt), y)
+    assert not clf.converged_
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("solver", ["lbfgs", "newton"])
+def test_penalised_fits_match_sklearn_on_scaled_data(solver, scale, fmt):
+    X, y = symmetric(noisy(100, 3, seed=32, sparsity=0.3))
+    Xs = in_format(X * scale, fmt)
+    alpha = 1e-2
+    with warnings.catch_warnings():  # its Newton solver's line search may hand over to lbfgs
+        warnings.simplefilter("ignore")
+        sk = SkLogisticRegression(C=1.0 / (alpha * len(y)), solver="newton-cholesky",
+                                  tol=1e-14, max_iter=1000).fit(Xs, y)
+    with warnings.catch_warnings():  # at 1e4 the absolute test is below the rounding
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ours = LogisticRegression(solver=solver, alpha=alpha).fit(Xs, y)
+    assert ours.converged_ or scale > 1
+    # relative, as the coefficients are of order scale / alpha (the penalty dominates) or
+    # 1 / scale; |g_j| <= tol s_j leaves a relative error of about tol at every scale
+    assert_allclose(ours.coef_, sk.coef_, rtol=1e-4)
+    assert_allclose(ours.intercept_, sk.intercept_, atol=1e-9)  # 0 by the symmetry
+
+
+def test_softmax_predictions_do_not_depend_on_the_scale():
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300] / 16.0, y[:300]
+    base = LogisticRegression(alpha=1e-2).fit(X, y)
+    for scale in (1e-8, 1e-4):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            clf = LogisticRegression(alpha=1e-2 * scale**2).fit(X * scale, y)
+        # alpha scale^2 on X scale is the same problem in w / scale
+        assert_allclose(clf.coef_ * scale, base.coef_, rtol=1e-4, atol=1e-5)
+        assert_array_equal(clf.predict(X * scale), base.predict(X))
+
+
+def test_gd_does_not_claim_convergence_at_w_zero_on_tiny_features():
+    X, y = symmetric(noisy(100, 3, seed=33))
+    with pytest.warns(ConvergenceWarning):
+        clf = LogisticRegression(solver="gd", max_iter=50).fit(X * 1e-6, y)
+    assert not clf.converged_ and clf.n_iter_ > 0
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd"])
+def test_data_whose_squares_overflow_are_refused_with_their_scale(solver):
+    X, y = noisy(50, 3, seed=34)
+    largest = f"{np.abs(X * 1e300).max():.3g}"  # it used to be "singular matrix"
+    with pytest.raises(ValueError, match=rf"largest entry .* {re.escape(largest)}.*Rescale X"):
+        LogisticRegression(solver=solver).fit(X * 1e300, y)
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1e-2])
+@pytest.mark.parametrize("data", ["separable", "noisy", "3 classes"])
+def test_dataframe_fits_do_not_warn_about_feature_names(data, alpha):
+    pd = pytest.importorskip("pandas")
+    if data == "separable":
+        X, y, _, _ = separable(60, 3, seed=35)
+    elif data == "noisy":
+        X, y = noisy(60, 3, seed=35)
+    else:
+        X, y = noisy(60, 3, seed=35)
+        y = np.where(X[:, 0] > 0.5, 2, y)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = LogisticRegression(alpha=alpha).fit(frame, y)
+    assert not [w for w in caught if "feature names" in str(w.message)]
+    assert_array_equal(clf.feature_names_in_, ["a", "b", "c"])
 
 
 def test_optimal_schedule_needs_alpha():

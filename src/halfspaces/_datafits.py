@@ -257,7 +257,9 @@ class Objective:
     fit_intercept: bool
     data: Rows = field(init=False, repr=False)
     shape: tuple[int, ...] = field(init=False, repr=False)
+    max_abs: float = field(init=False, repr=False)  # max_ij |x_ij|
     _mask: NDArray = field(init=False, repr=False)
+    _scales: NDArray = field(init=False, repr=False)
     _sample: Rows | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -267,6 +269,14 @@ class Objective:
         mask[..., -1] = 0.0
         self._mask = mask.ravel()
         self._mask.flags.writeable = False
+        column_max = _column_max_abs(self.X)
+        self.max_abs = float(column_max.max(initial=0.0))
+        # s_j = min(1, max_i |x_ij|); 1 for the intercept and for an all-zero column, whose
+        # gradient is the penalty's alone and has no data scale
+        scales = np.ones(self.shape)
+        scales[..., :-1] = np.where(column_max > 0, np.minimum(column_max, 1.0), 1.0)
+        self._scales = scales.ravel()
+        self._scales.flags.writeable = False
 
     @property
     def c(self) -> float:
@@ -293,6 +303,33 @@ class Objective:
 
     def value(self, w: NDArray) -> float:
         return self.value_grad(w)[0]
+
+    def stationary(self, g: NDArray, tol: float) -> bool:
+        r"""The full-batch solvers' stopping rule: :math:`|g_j| \le` tol :math:`s_j` for every slot.
+
+        :math:`s_j = \min(1, \max_i |x_{ij}|)` (1 for the intercepts and all-zero columns),
+        computed once from X. Multiplying a feature by c multiplies its gradient by c and
+        divides its optimal weight by c, so an absolute test :math:`\lVert g\rVert_\infty
+        \le` tol stops at w = 0 on a tiny feature that the data call for (X 1e-6 gives
+        gradients about 1e-7); scaled, the rule is the same for every c <= 1, and on
+        features of unit scale or larger it is the absolute test (Nocedal and Wright 2006,
+        Section 2.2 on scaling). It costs O(size) per test, no pass over X.
+        """
+        return bool(np.all(np.abs(g) <= tol * self._scales))
+
+    def largest_safe_entry(self) -> float:
+        """The largest max_ij |x_ij| for which the solvers' sums of squares stay finite.
+
+        The curvature blocks, the Hessian and the step sizes sum x'_ij^2 over N rows and
+        d + 1 slots; beyond sqrt(max float / (N (d + 1))) those sums overflow to inf (about
+        1e150 for a thousand rows) and the linear algebra on them fails.
+        """
+        n, d1 = self.X.shape[0], self.shape[-1]
+        return float(np.sqrt(np.finfo(np.float64).max / max(n * d1, 1)))
+
+    def scales(self) -> NDArray:
+        """The slots' gradient scales s_j of :meth:`stationary` (flat, read-only)."""
+        return self._scales
 
     def evaluation_cost(self) -> float:
         """Multiply-adds of one value-and-gradient evaluation: 2 k nnz(X)."""
@@ -330,12 +367,14 @@ class Objective:
                           max_cost: float = np.inf) -> NDArray:
         """The Hessian's diagonal blocks at w, one per class: the matrices L-BFGS whitens by.
 
-        .. math:: B_a = \\frac{1}{m}\\sum_i h_{ia}\\, x'_i x_i'^T + \\alpha P + \\delta I
+        .. math:: B_a = \\frac{1}{m}\\sum_i h_{ia}\\, x'_i x_i'^T + \\alpha P + \\Delta
 
         with h_ia = p_ia (1 - p_ia) (softmax), sigma(z_i)(1 - sigma(z_i)) (logistic) or 1
-        (squared), P the penalised slots, and a ridge delta = 1e-6 mean(diag) that keeps
-        B_a positive definite on rank-deficient data (the slot of an absent intercept gets
-        1). For one class B_1 is the Hessian itself. The rows are those of the Hessian
+        (squared), P the penalised slots, and a diagonal ridge :math:`\\Delta` of 1e-6
+        times each slot's own curvature (so that B_a scales with the features) that keeps
+        B_a positive definite on rank-deficient data; a slot without curvature (an
+        all-zero column, the slot of an absent intercept) gets alpha, or 1 without a
+        penalty. For one class B_1 is the Hessian itself. The rows are those of the Hessian
         (:meth:`curvature_rows`). Shape (k, d + 1, d + 1), or with ``diagonal`` (or when
         the blocks would cost more than ``max_cost`` multiply-adds) only the diagonals,
         shape (k, d + 1); k = 1 when every class has the same block (the softmax at W = 0).
@@ -350,9 +389,15 @@ class Objective:
         blocks = np.stack([one(X, K, h, self.c) for h in weights]) / sample.rows.shape[0]
         slots = np.arange(self.shape[-1])
         diagonals = blocks if diagonal else blocks[:, slots, slots]  # a copy when not diagonal
-        extra = self.alpha * (slots < slots[-1]) + 1e-6 * max(float(diagonals.mean()), 1e-300)
+        # relative to each slot's own curvature, so that B_a scales with its features (a
+        # ridge relative to the mean drowned the curvature of features 1e-8 in size); a slot
+        # without curvature (an all-zero column, an absent intercept) has a zero row and
+        # column: alpha, or without a penalty any positive value, does
+        penalised = slots < slots[-1]
+        empty = 1.0 - (self.alpha > 0) * penalised
+        extra = self.alpha * penalised + np.where(diagonals > 0, 1e-6 * diagonals, empty)
         if not self.fit_intercept:
-            extra[-1] = 1.0  # that slot's row and column are zero: any positive value does
+            extra[:, -1] = 1.0
         if diagonal:
             blocks += extra
         else:
@@ -411,6 +456,15 @@ def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     total = Z.sum(axis=1)
     Z /= total[:, None]
     return Z, top + np.log(total)
+
+
+def _column_max_abs(X) -> NDArray:
+    """max_i |x_ij| for each column j (float64), in O(nnz) and without a copy of dense X."""
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1])
+    if sp.issparse(X):
+        return np.asarray(abs(X).max(axis=0).toarray(), dtype=np.float64).ravel()
+    return np.maximum(X.max(axis=0), -X.min(axis=0)).astype(np.float64)
 
 
 def _gram_cost(X, K) -> float:

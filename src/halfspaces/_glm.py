@@ -144,9 +144,10 @@ class GLM(SparseInputMixin, BaseEstimator):
         if run.stalled:
             warnings.warn(
                 f"{name}(solver={self.solver!r}) stopped after {run.n_iter} "
-                "iterations: J no longer decreases in floating point, yet ||grad J||_inf > "
-                f"tol={self.tol}. The weights are optimal to machine precision; a larger "
-                "tol would have stopped earlier.", ConvergenceWarning, stacklevel=3)
+                "iterations: J no longer decreases in floating point, yet the gradient "
+                f"exceeds its stopping rule (tol={self.tol}). The weights are optimal to "
+                "machine precision; a larger tol would have stopped earlier.",
+                ConvergenceWarning, stacklevel=3)
         elif not run.converged:
             warnings.warn(
                 f"{name}(solver={self.solver!r}) stopped after {run.n_iter} "

@@ -13,7 +13,8 @@
 The solvers ask the objective (and through it its datafit, :mod:`halfspaces._datafits`)
 for what they need; they never branch on the loss. Each returns a :class:`SolverRun`.
 Stopping rules: the full-batch solvers stop when
-||grad J||_inf <= tol (converged), or when a step can no longer decrease J in floating
+|g_j| <= tol s_j for every slot j (converged; s_j = min(1, max_i |x_ij|), 1 for the intercept,
+:meth:`Objective.stationary`), or when a step can no longer decrease J in floating
 point (stalled: tol is below what the problem's rounding allows); the stochastic ones when
 J changes by at most tol (relative) from one epoch to the next; all of them after
 ``max_iter`` iterations (epochs).
@@ -98,6 +99,7 @@ def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | 
           steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
     """Minimise ``obj`` from ``w0`` with the named solver."""
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
+    _check_scale(obj)
     if solver == "lbfgs":
         return lbfgs(obj, w0, tol, max_iter)
     if solver == "newton":
@@ -108,6 +110,17 @@ def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | 
     if solver == "gd":
         return gradient_descent(obj, w0, tol, max_iter, steps)
     return stochastic(obj, w0, tol, max_iter, steps, batch, rng, state)
+
+
+def _check_scale(obj: Objective) -> None:
+    """Refuse data whose squares overflow: every solver's curvature or step would be inf."""
+    limit = obj.largest_safe_entry()
+    if obj.max_abs > limit:
+        raise ValueError(
+            f"X's largest entry in absolute value is {obj.max_abs:.3g}: its squares, which "
+            f"the solvers sum (curvature, step sizes), overflow float64 beyond about "
+            f"{limit:.1e} for these {obj.X.shape[0]} rows. Rescale X (divide it by its "
+            "largest entry, or use sklearn.preprocessing.MaxAbsScaler or StandardScaler).")
 
 
 def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
@@ -141,9 +154,11 @@ def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     the start point is the identity: its quasi-Newton memory then only has to learn how
     the curvature changes along the path, not the data's own conditioning. At
     alpha = 1/N on a9a this cuts the iterations to J* (1 + 1e-8) from about 400 to 15.
-    It stops when ||grad J(w)||_inf <= tol (the gradient in w, whatever the coordinates),
-    at max_iter, or when its line search can no longer see J decrease in floating point
-    (reported as stalled).
+    It stops when |g_j| <= tol s_j for every slot (:meth:`Objective.stationary`, on the
+    gradient in w, whatever the coordinates), or at max_iter. When its line search can
+    no longer see J decrease in floating point before that, Newton's method takes over
+    for the iterations left (its line search also follows the gradient where J is flat),
+    and the run is reported as stalled only if Newton stalls too.
     """
     with _blas_threads_for(obj):
         return _whitened_lbfgs(obj, w0, tol, max_iter)
@@ -161,7 +176,7 @@ def _whitened_lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> S
         return last["f"], last["g_v"]
 
     def done() -> bool:
-        return np.max(np.abs(last["g"]), initial=0.0) <= tol
+        return obj.stationary(last["g"], tol)
 
     v0 = white.to_v(w0)
     curve = [value_grad(v0)[0]]
@@ -179,9 +194,15 @@ def _whitened_lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> S
         options={"maxiter": max_iter, "gtol": 0.0, "ftol": 0.0, "maxls": 50},
     )
     value_grad(result.x)
-    converged = done()
-    stalled = not converged and result.nit < max_iter
-    return SolverRun(last["w"], int(result.nit), bool(converged), tuple(curve), stalled=stalled)
+    run = SolverRun(last["w"], int(result.nit), done(), tuple(curve))
+    if run.converged or run.n_iter >= max_iter:
+        return run
+    # the line search saw J flat before the gradient test was met (features of size 1e-8
+    # move J by 1e-16 relatively): Newton's line search also accepts steps that shrink
+    # ||g||_1 where J is flat (:func:`armijo`), so it finishes
+    rest = _newton(obj, run.w, tol, max_iter - run.n_iter)
+    return replace(rest, n_iter=run.n_iter + rest.n_iter,
+                   loss_curve=run.loss_curve + rest.loss_curve[1:])
 
 
 def _blas_threads_for(obj: Objective):
@@ -262,13 +283,30 @@ class Whitening:
         return np.matmul(X[:, None, :], M)[:, 0, :].ravel()
 
 
-def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float):
-    """Largest t / 2^j with J(w - t s) <= J(w) - 1e-4 t <g, s>: (t, w_new, f, g), or None."""
+def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float,
+           shrink: float = 1.0):
+    """Largest t / 2^j with J(w - t s) <= J(w) - 1e-4 t <g, s>, J decreasing: (t, w_new, f,
+    g), or None (no decrease left in floating point).
+
+    Where J does not change in floating point (|J(w - t s) - J(w)| within 16 ulps of J,
+    as on features of size 1e-8, whose weights move J by 1e-16 relatively), the step is
+    taken when it multiplies ||g||_1 by less than ``shrink`` instead, as scikit-learn's
+    Newton solver does (``sklearn/linear_model/_glm/_newton_solver.py``), while some
+    |g_j| / s_j exceeds 64 ulps of max(1, J), about the gradient's own rounding: below
+    that a smaller ||g||_1 is noise. gd asks for a 0.1% shrink at least.
+    """
     slope = g @ s
+    eps = np.finfo(np.float64).eps
+    tiny = 16 * eps * abs(f)
+    if np.max(np.abs(g) / obj.scales(), initial=0.0) <= 64 * eps * max(1.0, abs(f)):
+        tiny = -1.0  # the gradient is rounding noise: only a visible decrease counts
+    g_sum = shrink * np.abs(g).sum()
     for _ in range(60):
         w_new = w - t * s
         f_new, g_new = obj.value_grad(w_new)
-        if f_new <= f - 1e-4 * t * slope:
+        if f_new < f and f_new <= f - 1e-4 * t * slope:
+            return t, w_new, f_new, g_new
+        if abs(f_new - f) <= tiny and np.abs(g_new).sum() < g_sum:
             return t, w_new, f_new, g_new
         t *= 0.5
     return None
@@ -277,18 +315,23 @@ def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: floa
 def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
     """Newton's method with backtracking; Cholesky or conjugate gradients for the step."""
     with _blas_threads_for(obj):
-        step = _newton_step_rule(obj, w)
-        f, g = obj.value_grad(w)
-        curve = [f]
-        for it in range(max_iter):
-            if np.max(np.abs(g)) <= tol:
-                return SolverRun(w, it, True, tuple(curve))
-            found = armijo(obj, w, f, g, step(w, g), 1.0)
-            if found is None or found[2] >= f:  # no decrease left in floating point
-                return SolverRun(w, it, False, tuple(curve), stalled=True)
-            _, w, f, g = found
-            _record(curve, f, max_iter)
-        return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
+        return _newton(obj, w, tol, max_iter)
+
+
+def _newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
+    """Newton's method (under the caller's BLAS thread setting)."""
+    step = _newton_step_rule(obj, w)
+    f, g = obj.value_grad(w)
+    curve = [f]
+    for it in range(max_iter):
+        if obj.stationary(g, tol):
+            return SolverRun(w, it, True, tuple(curve))
+        found = armijo(obj, w, f, g, step(w, g), 1.0)
+        if found is None:  # no decrease left in floating point
+            return SolverRun(w, it, False, tuple(curve), stalled=True)
+        _, w, f, g = found
+        _record(curve, f, max_iter)
+    return SolverRun(w, max_iter, obj.stationary(g, tol), tuple(curve))
 
 
 def _newton_step_rule(obj: Objective, w0: NDArray):
@@ -330,18 +373,18 @@ def gradient_descent(obj: Objective, w: NDArray, tol: float, max_iter: int,
     f, g = obj.value_grad(w)
     curve, eta = [f], steps.eta0
     for it in range(max_iter):
-        if np.max(np.abs(g)) <= tol:
+        if obj.stationary(g, tol):
             return SolverRun(w, it, True, tuple(curve))
         if steps.line_search:
-            found = armijo(obj, w, f, g, g, 2.0 * eta)
-            if found is None or found[2] >= f:
+            found = armijo(obj, w, f, g, g, 2.0 * eta, shrink=0.999)
+            if found is None:
                 return SolverRun(w, it, False, tuple(curve), stalled=True)
             eta, w, f, g = found
         else:
             w = w - eta * g
             f, g = obj.value_grad(w)
         _record(curve, f, max_iter)
-    return SolverRun(w, max_iter, bool(np.max(np.abs(g)) <= tol), tuple(curve))
+    return SolverRun(w, max_iter, obj.stationary(g, tol), tuple(curve))
 
 
 def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: StepRule,

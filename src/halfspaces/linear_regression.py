@@ -61,8 +61,9 @@ class LinearRegression(RegressorMixin, GLM):
         Iterations (epochs) of the iterative solvers; None: 2000 for gd, 30 for sgd, 200 for
         minibatch.
     tol : float, default=1e-6
-        gd stops when ||grad J||_inf <= tol, sgd and minibatch when J changes by at most tol
-        (relative) between epochs.
+        gd stops when every partial derivative is small on the scale of its feature,
+        |dJ/dw_j| <= tol min(1, max_i |x_ij|) (tol for the intercept), sgd and minibatch
+        when J changes by at most tol (relative) between epochs.
     [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
 
     Attributes

@@ -84,9 +84,12 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         Iterations (epochs for "sgd" and "minibatch"). None: 1000 for lbfgs, 100 for
         newton, 2000 for gd, 30 for sgd, 200 for minibatch.
     tol : float, default=1e-6
-        Stopping rule. lbfgs, newton and gd stop when :math:`\lVert\nabla J\rVert_\infty
-        \le` tol, or (with a warning) when a step no longer decreases J in floating point;
-        sgd and minibatch when J changes by at most tol (relative) between epochs.
+        Stopping rule. lbfgs, newton and gd stop when every partial derivative is small
+        on the scale of its feature, :math:`|\partial J / \partial w_j| \le` tol
+        :math:`\min(1, \max_i |x_{ij}|)` (tol for the intercepts), so that rescaling a
+        feature below unit scale does not change when they stop; or (with a warning) when
+        a step no longer decreases J in floating point. sgd and minibatch stop when J
+        changes by at most tol (relative) between epochs.
     [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
 
     Attributes
@@ -170,7 +173,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self._rng = check_random_state(self.random_state)
         run = self._solve(obj, self._rng)
         self._set_fitted(obj, targets, run)
-        if not self._warn_if_separable(X, targets):
+        if not self._warn_if_separable(X, targets, obj.max_abs):
             self._warn_unfinished(run)
         return self
 
@@ -230,9 +233,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self.loss_curve_ = np.asarray(run.loss_curve)
         self.converged_ = run.converged
 
-    def _warn_if_separable(self, X, targets: Targets) -> bool:
+    def _warn_if_separable(self, X, targets: Targets, max_abs: float) -> bool:
         """Without a penalty, warn (and return True) when the data are separable."""
-        if self.alpha == 0 and _separable(self, X, targets, self.converged_):
+        if self.alpha == 0 and _separable(self, X, targets, self.converged_, max_abs):
             warnings.warn(
                 "The training data are linearly separable, so the maximum-likelihood "
                 "weights do not exist: the likelihood keeps growing as ||w|| grows along a "
@@ -276,10 +279,18 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         return log_softmax(z, axis=1)
 
 
-def _separable(est: LogisticRegression, X, targets: Targets, converged: bool) -> bool:
-    """Whether the fitted weights separate the data strictly, or separability() says so."""
-    pred = est.decision_function(X)
-    if pred.ndim == 1:
+def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
+               max_abs: float) -> bool:
+    """Whether the fitted weights separate the data strictly, or separability() says so.
+
+    X is the validated array: its scores are computed here, not by decision_function, which
+    would check it again and warn that an array has no feature names after a DataFrame fit.
+    separability() gets X / max |x_ij|, entries of order 1 (separability is invariant under
+    positive scaling, and the LP's tolerances are absolute).
+    """
+    pred = np.asarray(X @ est.coef_.T) + est.intercept_
+    if pred.shape[1] == 1:
+        pred = pred.ravel()
         y = targets.plus_minus(0)
         if np.all(y * pred > 0):
             return True
@@ -287,7 +298,8 @@ def _separable(est: LogisticRegression, X, targets: Targets, converged: bool) ->
             return False
         from halfspaces.theory import separability
 
-        return bool(separability(X, y, fit_intercept=est.fit_intercept).separable)
+        unit = X if max_abs in (0.0, 1.0) else X * (1.0 / max_abs)
+        return bool(separability(unit, y, fit_intercept=est.fit_intercept).separable)
     true = np.searchsorted(est.classes_, _labels_of(targets, est.classes_))
     rows = np.arange(pred.shape[0])
     own = pred[rows, true]
