@@ -259,12 +259,26 @@ default="linear"
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
+        if isinstance(self.kernel, str) and self.kernel == "linear":
+            scores = self._linear_scores(X)
+            return scores[:, 0] if scores.shape[1] == 1 else scores
         scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
         n_support = max(1, self.support_.size)
         block = max(1, int(self.cache_size * 2**20) // (8 * n_support))
         for rows in gen_batches(X.shape[0], block):
             scores[rows] = self._test_kernel(X[rows]) @ self.dual_coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _linear_scores(self, X) -> NDArray[np.float64]:
+        """sum_i a_i <x_i, x> + b as <w, x> + b, with w = sum_i a_i x_i (the primal weights).
+
+        One product with the (n_problems, d) weights instead of an n_rows x n_support kernel
+        matrix (a minute on a9a's 48,842 rows). The same sums in another order: equal on
+        data whose products are exact, within rounding otherwise.
+        """
+        W = np.asarray(self.support_vectors_.T @ self.dual_coef_.T, dtype=np.float64).T
+        scores = np.asarray(as_float64(X) @ W.T, dtype=np.float64).reshape(X.shape[0], -1)
+        return scores + self.intercept_
 
     def _test_kernel(self, X) -> NDArray[np.float64]:
         if self.kernel == "precomputed":

@@ -248,9 +248,10 @@ def _vote_lanes(lanes, rows, signs, counts, c, start, stop, out):
     lanes has a fixed length. The vote is 2 (the counts of the weights with <w_k, x'> > 0)
     minus all counts. Which side of zero a row is on changes from update to update, and
     LLVM compiles any integer form of the test s > 0 to a jump that is then mispredicted
-    (three times slower on a9a); min(max(s 2^1100, 0), 1) is the same 0/1 in float
-    instructions without a jump: the smallest positive float times 2^1100 is 2^26, a
-    large one becomes inf, and +-0 and negative s give 0. A NaN (only an overflow makes
+    (three times slower on a9a). Clamping to [0, 1] and scaling twice by 2^550 (clamped
+    again each time, so nothing overflows) gives the same 0/1 in float min/max
+    instructions, without a jump: the smallest positive float, 2^-1074, becomes 2^26
+    before the last clamp, and +-0 and negative s give 0. A NaN (only an overflow makes
     one, and it stays NaN) is voted again the plain way.
     """
     s = np.zeros(VOTE_LANES)
@@ -261,7 +262,8 @@ def _vote_lanes(lanes, rows, signs, counts, c, start, stop, out):
         total += count
         for lane in range(VOTE_LANES):
             s[lane] += a * (np.float64(lanes[j, lane]) + c)
-            up[lane] += count * min(max(s[lane] * _HUGE * _HUGE, 0.0), 1.0)
+            positive = min(min(min(max(s[lane], 0.0), 1.0) * _HUGE, 1.0) * _HUGE, 1.0)
+            up[lane] += count * positive
     for lane in range(stop - start):
         if math.isnan(s[lane]):
             out[start + lane] = _vote_one_lane(lanes, lane, rows, signs, counts, c)
@@ -269,7 +271,7 @@ def _vote_lanes(lanes, rows, signs, counts, c, start, stop, out):
             out[start + lane] = 2.0 * up[lane] - total
 
 
-_HUGE = 2.0**550  # squared, 2^1100: lifts the smallest positive float (2^-1074) above 1
+_HUGE = 2.0**550  # twice: lifts the smallest positive float (2^-1074) above 1
 
 
 @njit(cache=True)
