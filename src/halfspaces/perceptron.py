@@ -350,9 +350,8 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     what :class:`AveragedPerceptron` buys). The sums run in compiled code, several rows at
     a time and blocks of rows in parallel; the products are taken block by block, never
     for all rows at once, and the rows done are reported as progress after each block
-    (:mod:`halfspaces._progress`). On a9a (69,624 updates on 11,686 stored rows after 10
-    passes) scoring its 48,842 rows takes seconds rather than the 17 s of a row-at-a-time
-    sum.
+    (:mod:`halfspaces._progress`). On a9a, 10 passes store 69,624 updates on 11,686 rows,
+    so scoring its 48,842 rows is 3.4e9 steps of the running sum.
 
     See Also
     --------

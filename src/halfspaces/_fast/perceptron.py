@@ -183,7 +183,7 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
 # rows voted together: their decision values after update k sit side by side in a row of
 # the lane block (n_support x VOTE_LANES), so one update is one short vector operation over
 # independent sums, where one row alone is a chain of dependent additions
-VOTE_LANES = 8
+VOTE_LANES = 16
 
 
 @njit(cache=True, parallel=True)
