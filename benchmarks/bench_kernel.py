@@ -1,6 +1,6 @@
 """KernelPerceptron against SVC, MulticlassPerceptron against scikit-learn's Perceptron (OvR).
 
-Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE]
+Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE] [--models-only]
 
 Cases (issue 5):
 - KernelPerceptron(kernel="rbf") against SVC(kernel="rbf"), the same gamma, on a 10,000-row
@@ -12,11 +12,20 @@ Cases (issue 5):
 - MulticlassPerceptron, plain and averaged, against scikit-learn's Perceptron (one-vs-rest,
   the same 10 passes in the given order, eta0=1, no penalty) on digits, pendigits and MNIST
   t10k (../shared/data; skipped when absent): fit time and test accuracy.
+- Every ``--model`` on the bundled data (issue 13): ``halfspaces fit --model kernel`` and
+  ``--model voted`` in a fresh process with a warm Numba cache (wall time, median of the
+  rounds), and the library calls behind them: KernelPerceptron().fit on a9a's train split
+  (the linear kernel, run in the primal) and VotedPerceptron.decision_function on a9a's
+  48,842 rows (train and test, as the command scores them). The dual loop with the linear
+  kernel (a callable, 75 s) runs once with --dual.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -152,15 +161,74 @@ def multiclass_benches(rounds: int) -> list[dict]:
     return results
 
 
+# ---------------------------------------------------------------- every --model on a9a
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def cli_wall(model: str) -> float:
+    """Wall seconds of ``halfspaces fit --model MODEL`` on the bundled a9a, a fresh process."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))}
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "halfspaces", "fit", "--model", model,
+                           "--json"], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-2000:])
+    return time.perf_counter() - start
+
+
+def linear_callable(A, B):
+    from halfspaces.kernel import kernel_matrix
+
+    return kernel_matrix(A, B, "linear")
+
+
+def model_benches(rounds: int, dual: bool) -> list[dict]:
+    import scipy.sparse as sp
+
+    from halfspaces import VotedPerceptron
+    from halfspaces.datasets import load_a9a
+
+    (X, y), (X_test, _) = load_a9a("train"), load_a9a("test")
+    rows = sp.vstack([X, X_test], format="csr")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        voted = VotedPerceptron(max_epochs=EPOCHS).fit(X, y)
+    bench = Bench(f"every --model on a9a ({EPOCHS} epochs)")
+    bench.case("halfspaces fit --model kernel (CLI)", lambda: cli_wall("kernel"))
+    bench.case("halfspaces fit --model voted (CLI)", lambda: cli_wall("voted"))
+    bench.case("KernelPerceptron().fit, train split",
+               lambda: KernelPerceptron(max_epochs=EPOCHS).fit(X, y))
+    bench.case("VotedPerceptron.decision_function, 48,842 rows",
+               lambda: voted.decision_function(rows))
+    results = [bench.run(rounds)]  # a CLI case's time is its process's wall time
+    if dual:
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            KernelPerceptron(kernel=linear_callable, max_epochs=EPOCHS).fit(X, y)
+        seconds = time.perf_counter() - start
+        print(f"KernelPerceptron(callable linear kernel: the dual loop).fit {seconds:.1f} s")
+        results.append({"title": "dual loop, linear kernel", "seconds": seconds})
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--models-only", action="store_true",
+                        help="only the every---model cases on a9a")
+    parser.add_argument("--dual", action="store_true",
+                        help="also time the dual loop with the linear kernel once (slow)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     n, rounds = (1_000, 1) if args.quick else (10_000, args.rounds)
-    results = kernel_benches(n, rounds) + multiclass_benches(rounds)
+    results = model_benches(rounds, args.dual)
+    if not args.models_only:
+        results += kernel_benches(n, rounds) + multiclass_benches(rounds)
     dump(results, args.json)
 
 

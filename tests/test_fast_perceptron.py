@@ -12,6 +12,7 @@ import _naive
 import _naive_kernel
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from _data import FORMATS, in_format, noisy
 from numpy.testing import assert_allclose, assert_array_equal
 
@@ -119,6 +120,68 @@ def test_voted_scores_equal_the_explicit_vote_with_ties(fit_intercept):
     kp.voted_scores(G, np.searchsorted(support, rows), y[rows], counts, float(fit_intercept),
                     out)
     assert_array_equal(out, _naive.voted_decision(vectors, X_test))
+
+
+def plain_votes(G, rows, signs, counts, c):
+    """The vote as one running sum per row, the way it was first written."""
+    out = np.empty(G.shape[0])
+    for r in range(G.shape[0]):
+        s, vote = 0.0, -counts[0]
+        for k in range(rows.shape[0]):
+            s += signs[k] * (np.float64(G[r, rows[k]]) + c)
+            vote += counts[k + 1] if s > 0.0 else -counts[k + 1]
+        out[r] = vote
+    return out
+
+
+def vote_log(seed, n_support=12, n_updates=60):
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, n_support, n_updates)
+    signs = rng.choice([-1.0, 1.0], n_updates)
+    counts = rng.integers(0, 9, n_updates + 1)
+    return rows, signs, counts
+
+
+LANES = kp.VOTE_LANES
+
+
+@pytest.mark.parametrize("n_rows", [1, LANES - 1, LANES, 2 * LANES + 5])  # blocks of lanes
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("c", [0.0, 1.0])
+def test_voted_scores_equal_the_plain_running_sums(n_rows, fmt, c):
+    # G as SciPy's sparse product sums it, in the data's dtype (rounded: 0.37 and 0.71)
+    rng = np.random.default_rng(n_rows)
+    dtype = np.float32 if fmt == "dense32" else np.float64
+    X = rng.integers(-2, 3, size=(n_rows, 4)) * rng.choice([1.0, 0.37], (n_rows, 4))
+    S = rng.integers(-2, 3, size=(12, 4)) * 0.71
+    X, S = in_format(X, fmt), sp.csr_matrix(S, dtype=dtype)
+    if fmt == "csr64":
+        S.indices, S.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    G = np.ascontiguousarray((sp.csr_matrix(X) @ S.T).toarray())
+    assert G.dtype == dtype
+    rows, signs, counts = vote_log(n_rows)
+    expected = plain_votes(G, rows, signs, counts, c)
+    assert n_rows == 1 or np.unique(expected).size > 1  # lanes with different votes
+    out = np.full(n_rows, np.nan)
+    kp.voted_scores(G.astype(np.float64), rows, signs, counts, c, out)
+    assert_array_equal(out, expected)
+    out[:] = np.nan
+    kp.voted_scores_csr(loop_input(sp.csr_matrix(X)), (S.data, S.indices, S.indptr), rows,
+                        signs, counts, c, np.empty((0, 4), dtype=dtype), out)
+    assert_array_equal(out, expected)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # the overflow itself
+def test_voted_scores_of_an_overflowing_sum_are_the_plain_vote():
+    rows, signs, counts = vote_log(3, n_support=3, n_updates=40)
+    # an overflowed dot product is inf; +inf and -inf terms make the sum NaN for good
+    G = np.array([[np.inf, 1.0, 2.0], [1.0, -1.0, 0.0], [-1e308, 1e308, 1e308]] * 3)
+    expected = plain_votes(G, rows, signs, counts, 1.0)
+    sums = np.cumsum(signs * (G[:, rows] + 1.0), axis=1)
+    assert np.isnan(sums[:, -1]).any() and not np.isnan(sums[:, -1]).all()
+    out = np.empty(G.shape[0])
+    kp.voted_scores(G, rows, signs, counts, 1.0, out)
+    assert_array_equal(out, expected)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -175,6 +175,65 @@ def test_one_vs_rest_is_perceptrons_one_vs_rest():
     assert_array_equal(dual.predict(X), primal.predict(X))
 
 
+# ---------------------------------------------------- the linear kernel runs in the primal
+
+FITTED = ("classes_", "alpha_", "support_", "dual_coef_", "intercept_", "support_vectors_",
+          "n_updates_", "n_epochs_", "converged_", "n_features_in_")
+
+
+def linear_callable(A, B):
+    return kernel_matrix(A, B, "linear")  # a callable keeps the dual loop
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("selection", ["cyclic", "shuffle"])
+@pytest.mark.parametrize("classes", [2, 3])
+def test_linear_kernel_fast_path_equals_the_dual_loop(fmt, fit_intercept, selection, classes):
+    X, y = integer_data(150, 5, seed=31, flip=0.1)
+    if classes == 3:
+        y = np.digitize(X @ np.array([1.0, -0.5, 0.3, 0.2, 0.0]), [-1.5, 1.5])
+    X = in_format(X, fmt)
+    common = dict(fit_intercept=fit_intercept, max_epochs=8, selection=selection,
+                  random_state=7)
+    fast = quiet_fit(KernelPerceptron(**common), X, y)
+    dual = quiet_fit(KernelPerceptron(kernel=linear_callable, **common), X, y)
+    assert not fast.converged_ and fast.n_epochs_ == 8  # updates in every pass
+    for name in FITTED:
+        fast_value, dual_value = getattr(fast, name), getattr(dual, name)
+        if sp.issparse(fast_value):
+            assert sp.issparse(dual_value)
+            fast_value, dual_value = fast_value.toarray(), dual_value.toarray()
+        assert_array_equal(fast_value, dual_value, err_msg=name)
+    X_test = in_format(np.random.default_rng(32).integers(-4, 5, size=(200, 5)), fmt)
+    assert_array_equal(fast.decision_function(X_test), dual.decision_function(X_test))
+    assert_array_equal(fast.predict(X_test), dual.predict(X_test))
+
+
+@pytest.mark.parametrize("selection", ["cyclic", "shuffle"])
+def test_run_linear_perceptron_equals_the_compiled_dual_loop_on_a9a(selection):
+    from _data import load_a9a
+
+    from halfspaces._dual_run import (
+        run_kernel_perceptron,
+        run_linear_perceptron,
+        training_gram,
+    )
+
+    X, y = load_a9a()
+    X, y = X[:1500], y[:1500]
+    gram = training_gram(X, "linear", cache_size=1)  # 87 of 1500 rows: rows evicted
+    dual = run_kernel_perceptron(gram, y, positive=1.0, max_epochs=3, selection=selection,
+                                 rng=np.random.RandomState(3))
+    primal = run_linear_perceptron(X, y, positive=1.0, max_epochs=3, selection=selection,
+                                   rng=np.random.RandomState(3))
+    assert gram.n_computed > gram.capacity
+    assert_array_equal(primal.alpha, dual.alpha)
+    assert (primal.n_updates, primal.n_epochs, primal.converged) == (
+        dual.n_updates, dual.n_epochs, dual.converged)
+    assert primal.n_updates == primal.alpha.sum() > 100
+
+
 # ---------------------------------------------------------------- precomputed and callable
 
 @pytest.mark.parametrize("name", ["rbf", "poly"])

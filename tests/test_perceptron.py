@@ -97,6 +97,27 @@ def test_voted_equals_freund_schapire_figure_1(fmt, fit_intercept, tied):
     assert clf.intercept_[0] == last_b
 
 
+@pytest.mark.parametrize(("fit_fmt", "test_fmt"), [("csr64", "dense64"), ("dense64", "csr32"),
+                                                   ("dense32", "dense32"), ("csr32", "csr32")])
+def test_voted_scoring_in_blocks_equals_the_vote_of_every_weight_vector(fit_fmt, test_fmt,
+                                                                        monkeypatch):
+    from halfspaces import perceptron
+    from halfspaces._progress import listen
+
+    X, y = tied_integer_data(150, 4, seed=12)
+    X_test = np.random.default_rng(1).integers(-2, 3, size=(1001, 4)).astype(float)
+    clf = quiet_fit(VotedPerceptron(max_epochs=40), in_format(X, fit_fmt), y)
+    monkeypatch.setattr(perceptron, "_SCORING_BLOCK", 20_000)
+    block = 20_000 // clf.support_vectors_.shape[0]
+    assert block < 1001 and len(clf.vote_counts_[0]) > 1000  # several blocks, many votes
+    heard = []
+    with listen(lambda done, total: heard.append((done, total))):
+        votes = clf.decision_function(in_format(X_test, test_fmt))
+    vectors = _naive.voted_perceptron(X, y, True, 40)
+    assert_array_equal(votes, _naive.voted_decision(vectors, X_test))
+    assert heard[-1] == (1001, 1001) and len(heard) == -(-1001 // block)
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_pocket_equals_ratchet_twin(fmt, seed):

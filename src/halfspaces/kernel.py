@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from functools import partial
 from numbers import Integral, Real
 from typing import ClassVar
 
@@ -41,6 +42,7 @@ from halfspaces._dual_run import (
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
     run_kernel_perceptron,
+    run_linear_perceptron,
     training_gram,
 )
 from halfspaces._sklearn import Interval, StrOptions, fit_context
@@ -64,8 +66,10 @@ class KernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     of the homogeneous reduction, so the kernel used is k(x, z) + 1 when ``fit_intercept``.
     With ``kernel="linear"`` this is exactly :class:`~halfspaces.Perceptron`: the same
     updates, and w = sum_i alpha_i y_i x_i. The decision values of all training examples are
-    kept and updated in O(n) per update, so a pass costs O(n) plus O(n) per update. More
-    than two classes give one-vs-rest.
+    kept and updated in O(n) per update, so a pass costs O(n) plus O(n) per update (and a
+    Gram row of O(n nnz) the first time an example causes one). The linear kernel runs the
+    primal loop instead, O(nnz of the row) per update, and reads alpha off its updates:
+    the same updates, in milliseconds on a9a. More than two classes give one-vs-rest.
 
     Parameters
     ----------
@@ -190,19 +194,29 @@ default="linear"
                 "With kernel='precomputed', X must be the square Gram matrix of the "
                 f"training examples; got shape {X.shape}."
             )
-        gram = training_gram(X, self.kernel, degree=self.degree, gamma=self.gamma,
-                             coef0=self.coef0, fit_intercept=self.fit_intercept,
-                             cache_size=self.cache_size)
         rng = check_random_state(self.random_state)
-        runs = [
-            run_kernel_perceptron(gram, targets.labels, positive=positive,
-                                  max_epochs=self.max_epochs, selection=self.selection, rng=rng)
-            for positive in targets.positives
-        ]
+        run = self._runner(X)
+        runs = [run(targets.labels, positive=positive, max_epochs=self.max_epochs,
+                    selection=self.selection, rng=rng)
+                for positive in targets.positives]
         self._set_fitted(X, targets, runs)
         if not self.converged_:
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
+
+    def _runner(self, X) -> Callable[..., KernelRun]:
+        """The binary run: the primal loop for the linear kernel, the dual loop otherwise.
+
+        The named linear kernel's dual run is the primal run (the same updates), which costs
+        O(nnz of a row) per update where the dual needs a Gram row, O(n nnz); a callable
+        kernel, even a linear one, runs the dual loop.
+        """
+        if isinstance(self.kernel, str) and self.kernel == "linear":
+            return partial(run_linear_perceptron, X, fit_intercept=self.fit_intercept)
+        gram = training_gram(X, self.kernel, degree=self.degree, gamma=self.gamma,
+                             coef0=self.coef0, fit_intercept=self.fit_intercept,
+                             cache_size=self.cache_size)
+        return partial(run_kernel_perceptron, gram)
 
     def _kernel(self, A, B) -> NDArray[np.float64]:
         return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)
@@ -245,12 +259,26 @@ default="linear"
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
+        if isinstance(self.kernel, str) and self.kernel == "linear":
+            scores = self._linear_scores(X)
+            return scores[:, 0] if scores.shape[1] == 1 else scores
         scores = np.empty((X.shape[0], self.dual_coef_.shape[0]))
         n_support = max(1, self.support_.size)
         block = max(1, int(self.cache_size * 2**20) // (8 * n_support))
         for rows in gen_batches(X.shape[0], block):
             scores[rows] = self._test_kernel(X[rows]) @ self.dual_coef_.T + self.intercept_
         return scores[:, 0] if scores.shape[1] == 1 else scores
+
+    def _linear_scores(self, X) -> NDArray[np.float64]:
+        """sum_i a_i <x_i, x> + b as <w, x> + b, with w = sum_i a_i x_i (the primal weights).
+
+        One product with the (n_problems, d) weights instead of an n_rows x n_support kernel
+        matrix (a minute on a9a's 48,842 rows). The same sums in another order: equal on
+        data whose products are exact, within rounding otherwise.
+        """
+        W = np.asarray(self.support_vectors_.T @ self.dual_coef_.T, dtype=np.float64).T
+        scores = np.asarray(as_float64(X) @ W.T, dtype=np.float64).reshape(X.shape[0], -1)
+        return scores + self.intercept_
 
     def _test_kernel(self, X) -> NDArray[np.float64]:
         if self.kernel == "precomputed":

@@ -30,11 +30,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, check_X_y
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron
+from halfspaces._progress import report
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
@@ -343,6 +344,15 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     ``coef_`` and ``intercept_`` are the last weight vector w_K, b_K; the prediction uses
     all of them. ``decision_function`` returns the weighted vote sum.
 
+    Scoring costs O(n_rows x (nnz per row x n_support + n_updates)) per binary problem:
+    the products <x, s_j> with the stored rows, then a running sum over the updates for
+    every row (the voted vote has no shortcut through a single weight vector, which is
+    what :class:`AveragedPerceptron` buys). The sums run in compiled code, several rows at
+    a time and blocks of rows in parallel; the products are taken block by block, never
+    for all rows at once, and the rows done are reported as progress after each block
+    (:mod:`halfspaces._progress`). On a9a, 10 passes store 69,624 updates on 11,686 rows,
+    so scoring its 48,842 rows is 3.4e9 steps of the running sum.
+
     See Also
     --------
     AveragedPerceptron : the averaged weights, a linear approximation of the vote.
@@ -398,16 +408,16 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         c = 1.0 if self.fit_intercept else 0.0
-        n_problems = len(self.vote_counts_)
-        votes = np.empty((n_problems, X.shape[0]))
-        block = max(1, 4_000_000 // max(1, self.support_vectors_.shape[0]))
-        for start in range(0, X.shape[0], block):
-            G = safe_sparse_dot(X[start:start + block], self.support_vectors_.T,
-                                dense_output=True)
-            G = np.ascontiguousarray(G, dtype=np.float64)
+        n_problems, n = len(self.vote_counts_), X.shape[0]
+        votes = np.empty((n_problems, n))
+        scores = _vote_scorer(self.support_vectors_, c)
+        block = max(1, _SCORING_BLOCK // max(1, self.support_vectors_.shape[0]))
+        for start in range(0, n, block):
+            stop = min(n, start + block)
             for k in range(n_problems):
-                kp.voted_scores(G, self.update_support_[k], self.update_signs_[k],
-                                self.vote_counts_[k], c, votes[k, start:start + block])
+                scores(X[start:stop], self.update_support_[k], self.update_signs_[k],
+                       self.vote_counts_[k], votes[k, start:stop])
+            report(stop, n)
         return votes[0] if n_problems == 1 else votes.T
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -415,6 +425,36 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         votes = self.decision_function(X)
         index = (votes > 0).astype(int) if votes.ndim == 1 else votes.argmax(axis=1)
         return self.classes_[index]
+
+
+# entries of G = X S^T per block of rows scored (32 MB for dense data); a report of
+# progress after each block
+_SCORING_BLOCK = 4_000_000
+
+
+def _vote_scorer(S, c: float):
+    """The function that writes the votes of a block of rows X, given one problem's log.
+
+    Dense X and dense S: G = X S^T by BLAS, as before, then the compiled vote. When either
+    is sparse, the compiled loop computes G itself, lane block by lane block, with the sums
+    SciPy's sparse product takes (in its dtype), never holding more of G than that.
+    """
+    import scipy.sparse as sp
+
+    by_rows = sp.csr_matrix(S)
+    by_rows.sort_indices()
+    by_rows = (by_rows.data, by_rows.indices, by_rows.indptr)
+
+    def scores(X, rows, signs, counts, out):
+        if not (sp.issparse(X) or sp.issparse(S)):
+            G = np.ascontiguousarray(X @ S.T, dtype=np.float64)
+            kp.voted_scores(G, rows, signs, counts, c, out)
+            return
+        X = sp.csr_matrix(X)
+        scratch = np.empty((0, S.shape[1]), dtype=np.result_type(X.dtype, S.dtype))
+        kp.voted_scores_csr(loop_input(X), by_rows, rows, signs, counts, c, scratch, out)
+
+    return scores
 
 
 def _extend(old: NDArray | None, new: NDArray) -> NDArray:
