@@ -113,3 +113,13 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
 def test_sample_complexity_validates(args, name):
     with pytest.raises(ValueError, match=name):
         sample_complexity(*args)
+
+
+def test_novikoff_on_two_points_far_apart():
+    # x = 100 (label 1), -1 (label -1): the hard-margin QP once answered 'Unbounded' here.
+    # On x' = (1, x) the min-norm point of {(1, 100), (-1, 1)} is (-1, 1): gamma' = sqrt(2)
+    X, y = np.array([[100.0], [-1.0]]), np.array([1, -1])
+    bound = perceptron_mistake_bound(X, y)
+    assert bound == pytest.approx((1 + 100.0**2) / 2, rel=1e-9)
+    clf = Perceptron(max_epochs=100_000).fit(X, y)
+    assert clf.converged_ and clf.n_updates_ <= bound
