@@ -123,3 +123,24 @@ def test_novikoff_on_two_points_far_apart():
     assert bound == pytest.approx((1 + 100.0**2) / 2, rel=1e-9)
     clf = Perceptron(max_epochs=100_000).fit(X, y)
     assert clf.converged_ and clf.n_updates_ <= bound
+
+
+def exact_need(eps, delta, d, realizable, C=1.0):
+    """C (d + ln(1/delta)) / rate in rational arithmetic, epsilon and C as the decimals
+    written; ln(1/delta) is the float the library uses too."""
+    from fractions import Fraction
+
+    rate = Fraction(str(eps)) ** (1 if realizable else 2)
+    return Fraction(str(C)) * (d + Fraction(-math.log(delta))) / rate
+
+
+@pytest.mark.parametrize(("eps", "d", "realizable"), [
+    (1e-200, 3, False),  # epsilon ** 2 underflowed: ZeroDivisionError
+    (0.1, 10**30, True),  # d + ln(1/delta) rounded back to d: less than the formula
+    (1e-300, 10**40, False),
+    (0.3, 7, False),
+])
+def test_sample_complexity_is_exact_at_any_size(eps, d, realizable):
+    m = sample_complexity(eps, 0.05, d, realizable)
+    need = exact_need(eps, 0.05, d, realizable)
+    assert isinstance(m, int) and m >= need and m - 1 < need
