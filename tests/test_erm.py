@@ -159,3 +159,21 @@ def test_ctrl_c_stops_the_zero_one_milp(tmp_path):
     finally:
         proc.kill()
     assert proc.returncode == 130
+
+
+def test_cli_fit_writes_its_model_when_the_optional_bound_fails(tmp_path, monkeypatch):
+    # the mistake bound is an optional report field: a SolverError there once aborted the
+    # fit before the model was written
+    import halfspaces.theory
+    from halfspaces.cli.fit import fit
+    from halfspaces.exceptions import SolverError
+
+    def failing_bound(*args, **kwargs):
+        raise SolverError("the hard-margin QP cannot be solved")
+
+    path = tmp_path / "two.csv"
+    path.write_text("x,label\n100,1\n-1,-1\n")
+    assert fit(path, out=tmp_path / "ok.hs").mistake_bound == pytest.approx(5000.5)
+    monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound", failing_bound)
+    report = fit(path, out=tmp_path / "two.hs")
+    assert report.mistake_bound is None and (tmp_path / "two.hs").exists()
