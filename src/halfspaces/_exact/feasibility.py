@@ -220,7 +220,10 @@ def decide(Z) -> Feasibility:
     array([0.25, 0.25, 0.25, 0.25])
     """
     s = column_scales(Z)
-    found = _decide(scale_columns(Z, s))
+    Zs = scale_columns(Z, s)
+    found = _decide(Zs)
+    if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
+        return found
     if found.separable:
         w = unit_separator(Z, s * found.separator)  # exact: s holds powers of two
         if w is None:  # pragma: no cover - the same products as on the scaled columns
