@@ -317,8 +317,8 @@ def test_min_norm_on_wide_data_matches_hulls_and_svc(sparse):
     # more features than _WIDE: the dual on the dense Gram of a working set of rows
     rng = np.random.default_rng(5)
     X, y = separable_sample(rng, 400, 150, gap=0.5)
-    X[rng.random(X.shape) < 0.5] = 0.0  # sparse-looking, still separable by construction?
-    y = np.where(X @ rng.standard_normal(150) > 0, 1, -1)
+    X[rng.random(X.shape) < 0.5] = 0.0  # half the entries zero; relabelled below by a
+    y = np.where(X @ rng.standard_normal(150) > 0, 1, -1)  # hyperplane: separable
     Z = rows(X, y, sparse=sparse)
     w = unit_separator(Z, min_norm_separator(Z, free_first=True))
     margin = margin_of(signed(X, y, True), w)
