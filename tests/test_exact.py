@@ -316,9 +316,9 @@ def test_min_norm_on_dependent_one_hot_columns(seed, numeric_scale):
 def test_min_norm_on_wide_data_matches_hulls_and_svc(sparse):
     # more features than _WIDE: the dual on the dense Gram of a working set of rows
     rng = np.random.default_rng(5)
-    X, y = separable_sample(rng, 400, 150, gap=0.5)
+    X, y = separable_sample(rng, 400, 250, gap=0.5)
     X[rng.random(X.shape) < 0.5] = 0.0  # half the entries zero; relabelled below by a
-    y = np.where(X @ rng.standard_normal(150) > 0, 1, -1)  # hyperplane: separable
+    y = np.where(X @ rng.standard_normal(250) > 0, 1, -1)  # hyperplane: separable
     Z = rows(X, y, sparse=sparse)
     w = unit_separator(Z, min_norm_separator(Z, free_first=True))
     margin = margin_of(signed(X, y, True), w)
@@ -332,7 +332,7 @@ def test_min_norm_on_wide_data_matches_hulls_and_svc(sparse):
 
 
 def test_min_norm_on_wide_non_separable_rows_raises_with_certificate():
-    X, y = noisy_sample(np.random.default_rng(8), 400, 120, flip=0.3)
+    X, y = noisy_sample(np.random.default_rng(8), 600, 250, flip=0.3)
     with pytest.raises(NotSeparableError) as info:
         min_norm_separator(rows(X, y), free_first=True)
     check_certificate(X, y, info.value.certificate)

@@ -201,9 +201,19 @@ def _dual_qp(ZW, free_first: bool) -> NDArray | None:
     else:
         A = sp.csr_matrix((0, k))
         row_bounds = (np.zeros(0), np.zeros(0))
-    res = solve(A, -np.ones(k), (np.zeros(k), np.full(k, INF)), row_bounds, hessian=G,
-                accept=("Unbounded", "Unbounded or infeasible"), what="hard-margin dual QP")
-    return np.maximum(res.x, 0.0) if res.status == "Optimal" else None
+    # HiGHS can call the dual unbounded on separable rows when G is rank-deficient (more
+    # rows than columns: rounding leaves eigenvalues of -1e-14; seen on 347 rows x 250
+    # columns, where a ridge of 1e-10 max G_ii was not enough and 1e-8 was). The ridged dual
+    # point is still a valid lower bound on the true problem; it is polished and checked later
+    top = float(np.diag(G).max(initial=0.0))
+    for ridge in (0.0, 1e-8 * top, 1e-6 * top):
+        res = solve(A, -np.ones(k), (np.zeros(k), np.full(k, INF)), row_bounds,
+                    hessian=G + ridge * np.eye(k) if ridge else G,
+                    accept=("Unbounded", "Unbounded or infeasible"),
+                    what="hard-margin dual QP")
+        if res.status == "Optimal":
+            return np.maximum(res.x, 0.0)
+    return None
 
 
 def _primal_from_dual(ZW, a: NDArray, free_first: bool) -> NDArray:
