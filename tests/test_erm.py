@@ -106,3 +106,74 @@ def test_bad_parameters_name_themselves():
         LinearProgramClassifier(on_infeasible="soft").fit([[0.0], [1.0]], [0, 1])
     with pytest.raises(ValueError, match="time_limit"):
         ZeroOneERMClassifier(time_limit=-1).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_zero_one_erm_node_limit_is_a_deterministic_budget():
+    X, y = noisy_sample(np.random.default_rng(0), 300, 3, flip=0.25)
+    first = ZeroOneERMClassifier(node_limit=1).fit(X, y)
+    again = ZeroOneERMClassifier(node_limit=1).fit(X, y)
+    assert not first.optimal_ and first.gap_ > 0  # one node cannot prove this optimum
+    np.testing.assert_array_equal(first.coef_, again.coef_)
+    assert first.n_errors_ == again.n_errors_ == np.sum(first.predict(X) != y)
+    with pytest.raises(ValueError, match="node_limit"):
+        ZeroOneERMClassifier(node_limit=0).fit(X, y)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+def test_zero_one_erm_is_invariant_to_the_scale_of_x(scale):
+    # at scale 1e-6 the MILP on raw columns could not reach its margin inside the box:
+    # it reported optimal_ = True with errors on separable data
+    X, y = separable_sample(np.random.default_rng(1), 60, 2, gap=0.1)
+    clf = ZeroOneERMClassifier().fit(X * scale, y)
+    assert clf.n_errors_ == 0 and clf.optimal_
+    assert np.all(clf.predict(X * scale) == y)
+    X, y = noisy_sample(np.random.default_rng(2), 9, 2, flip=0.3)
+    assert (ZeroOneERMClassifier().fit(X * scale, y).n_errors_
+            == brute_force_errors(X, y, True))
+
+
+def test_ctrl_c_stops_the_zero_one_milp(tmp_path):
+    # HiGHS keeps the main thread until it returns: without the worker thread and its
+    # interrupt callback, SIGINT waited for the end of this MILP (minutes to hours)
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 5))
+    y = np.where(X @ rng.standard_normal(5) > 0, 1, -1)
+    y[rng.random(300) < 0.25] *= -1
+    path = tmp_path / "hard.csv"
+    np.savetxt(path, np.c_[X, y], delimiter=",", header="a,b,c,d,e,label", comments="")
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.Popen([sys.executable, "-m", "halfspaces", "fit", str(path), "--model",
+                             "zero-one"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=env)
+    time.sleep(8.0)  # past the imports and the hinge LP, inside branch and bound
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130
+
+
+def test_cli_fit_writes_its_model_when_the_optional_bound_fails(tmp_path, monkeypatch):
+    # the mistake bound is an optional report field: a SolverError there once aborted the
+    # fit before the model was written
+    import halfspaces.theory
+    from halfspaces.cli.fit import fit
+    from halfspaces.exceptions import SolverError
+
+    def failing_bound(*args, **kwargs):
+        raise SolverError("the hard-margin QP cannot be solved")
+
+    path = tmp_path / "two.csv"
+    path.write_text("x,label\n100,1\n-1,-1\n")
+    assert fit(path, out=tmp_path / "ok.hs").mistake_bound == pytest.approx(5000.5)
+    monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound", failing_bound)
+    report = fit(path, out=tmp_path / "two.hs")
+    assert report.mistake_bound is None and (tmp_path / "two.hs").exists()

@@ -18,6 +18,8 @@ from _oracles import (
     linprog_separable,
     min_norm_point,
     noisy_sample,
+    one_hot_sample,
+    perceptron_separates,
     separable_sample,
     signed,
 )
@@ -28,9 +30,11 @@ from sklearn.svm import SVC
 
 from halfspaces._exact import (
     INF,
+    column_scales,
     decide,
     hinge_lp,
     min_norm_separator,
+    scale_columns,
     signed_rows,
     solve,
     split_intercept,
@@ -227,3 +231,117 @@ def test_highs_prints_nothing(capfd):
     zero_one_erm(Z, 1e-5)
     out, err = capfd.readouterr()
     assert out == "" and err == ""
+
+
+# -- scale: every tolerance relative to the data's own size -----------------------------------
+
+def test_certificate_check_is_relative_to_each_column():
+    # features of size 1e-10 beside the constant feature 1: a residual of 3e-11 in a feature
+    # column is a third of that column's size, no proof at all, though far below 1e-9
+    Z = rows([[1e-10], [2e-10], [0.0]], [1, -1, 1])
+    a = np.array([0.4, 0.5, 0.1])
+    assert abs((Z.T @ a)[0]) <= 1e-12 and abs((Z.T @ a)[1]) == pytest.approx(6e-11)
+    assert verified_certificate(Z, a) is None
+    assert verified_certificate(Z * 1e10, a) is None
+
+
+def test_column_scales_are_powers_of_two_into_one_two():
+    Z = np.array([[3e-10, 0.0, -5.0], [-1e-12, 0.0, 1.0]])
+    s = column_scales(Z)
+    assert np.all(np.frexp(s)[0] == 0.5)  # exact powers of two
+    top = np.abs(Z * s).max(axis=0)
+    assert np.all((top >= 1) & (top < 2) | (top == 0))
+    np.testing.assert_array_equal(scale_columns(sp.csr_matrix(Z), s).toarray(), Z * s)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(-12, 12), st.booleans(), st.booleans())
+def test_decide_is_invariant_to_the_scale_of_x(seed, exponent, separable, fit_intercept):
+    rng = np.random.default_rng(seed)
+    if separable:
+        X, y = separable_sample(rng, 40, 3, gap=0.2, fit_intercept=fit_intercept)
+    else:
+        X, y = noisy_sample(rng, 40, 3, flip=0.3)
+    expected = check_decision(X, y, fit_intercept).separable  # against linprog at scale 1
+    Xc = X * 10.0**exponent  # linprog itself fails at some scales: checked by hand here
+    found = decide(rows(Xc, y, fit_intercept))
+    assert found.separable == expected
+    if found.separable:
+        assert np.min(signed(Xc, y, fit_intercept) @ found.separator) >= 1.0
+    else:
+        check_certificate(Xc, y, found.certificate, fit_intercept)
+
+
+def test_tiny_separable_data_get_a_separator_not_a_false_certificate():
+    X, y = separable_sample(np.random.default_rng(3), 100, 3, gap=0.1)
+    assert perceptron_separates(X, y)
+    for scale in (1e-10, 1e-12, 1e12):
+        found = decide(rows(X * scale, y))
+        assert found.separable
+        assert np.min(signed(X * scale, y, True) @ found.separator) >= 1.0
+
+
+# -- the hard-margin QP: degenerate, rank-deficient, badly scaled and wide data ---------------
+
+def margin_of(Z, w, fit_intercept=True):
+    coef, _ = split_intercept(w, fit_intercept)
+    return np.min(Z @ w) / np.linalg.norm(coef)
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
+def test_min_norm_on_two_points_far_apart(scale):
+    # x = 100 (label 1), -1 (label -1): the primal QP once answered 'Unbounded' here
+    X, y = np.array([[100.0], [-1.0]]) * scale, np.array([1, -1])
+    Z = rows(X, y)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=True))
+    assert margin_of(signed(X, y, True), w) == pytest.approx(50.5 * scale, rel=1e-9)
+    w_aug = unit_separator(Z, min_norm_separator(Z, free_first=False))
+    p = min_norm_point(signed(X, y, True))  # the homogeneous problem on x' = (1, x)
+    assert np.linalg.norm(w_aug) == pytest.approx(1 / np.linalg.norm(p), rel=1e-6)
+
+
+@pytest.mark.parametrize(("seed", "numeric_scale"), [(0, 1.0), (1, 1.0), (1, 1e4), (3, 1e4)])
+def test_min_norm_on_dependent_one_hot_columns(seed, numeric_scale):
+    # the primal QP once stopped with 'Solve error' on (1, 1e4): the dual takes over
+    X, y = one_hot_sample(np.random.default_rng(seed), 300, numeric_scale=numeric_scale)
+    assert np.linalg.matrix_rank(np.hstack([np.ones((len(X), 1)), X])) < X.shape[1] + 1
+    Z = rows(X, y)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=True))
+    margin, hulls = margin_of(signed(X, y, True), w), hull_half_distance(X, y)
+    assert margin <= hulls * (1 + 1e-9)  # any two hull points bound the margin from above
+    assert margin == pytest.approx(hulls, rel=1e-4)  # NNLS's penalty of 1e4 limits the oracle
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_min_norm_on_wide_data_matches_hulls_and_svc(sparse):
+    # more features than _WIDE: the dual on the dense Gram of a working set of rows
+    rng = np.random.default_rng(5)
+    X, y = separable_sample(rng, 400, 250, gap=0.5)
+    X[rng.random(X.shape) < 0.5] = 0.0  # half the entries zero; relabelled below by a
+    y = np.where(X @ rng.standard_normal(250) > 0, 1, -1)  # hyperplane: separable
+    Z = rows(X, y, sparse=sparse)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=True))
+    margin = margin_of(signed(X, y, True), w)
+    assert margin == pytest.approx(hull_half_distance(X, y), rel=1e-5)
+    svc = SVC(kernel="linear", C=1e10, tol=1e-8).fit(X, y)
+    assert margin == pytest.approx(
+        np.min(y * svc.decision_function(X)) / np.linalg.norm(svc.coef_), rel=1e-4)
+    w0 = min_norm_separator(rows(X, y, False, sparse), free_first=False)
+    p = min_norm_point(signed(X, y, False))
+    np.testing.assert_allclose(w0, p / (p @ p), rtol=1e-5, atol=1e-8)
+
+
+def test_min_norm_on_wide_non_separable_rows_raises_with_certificate():
+    X, y = noisy_sample(np.random.default_rng(8), 600, 250, flip=0.3)
+    with pytest.raises(NotSeparableError) as info:
+        min_norm_separator(rows(X, y), free_first=True)
+    check_certificate(X, y, info.value.certificate)
+
+
+@pytest.mark.parametrize("exponent", [-12, -6, 0, 6, 12])
+def test_min_norm_margin_scales_with_x(exponent):
+    X, y = separable_sample(np.random.default_rng(2), 60, 3, gap=0.2)
+    Z = rows(X * 10.0**exponent, y)
+    w = unit_separator(Z, min_norm_separator(Z, free_first=True))
+    margin = margin_of(signed(X * 10.0**exponent, y, True), w)
+    assert margin == pytest.approx(hull_half_distance(X, y) * 10.0**exponent, rel=1e-6)

@@ -17,7 +17,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Real
+from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
@@ -285,7 +285,9 @@ class ZeroOneERMClassifier(_ERMClassifier):
     ``margin_tol`` is not seen. The solver's choice of correct points is then re-solved
     exactly by the separability LP, and ``n_errors_`` is recounted on the final hyperplane.
     0-1 ERM for halfspaces is NP-hard in general (Feldman et al. 2009): the time grows
-    exponentially with the sample in the worst case, hence ``time_limit``.
+    exponentially with the sample in the worst case, hence ``time_limit`` and ``node_limit``.
+    The MILP is solved on the columns of x' scaled by powers of two to max |x'_ij| in [1, 2),
+    so its margin and box do not depend on the units of X.
 
     Parameters
     ----------
@@ -295,7 +297,12 @@ class ZeroOneERMClassifier(_ERMClassifier):
         Seconds for HiGHS per binary problem; the best hyperplane found so far is kept and
         ``optimal_`` says whether optimality was proved.
     margin_tol : float, default=1e-5
-        The margin tau a correctly classified point must have when ||w'||_inf = 1.
+        The margin tau a correctly classified point must have when ||w'||_inf = 1, on the
+        scaled columns.
+    node_limit : int or None, default=None
+        Branch-and-bound nodes for HiGHS per binary problem (its ``mip_max_nodes``): a
+        budget that, unlike ``time_limit``, gives the same answer on any machine and under
+        any load. ``optimal_`` says whether optimality was proved within it.
 
     Attributes
     ----------
@@ -305,7 +312,8 @@ class ZeroOneERMClassifier(_ERMClassifier):
     n_errors_ : int or ndarray
         Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted.
     optimal_ : bool or ndarray of bool
-        Whether HiGHS proved the optimum (False when stopped at ``time_limit``).
+        Whether HiGHS proved the optimum (False when stopped at ``time_limit`` or
+        ``node_limit``).
     gap_ : float or ndarray
         HiGHS's relative MIP gap at the end (0 when optimal).
     n_features_in_ : int
@@ -328,16 +336,19 @@ class ZeroOneERMClassifier(_ERMClassifier):
         **_ERMClassifier._parameter_constraints,
         "time_limit": [Interval(Real, 0, None, closed="neither"), None],
         "margin_tol": [Interval(Real, 0, 1, closed="neither")],
+        "node_limit": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(self, fit_intercept: bool = True, time_limit: float | None = None,
-                 margin_tol: float = 1e-5) -> None:
+                 margin_tol: float = 1e-5, node_limit: int | None = None) -> None:
         self.fit_intercept = fit_intercept
         self.time_limit = time_limit
         self.margin_tol = margin_tol
+        self.node_limit = node_limit
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
-        fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit)
+        fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit,
+                           self.node_limit)
         return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap)
 
     def _set_extra(self, fits: list[ERMFit]) -> None:

@@ -113,3 +113,34 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
 def test_sample_complexity_validates(args, name):
     with pytest.raises(ValueError, match=name):
         sample_complexity(*args)
+
+
+def test_novikoff_on_two_points_far_apart():
+    # x = 100 (label 1), -1 (label -1): the hard-margin QP once answered 'Unbounded' here.
+    # On x' = (1, x) the min-norm point of {(1, 100), (-1, 1)} is (-1, 1): gamma' = sqrt(2)
+    X, y = np.array([[100.0], [-1.0]]), np.array([1, -1])
+    bound = perceptron_mistake_bound(X, y)
+    assert bound == pytest.approx((1 + 100.0**2) / 2, rel=1e-9)
+    clf = Perceptron(max_epochs=100_000).fit(X, y)
+    assert clf.converged_ and clf.n_updates_ <= bound
+
+
+def exact_need(eps, delta, d, realizable, C=1.0):
+    """C (d + ln(1/delta)) / rate in rational arithmetic, epsilon and C as the decimals
+    written; ln(1/delta) is the float the library uses too."""
+    from fractions import Fraction
+
+    rate = Fraction(str(eps)) ** (1 if realizable else 2)
+    return Fraction(str(C)) * (d + Fraction(-math.log(delta))) / rate
+
+
+@pytest.mark.parametrize(("eps", "d", "realizable"), [
+    (1e-200, 3, False),  # epsilon ** 2 underflowed: ZeroDivisionError
+    (0.1, 10**30, True),  # d + ln(1/delta) rounded back to d: less than the formula
+    (1e-300, 10**40, False),
+    (0.3, 7, False),
+])
+def test_sample_complexity_is_exact_at_any_size(eps, d, realizable):
+    m = sample_complexity(eps, 0.05, d, realizable)
+    need = exact_need(eps, 0.05, d, realizable)
+    assert isinstance(m, int) and m >= need and m - 1 < need

@@ -86,3 +86,17 @@ def test_multiclass_is_refused():
     X = np.array([[0.0], [1.0], [2.0]])
     with pytest.raises(ValueError, match="binary"):
         certify(Perceptron().fit(X, [0, 1, 2]), X, [0, 1, 2])
+
+
+def test_report_prints_no_nan_and_no_negative_zero():
+    X, y = np.array([[0.0], [1.0]]), np.array([0, 1])
+    clf = Perceptron().fit(X, y)
+    clf.coef_, clf.intercept_ = np.array([[1.0]]), np.array([0.0])  # x = 0 on the boundary
+    report = certify(clf, X, y)
+    assert np.signbit(report.model_margin) and report.model_margin == 0.0  # -0.0 itself
+    line = next(line for line in str(report).splitlines() if line.startswith("model margin"))
+    assert line.split()[-1] == "0"
+    clf.coef_ = np.array([[0.0]])
+    report = certify(clf, X, y)
+    assert np.isnan(report.model_margin)
+    assert "nan" not in str(report) and "undefined (w = 0)" in str(report)

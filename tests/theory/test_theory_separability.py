@@ -7,6 +7,7 @@ from _oracles import (
     linprog_separable,
     min_norm_point_norm,
     noisy_sample,
+    perceptron_separates,
     separable_sample,
     signed,
 )
@@ -124,3 +125,37 @@ def test_max_margin_not_separable_raises_with_certificate():
 def test_one_label_affine_margin_is_infinite():
     mm = max_margin([[0.0], [1.0]], [1, 1])
     assert mm.margin == np.inf and mm.intercept > 0
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6), st.booleans())
+def test_answer_is_invariant_to_scaling_x(seed, separable):
+    rng = np.random.default_rng(seed)
+    X, y = (separable_sample(rng, 30, 2, gap=0.2) if separable
+            else noisy_sample(rng, 30, 2, flip=0.3))
+    expected = linprog_separable(X, y)
+    for exponent in range(-12, 13, 3):
+        Xc = X * 10.0**exponent
+        result = separability(Xc, y)
+        assert result.separable == expected
+        if expected:
+            assert functional_margins(Xc, y, result.coef, result.intercept).min() >= 1.0
+        else:
+            check_certificate(Xc, y, result.certificate)
+
+
+def test_tiny_data_the_perceptron_separates_are_separable():
+    X, y = separable_sample(np.random.default_rng(0), 100, 3, gap=0.1)
+    assert perceptron_separates(X, y)  # then (w / 1e-10, b) separates X * 1e-10
+    assert check_answer(X, y, True).separable and separability(X * 1e-10, y).separable
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_max_margin_of_two_points_far_apart(scale):
+    # the QP once answered 'Unbounded' on x = 100 (label 1), -1 (label -1)
+    X, y = np.array([[100.0], [-1.0]]) * scale, [1, -1]
+    mm = max_margin(X, y)
+    assert mm.margin == pytest.approx(50.5 * scale, rel=1e-9)
+    assert mm.intercept / -mm.coef[0] == pytest.approx(49.5 * scale, rel=1e-9)
+    assert mm.augmented_margin == pytest.approx(min_norm_point_norm(signed(X, y, True)),
+                                                rel=1e-6)

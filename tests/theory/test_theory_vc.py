@@ -51,3 +51,14 @@ def test_unrealizable_labeling_refuses_independent_points_and_shatters_refuses_m
         unrealizable_labeling(np.eye(3), fit_intercept=False)
     with pytest.raises(ValueError, match="refuses m > 20"):
         shatters(np.zeros((21, 2)))
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1e-6, 1e6, 1e12])
+def test_shattering_does_not_depend_on_the_units(scale):
+    # 3 points in general position in the plane, however close together or far apart
+    triangle = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]) * scale
+    assert shatters(triangle)
+    assert not shatters(np.vstack([triangle, [[scale, scale]]]))
+    square = np.vstack([triangle, [[scale, scale]]])
+    labeling = unrealizable_labeling(square)
+    assert not linprog_separable(square / scale, labeling)

@@ -21,7 +21,15 @@ from halfspaces._exact.feasibility import (
 from halfspaces._exact.highs import INF, HighsResult, solve
 from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
-from halfspaces._exact.rows import scores, signed_rows, split_intercept, tolerance_scale
+from halfspaces._exact.rows import (
+    column_max,
+    column_scales,
+    scale_columns,
+    scores,
+    signed_rows,
+    split_intercept,
+    tolerance_scale,
+)
 
 __all__ = [
     "CERTIFICATE_TOL",
@@ -29,9 +37,12 @@ __all__ = [
     "Feasibility",
     "HighsResult",
     "ZeroOneFit",
+    "column_max",
+    "column_scales",
     "decide",
     "hinge_lp",
     "min_norm_separator",
+    "scale_columns",
     "scores",
     "signed_rows",
     "solve",

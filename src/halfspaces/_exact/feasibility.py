@@ -40,14 +40,18 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.rows import scores, tolerance_scale
+from halfspaces._exact.rows import column_max, column_scales, scale_columns, scores
 
 __all__ = [
     "CERTIFICATE_TOL", "Feasibility", "decide", "first_rows", "grow_working_set",
     "unit_separator", "verified_certificate",
 ]
 
-CERTIFICATE_TOL = 1e-9  # ||sum_i a_i z_i||_inf <= CERTIFICATE_TOL * max(1, max |z_ij|)
+# |sum_i a_i z_ij| <= CERTIFICATE_TOL * max_i |z_ij| for every column j: relative to each
+# column's own size, the size of the rounding errors in the sum, so that the data's units can
+# neither fake a certificate (X * 1e-10 once "proved" separable data inseparable with an
+# absolute 1e-9) nor refuse a true one
+CERTIFICATE_TOL = 1e-9
 _FIRST_ROWS = 2000  # size of the first working set
 _LP = {"presolve": "off"}  # HiGHS presolve costs more than it saves on these LPs
 
@@ -61,7 +65,7 @@ class Feasibility:
     separator : ndarray of shape (n_columns,) or None
         w' with min_i <w', z_i> >= 1, checked in floating point.
     certificate : ndarray of shape (n_rows,) or None
-        Gordan's a >= 0, sum(a) = 1, ||sum_i a_i z_i||_inf <= 1e-9 max(1, max |z_ij|).
+        Gordan's a >= 0, sum(a) = 1, |sum_i a_i z_ij| <= 1e-9 max_i |z_ij| for every j.
     """
 
     separator: NDArray | None
@@ -80,25 +84,26 @@ def first_rows(n: int) -> NDArray:
     return np.sort(np.random.default_rng(0).choice(n, _FIRST_ROWS, replace=False))
 
 
-def grow_working_set(rows: NDArray, violated: NDArray, m: NDArray) -> NDArray | None:
+def grow_working_set(rows: NDArray, violated: NDArray, m: NDArray,
+                     least: int = 1000) -> NDArray | None:
     """Add the most violated rows not yet in the working set; None when there are none.
 
-    At most max(|rows|, 1000) rows are added, those of smallest score m first, so the
-    working set at most doubles per round.
+    At most max(|rows|, least) rows are added, those of smallest score m first, so the
+    working set at most doubles per round (beyond ``least`` rows).
     """
     new = np.setdiff1d(violated, rows, assume_unique=True)
     if new.size == 0:
         return None
-    new = new[np.argsort(m[new], kind="stable")[: max(rows.size, 1000)]]
+    new = new[np.argsort(m[new], kind="stable")[: max(rows.size, least)]]
     return np.union1d(rows, new)
 
 
 def verified_certificate(Z, a: NDArray | None) -> NDArray | None:
-    """a itself when a >= 0, sum(a) = 1 and ||Z^T a||_inf is within tolerance; else None."""
+    """a itself when a >= 0, sum(a) = 1 and every |(Z^T a)_j| <= 1e-9 max_i |z_ij|; else None."""
     if a is None or np.any(a < 0) or abs(a.sum() - 1.0) > 1e-12:
         return None
-    residual = np.abs(np.asarray(Z.T @ a).ravel()).max()
-    return a if residual <= CERTIFICATE_TOL * tolerance_scale(Z) else None
+    residual = np.abs(np.asarray(Z.T @ a).ravel())
+    return a if np.all(residual <= CERTIFICATE_TOL * column_max(Z)) else None
 
 
 def _polish(Z, a: NDArray) -> NDArray | None:
@@ -214,6 +219,25 @@ def decide(Z) -> Feasibility:
     >>> decide(signed_rows(X, np.array([1.0, 1.0, -1.0, -1.0]), True)).certificate  # XOR
     array([0.25, 0.25, 0.25, 0.25])
     """
+    s = column_scales(Z)
+    Zs = scale_columns(Z, s)
+    found = _decide(Zs)
+    if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
+        return found
+    if found.separable:
+        w = unit_separator(Z, s * found.separator)  # exact: s holds powers of two
+        if w is None:  # pragma: no cover - the same products as on the scaled columns
+            raise SolverError("separability cannot be decided: the separator found on the "
+                              "normalised columns fails on X in floating point.")
+        return Feasibility(w, None)
+    if verified_certificate(Z, found.certificate) is None:  # pragma: no cover - same check
+        raise SolverError("separability cannot be decided: the certificate found on the "
+                          "normalised columns fails its check on X.")
+    return found
+
+
+def _decide(Z) -> Feasibility:
+    """:func:`decide` on columns of order 1: the working-set LP loop."""
     n = Z.shape[0]
     rows = first_rows(n)
     while True:
@@ -231,9 +255,10 @@ def decide(Z) -> Feasibility:
         a_rows = _certificate(ZW, row_dual)
         if a_rows is None:
             raise SolverError(
-                "separability could not be decided: the LP's separator fails in floating "
-                f"point (box margin t = {t:.3g}) and no certificate passes the 1e-9 check. "
-                "Rescale X so that its entries are of order 1."
+                "separability cannot be decided: the LP's separator fails in floating point "
+                f"(box margin t = {t:.3g} on columns scaled to max |z_ij| in [1, 2)) and no "
+                "certificate passes its check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|). The "
+                "data are too close to the boundary between separable and not for float64."
             )
         a = np.zeros(n)
         a[rows] = a_rows

@@ -84,6 +84,45 @@ def _hessian(diagonal: NDArray) -> highspy.HighsHessian:
     return hessian
 
 
+def _dense_hessian(matrix: NDArray) -> highspy.HighsHessian:
+    """A dense symmetric Hessian in HiGHS's lower-triangular CSC form."""
+    matrix = np.asarray(matrix, dtype=np.float64)
+    n = matrix.shape[0]
+    cols, rows = np.triu_indices(n)  # (j, i) with i >= j, column by column
+    hessian = highspy.HighsHessian()
+    hessian.dim_ = n
+    hessian.format_ = highspy.HessianFormat.kTriangular
+    hessian.start_ = np.r_[0, np.cumsum(np.arange(n, 0, -1))].astype(np.int32)
+    hessian.index_ = rows.astype(np.int32)
+    hessian.value_ = matrix[rows, cols]
+    return hessian
+
+
+def _run(h: highspy.Highs, interruptible: bool) -> None:
+    """h.run(), in a worker thread when ``interruptible``, so that Ctrl-C stops it.
+
+    HiGHS holds the main thread in C++ until it returns, and Python only handles SIGINT
+    between bytecodes: a MILP with no time limit could ignore Ctrl-C for hours. The solve
+    runs in highspy's worker thread instead; the main thread waits in short slices, and on
+    KeyboardInterrupt asks HiGHS to stop through its interrupt callbacks (checked between
+    simplex iterations and MIP nodes), waits for it and re-raises. highspy's own
+    ``joinSolve`` would print to standard output and swallow the interrupt.
+    """
+    if not interruptible:
+        h.run()
+        return
+    h.HandleUserInterrupt = True
+    h.startSolve()
+    try:
+        while not h.wait(0.1)[0]:
+            pass
+    except KeyboardInterrupt:
+        h.cancelSolve()
+        while not h.wait(0.1)[0]:
+            pass
+        raise
+
+
 def solve(
     A: sp.spmatrix,
     cost: NDArray,
@@ -91,6 +130,7 @@ def solve(
     row_bounds: tuple,
     *,
     hessian_diagonal: NDArray | None = None,
+    hessian: NDArray | None = None,
     integrality: NDArray | None = None,
     options: dict | None = None,
     accept: tuple[str, ...] = (),
@@ -113,6 +153,8 @@ def solve(
         Lower and upper bounds of x and of A x (``INF`` where absent).
     hessian_diagonal : ndarray of shape (n_cols,) or None, default=None
         h, for a QP (zero entries leave a variable unpenalised).
+    hessian : ndarray of shape (n_cols, n_cols) or None, default=None
+        A dense symmetric positive semidefinite H in place of diag(h), for a QP.
     integrality : ndarray of shape (n_cols,) or None, default=None
         1 for an integer variable, 0 for a continuous one (a MILP).
     options : dict or None, default=None
@@ -141,18 +183,19 @@ def solve(
     h.silent()  # highspy versions whose constructor does not call enableCallbacks
     for key, value in (options or {}).items():
         h.setOptionValue(key, value)
-    if hessian_diagonal is None:
+    if hessian_diagonal is None and hessian is None:
         h.passModel(lp)
     else:
         model = highspy.HighsModel()
         model.lp_ = lp
-        model.hessian_ = _hessian(hessian_diagonal)
+        model.hessian_ = (_hessian(hessian_diagonal) if hessian is None
+                          else _dense_hessian(hessian))
         h.passModel(model)
     if start is not None:
         solution = highspy.HighsSolution()
         solution.col_value = np.asarray(start, dtype=np.float64)
         h.setSolution(solution)
-    h.run()
+    _run(h, interruptible=integrality is not None)
     status = h.modelStatusToString(h.getModelStatus())
     if status != "Optimal" and status not in accept:
         raise SolverError(

@@ -24,10 +24,13 @@ from numpy.typing import NDArray
 
 from halfspaces._exact.feasibility import decide
 from halfspaces._exact.highs import INF, HighsResult, SolverError, solve
-from halfspaces._exact.rows import scores
+from halfspaces._exact.rows import column_scales, scale_columns, scores
 from halfspaces.losses import hinge
 
 __all__ = ["ZeroOneFit", "hinge_lp", "zero_one_erm"]
+
+# HiGHS's statuses for a MILP stopped by time_limit or mip_max_nodes: the incumbent is kept
+_LIMITS = ("Time limit reached", "Iteration limit reached", "Solution limit reached")
 
 
 def hinge_lp(Z) -> NDArray:
@@ -84,7 +87,7 @@ class ZeroOneFit:
     n_errors : int
         Its errors <w', z_i> <= 0, recounted in floating point.
     optimal : bool
-        Whether HiGHS proved the optimum (False when stopped at the time limit).
+        Whether HiGHS proved the optimum (False when stopped at the time or node limit).
     gap : float
         HiGHS's relative MIP gap at the end (0.0 when optimal).
     """
@@ -95,7 +98,8 @@ class ZeroOneFit:
     gap: float
 
 
-def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None) -> ZeroOneFit:
+def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None,
+                 node_limit: int | None = None) -> ZeroOneFit:
     r"""Fewest errors over all halfspaces, by HiGHS's MILP with one binary per row.
 
     With w' normalised to ||w'||_inf <= 1 and one binary e_i per row:
@@ -104,18 +108,25 @@ def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None) -> ZeroO
               \quad M_i = \tau + \lVert z_i\rVert_1,\quad -1 \le w'_j \le 1,
 
     where e_i = 0 forces row i to the right side with margin tau = ``margin_tol`` and M_i
-    is big enough to switch the constraint off. The hinge-LP hyperplane, scaled into the
-    box, is the first incumbent. The rows the MILP calls correct are then separated exactly
-    by :func:`decide`, and that hyperplane is kept when it errs no more often.
+    is big enough to switch the constraint off. The MILP is stated on the columns scaled by
+    powers of two to max |z_ij| in [1, 2) (:func:`column_scales`; w' is mapped back exactly),
+    so tau and the box mean the same whatever the units of X: on raw columns, data of scale
+    1e-6 could not reach tau inside the box and were counted as errors. The hinge-LP
+    hyperplane, scaled into the box, is the first incumbent. The rows the MILP calls correct
+    are then separated exactly by :func:`decide`, and that hyperplane is kept when it errs no
+    more often.
 
     Parameters
     ----------
     Z : ndarray or csr_matrix of shape (n_rows, n_columns)
         The signed rows z_i = y_i x'_i.
     margin_tol : float
-        tau, in (0, 1).
+        tau, in (0, 1), on the scaled columns.
     time_limit : float or None, default=None
         Seconds for HiGHS; the best hyperplane found so far is kept.
+    node_limit : int or None, default=None
+        Branch-and-bound nodes for HiGHS (``mip_max_nodes``): a budget that, unlike the
+        time limit, gives the same answer on a loaded machine.
 
     Returns
     -------
@@ -131,18 +142,22 @@ def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None) -> ZeroO
     (1, True)
     """
     p = Z.shape[1]
-    res = _zero_one_milp(Z, float(margin_tol), time_limit)
-    w = _refit_on_correct(Z, res.x[:p], res.x[p:] < 0.5)
+    s = column_scales(Z)
+    res = _zero_one_milp(scale_columns(Z, s), float(margin_tol), time_limit, node_limit)
+    w = _refit_on_correct(Z, s * res.x[:p], res.x[p:] < 0.5)  # exact: powers of two
     optimal = res.status == "Optimal"
     return ZeroOneFit(w, int(np.sum(scores(Z, w) <= 0)), optimal,
                       0.0 if optimal else float(res.mip_gap))
 
 
-def _zero_one_milp(Z, tau: float, time_limit: float | None) -> HighsResult:
+def _zero_one_milp(Z, tau: float, time_limit: float | None,
+                   node_limit: int | None) -> HighsResult:
     n, p = Z.shape
     l1 = (np.asarray(abs(Z).sum(axis=1)).ravel())
     A = sp.hstack([sp.csr_matrix(Z), sp.diags(tau + l1)], format="csr")
     options = {} if time_limit is None else {"time_limit": float(time_limit)}
+    if node_limit is not None:
+        options["mip_max_nodes"] = int(node_limit)
     w0 = hinge_lp(Z)  # a good first incumbent: the hinge-loss hyperplane, in the box
     w0 = w0 / max(np.abs(w0).max(), 1e-300)
     z0 = (scores(Z, w0) < tau).astype(np.float64)
@@ -151,7 +166,7 @@ def _zero_one_milp(Z, tau: float, time_limit: float | None) -> HighsResult:
                  (np.full(n, tau), np.full(n, INF)),
                  integrality=np.r_[np.zeros(p), np.ones(n)], options=options,
                  start=np.r_[w0, z0],
-                 accept=("Time limit reached",), what="0-1 ERM MILP")
+                 accept=_LIMITS, what="0-1 ERM MILP")
 
 
 def _refit_on_correct(Z, w_milp: NDArray, correct: NDArray) -> NDArray:

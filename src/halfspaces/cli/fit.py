@@ -310,12 +310,12 @@ def _mistake_bound(model: str, estimator, X, y) -> float | None:
         return None
     if X.shape[0] * X.shape[1] > BOUND_CELLS:
         return None
-    from halfspaces.exceptions import NotSeparableError
+    from halfspaces.exceptions import NotSeparableError, SolverError
     from halfspaces.theory import perceptron_mistake_bound
 
     try:
         bound = perceptron_mistake_bound(X, y, fit_intercept=estimator.fit_intercept)
-    except NotSeparableError:
+    except (NotSeparableError, SolverError):  # an optional field must never abort a fit
         return None
     return float(bound) if np.isfinite(bound) else None
 

@@ -14,6 +14,7 @@ References
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -286,7 +287,9 @@ def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: boo
     Returns
     -------
     m : int
-        The smallest integer with m >= C (d + ln(1/delta)) / epsilon (or epsilon^2).
+        The smallest integer with m >= C (d + ln(1/delta)) / epsilon (or epsilon^2),
+        computed exactly (rational arithmetic on epsilon and C as written and on the float
+        ln(1/delta)), so it is right for any vc_dim and any epsilon, however large.
 
     Examples
     --------
@@ -301,5 +304,10 @@ def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: boo
         raise ValueError(f"vc_dim={vc_dim!r} must be an integer >= 0.")
     if not (isinstance(C, Real) and C > 0 and math.isfinite(C)):
         raise ValueError(f"C={C!r} must be a finite number > 0.")
-    rate = epsilon if realizable else epsilon ** 2
-    return int(math.ceil(C * (int(vc_dim) + math.log(1.0 / delta)) / rate))
+    # exact: in floats epsilon ** 2 underflows to 0 for epsilon = 1e-200, and d = 1e30 plus
+    # ln(1/delta) rounds back to d, giving less than the formula. epsilon and C are read as
+    # the decimals they print as (0.1 is 1/10, not the binary float just above it)
+    eps = Fraction(str(float(epsilon)))
+    rate = eps if realizable else eps ** 2
+    log_term = Fraction(-math.log(delta))  # ln(1/delta), with no overflow of 1/delta
+    return math.ceil(Fraction(str(float(C))) * (int(vc_dim) + log_term) / rate)

@@ -91,11 +91,12 @@ class CertifyReport:
         rows = [("estimator", self.estimator), ("samples x features",
                 f"{self.n_samples} x {self.n_features}"),
                 ("training error", f"{self.training_error:.4%}"),
-                ("model margin", f"{self.model_margin:.6g}"), ("radius R", f"{self.radius:.6g}"),
+                ("model margin", _number(self.model_margin, "undefined (w = 0)")),
+                ("radius R", _number(self.radius)),
                 ("separable", "yes" if self.separable else "no (Gordan certificate checked)")]
         if self.gamma is not None:
-            rows.append(("margin gamma' (on x')", f"{self.gamma:.6g}"))
-        rows.append((f"{self.bound_name} mistake bound", f"{self.mistake_bound:.6g}"))
+            rows.append(("margin gamma' (on x')", _number(self.gamma)))
+        rows.append((f"{self.bound_name} mistake bound", _number(self.mistake_bound)))
         if self.n_updates is not None:
             verdict = {True: "within bound", False: "EXCEEDS bound", None: "bound n/a"}
             rows.append(("perceptron updates", f"{self.n_updates} ({verdict[self.within_bound]})"))
@@ -114,6 +115,13 @@ class CertifyReport:
         for key, value in self._rows():
             table.add_row(key, value)
         return table
+
+
+def _number(value: float, undefined: str = "undefined") -> str:
+    """value to 6 significant digits for people: a word for nan, and 0 rather than -0."""
+    if math.isnan(value):
+        return undefined
+    return f"{value + 0.0:.6g}"  # -0.0 + 0.0 is +0.0
 
 
 def _binary_signs(estimator, y: ArrayLike) -> NDArray:

@@ -110,8 +110,10 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     is the LP of ERM on separable data (Shalev-Shwartz and Ben-David, Section 9.1.1); the
     second is the linear dependence behind the VC-dimension proof (Theorem 9.2). Both answers
     are checked in floating point before they are returned: the margins are recomputed, and
-    the certificate must satisfy a >= 0, sum(a) = 1 and
-    ||sum_i a_i y_i x'_i||_inf <= 1e-9 max(1, max_ij |x'_ij|).
+    the certificate must satisfy a >= 0, sum(a) = 1 and, for every column j,
+    |sum_i a_i y_i x'_ij| <= 1e-9 max_i |x'_ij|: relative to each feature's own size, so the
+    answer does not depend on the units of X. When neither answer passes, SolverError says
+    that separability cannot be decided (never a false proof).
 
     Parameters
     ----------

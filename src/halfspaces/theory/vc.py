@@ -16,7 +16,7 @@ from itertools import product
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces._exact import decide, signed_rows
+from halfspaces._exact import column_scales, decide, scale_columns, signed_rows
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import check_X
 
@@ -125,9 +125,13 @@ def _dependence(Xp: NDArray) -> NDArray | None:
     """Coefficients a != 0 with sum_i a_i x'_i = 0 over a minimal dependent set, or None.
 
     Adds points one at a time; the first point in the span of those kept gives the
-    dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}.
+    dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}. The columns are first
+    scaled by powers of two to max |x'_ij| in [1, 2), which leaves every dependence as it is
+    and makes the 1e-10 test relative to each feature's size (points 1e-12 apart are then as
+    independent as points 1 apart).
     """
     kept: list[int] = []
+    Xp = scale_columns(Xp, column_scales(Xp))
     scale = max(1.0, float(np.abs(Xp).max()))
     for k in range(Xp.shape[0]):
         if kept:
