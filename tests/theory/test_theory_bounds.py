@@ -1,4 +1,5 @@
 import math
+import re
 
 import numpy as np
 import pytest
@@ -108,8 +109,14 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
     assert sample_complexity(eps, delta, d + 1, realizable, C) >= m
 
 
-@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon"), ((0.1, 1.0, 3), "delta"),
-                                        ((0.1, 0.1, -1), "vc_dim"), ((0.1, 0.1, 2.5), "vc_dim")])
+@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon=0.0"),
+                                        ((0.1, 1.0, 3), "delta=1.0"),
+                                        ((0.1, 0.1, -1), "vc_dim=-1"),
+                                        ((0.1, 0.1, 2.5), "vc_dim=2.5"),
+                                        ((0.1, 0.1, 3, True, 0.0), "C=0.0"),
+                                        ((0.1, 0.1, 3, True, -1.0), "C=-1.0"),
+                                        ((0.1, 0.1, 3, True, math.inf), "C=inf"),
+                                        ((0.1, 0.1, 3, True, "2"), "C='2'")])
 def test_sample_complexity_validates(args, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=f"^{re.escape(name)} must be"):
         sample_complexity(*args)
