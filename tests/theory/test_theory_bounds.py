@@ -120,3 +120,13 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
 def test_sample_complexity_validates(args, name):
     with pytest.raises(ValueError, match=f"^{re.escape(name)} must be"):
         sample_complexity(*args)
+
+
+def test_novikoff_with_intercept_penalises_the_bias_far_from_the_origin():
+    # Novikoff's margin is that of w' = (b, w) on x' = (1, x), the bias included: on data far
+    # from the origin the best w' differs from the hard-margin SVM's (free bias) one.
+    X = np.array([[10.0, 0.0], [10.0, 1.0], [11.0, 0.0], [11.0, 1.0]])
+    y = np.array([-1, 1, -1, 1])
+    gamma = min_norm_point_norm(signed(X, y, True))  # independent: NNLS
+    bound = perceptron_mistake_bound(X, y)
+    assert bound == pytest.approx((radius(X, True) / gamma) ** 2, rel=1e-5)
