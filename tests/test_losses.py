@@ -77,3 +77,20 @@ def test_squared_loss_of_the_margin_is_the_squared_error_of_plus_minus_one_targe
 def test_unknown_loss_names_the_choices():
     with pytest.raises(ValueError, match="hinge"):
         get_loss("squared_hinge")
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_values_and_derivatives_are_float64_whatever_the_margins_type(name, dtype):
+    # Margins of another type (float32 scores, integer counts) are read as float64, so the
+    # result is the float64 one exactly: a loss computed in float32 rounds differently.
+    z = np.array([-3, -1, 0, 1, 2, 7]) if dtype is np.int64 else \
+        np.array([-2.3, -0.7, 0.0, 0.1, 0.9, 1.7, 3.3], dtype=np.float32)
+    loss = get_loss(name)
+    z64 = z.astype(np.float64)
+    for got, expected in ((loss.value(z), loss.value(z64)),
+                          (loss.derivative(z), loss.derivative(z64))):
+        assert got.dtype == np.float64 and got.shape == z.shape
+        np.testing.assert_array_equal(got, expected)
+    expected = [REFERENCE[name](float(v)) for v in z64]
+    assert_allclose(loss.value(z), expected, rtol=1e-12)

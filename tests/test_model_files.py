@@ -248,7 +248,8 @@ def test_object_arrays_in_the_file_are_never_unpickled(tmp_path):
     with zipfile.ZipFile(path, "a") as archive, archive.open("a0.npy", "w") as handle:
         np.lib.format.write_array(handle, np.array([object()], dtype=object),
                                   allow_pickle=True)
-    with pytest.raises(ModelFileError):
+    with pytest.raises(ModelFileError, match="a0.npy holds Python objects, which are never "
+                                             "unpickled"):
         halfspaces.load(path)
 
 

@@ -1,4 +1,5 @@
 import math
+import re
 
 import numpy as np
 import pytest
@@ -108,10 +109,16 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
     assert sample_complexity(eps, delta, d + 1, realizable, C) >= m
 
 
-@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon"), ((0.1, 1.0, 3), "delta"),
-                                        ((0.1, 0.1, -1), "vc_dim"), ((0.1, 0.1, 2.5), "vc_dim")])
+@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon=0.0"),
+                                        ((0.1, 1.0, 3), "delta=1.0"),
+                                        ((0.1, 0.1, -1), "vc_dim=-1"),
+                                        ((0.1, 0.1, 2.5), "vc_dim=2.5"),
+                                        ((0.1, 0.1, 3, True, 0.0), "C=0.0"),
+                                        ((0.1, 0.1, 3, True, -1.0), "C=-1.0"),
+                                        ((0.1, 0.1, 3, True, math.inf), "C=inf"),
+                                        ((0.1, 0.1, 3, True, "2"), "C='2'")])
 def test_sample_complexity_validates(args, name):
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=f"^{re.escape(name)} must be"):
         sample_complexity(*args)
 
 
@@ -144,3 +151,13 @@ def test_sample_complexity_is_exact_at_any_size(eps, d, realizable):
     m = sample_complexity(eps, 0.05, d, realizable)
     need = exact_need(eps, 0.05, d, realizable)
     assert isinstance(m, int) and m >= need and m - 1 < need
+
+
+def test_novikoff_with_intercept_penalises_the_bias_far_from_the_origin():
+    # Novikoff's margin is that of w' = (b, w) on x' = (1, x), the bias included: on data far
+    # from the origin the best w' differs from the hard-margin SVM's (free bias) one.
+    X = np.array([[10.0, 0.0], [10.0, 1.0], [11.0, 0.0], [11.0, 1.0]])
+    y = np.array([-1, 1, -1, 1])
+    gamma = min_norm_point_norm(signed(X, y, True))  # independent: NNLS
+    bound = perceptron_mistake_bound(X, y)
+    assert bound == pytest.approx((radius(X, True) / gamma) ** 2, rel=1e-5)

@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 from _oracles import linprog_separable
@@ -9,6 +11,15 @@ def test_vc_dimension():
     assert vc_dimension(5) == 6 and vc_dimension(5, fit_intercept=False) == 5
     with pytest.raises(ValueError, match="n_features"):
         vc_dimension(0)
+
+
+def test_vc_dimension_of_the_line_and_its_bad_arguments():
+    # on the line (d = 1): two points shattered by affine halfspaces, one by homogeneous ones
+    assert vc_dimension(1) == 2 and shatters([[0.0], [1.0]])
+    assert vc_dimension(1, fit_intercept=False) == 1 and shatters([[1.0]], fit_intercept=False)
+    for bad in (2.5, True, -1, "3"):
+        with pytest.raises(ValueError, match=r"n_features=.* must be an integer >= 1"):
+            vc_dimension(bad)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4])
@@ -62,3 +73,29 @@ def test_shattering_does_not_depend_on_the_units(scale):
     square = np.vstack([triangle, [[scale, scale]]])
     labeling = unrealizable_labeling(square)
     assert not linprog_separable(square / scale, labeling)
+
+
+@pytest.mark.parametrize("fit_intercept, points, need", [
+    (True, [[0.0], [1.0]], 3), (False, [[1.0]], 2), (True, [[0.0, 0.0], [1.0, 0.0]], 4)])
+def test_independent_points_are_counted_and_the_number_needed_is_d_plus_two(
+        fit_intercept, points, need):
+    # Theorem 9.2: any d + 1 + fit_intercept points are dependent after x' = (1, x)
+    message = (f"the {len(points)} points are linearly independent (after x' = (1, x) when "
+               "fit_intercept), so halfspaces shatter them and every labeling is realised; "
+               f"pass at least {need} points.")
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        unrealizable_labeling(points, fit_intercept)
+    assert shatters(points, fit_intercept)
+
+
+def test_a_zero_point_is_a_dependence_of_its_own_without_intercept():
+    # 0 = 1 * x_0: no homogeneous halfspace puts the origin strictly on the + side
+    points = np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 1.0]])
+    labeling = unrealizable_labeling(points, fit_intercept=False)
+    assert labeling.shape == (3,) and labeling[0] == 1
+    assert not linprog_separable(points, labeling, fit_intercept=False)
+
+
+def test_bad_points_are_named():
+    with pytest.raises(ValueError, match="points"):
+        unrealizable_labeling([[np.nan], [1.0], [2.0]])

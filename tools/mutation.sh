@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Mutation testing of the plain-Python core with mutmut (pip install -e '.[mutation]').
+# Run by hand, not in CI: on 2 shared cores it takes the better part of an hour.
+# The modules and the tests each mutant is judged by are set in pyproject.toml's
+# [tool.mutmut]; mutmut works in mutants/ (git-ignored) and keeps its verdicts there, so a
+# second run only re-tests what changed. Scores and the surviving mutants: benchmarks/MUTATION.md.
+#
+#   tools/mutation.sh                       every module of [tool.mutmut] only_mutate
+#   tools/mutation.sh 'halfspaces._epochs*'  the mutants of one module (mutmut's name globs)
+#
+# Afterwards: `mutmut results` lists the survivors, `mutmut show NAME` prints one as a diff,
+# and `mutmut results --all true | python tools/mutation_score.py` prints the table again.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+MUTMUT=${MUTMUT:-mutmut}
+JOBS=${JOBS:-2}
+"$MUTMUT" run --max-children "$JOBS" "$@"
+# Per module: mutants, killed, survived, timeout, no tests, and the score.
+"$MUTMUT" results --all true | "${PYTHON:-python3}" tools/mutation_score.py
