@@ -39,6 +39,7 @@ from scipy.linalg.blas import dsyrk
 from halfspaces._blas import one_blas_thread
 from halfspaces._fast import logistic as kl
 from halfspaces._fast import loop_input
+from halfspaces._validation import column_max_abs
 
 __all__ = ["Datafit", "Logistic", "Objective", "Rows", "Softmax", "Squared", "softmax",
            "weighted_gram"]
@@ -269,7 +270,7 @@ class Objective:
         mask[..., -1] = 0.0
         self._mask = mask.ravel()
         self._mask.flags.writeable = False
-        column_max = _column_max_abs(self.X)
+        column_max = column_max_abs(self.X)
         self.max_abs = float(column_max.max(initial=0.0))
         # s_j = min(1, max_i |x_ij|); 1 for the intercept and for an all-zero column, whose
         # gradient is the penalty's alone and has no data scale
@@ -456,15 +457,6 @@ def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     total = Z.sum(axis=1)
     Z /= total[:, None]
     return Z, top + np.log(total)
-
-
-def _column_max_abs(X) -> NDArray:
-    """max_i |x_ij| for each column j (float64), in O(nnz) and without a copy of dense X."""
-    if X.shape[0] == 0:
-        return np.zeros(X.shape[1])
-    if sp.issparse(X):
-        return np.asarray(abs(X).max(axis=0).toarray(), dtype=np.float64).ravel()
-    return np.maximum(X.max(axis=0), -X.min(axis=0)).astype(np.float64)
 
 
 def _gram_cost(X, K) -> float:
