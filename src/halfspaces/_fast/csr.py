@@ -1,8 +1,10 @@
 """The structure check of a CSR matrix, in one compiled pass.
 
 SciPy's ``check_format(full_check=True)`` makes four vectorised passes (min and max of the
-indices, a diff of indptr and its min): 0.34 ms on a9a, a tenth of a one-epoch perceptron fit.
-This loop reads each array once: about a quarter of that.
+indices, a diff of indptr and its min). This loop reads each array once and has no branch in
+its inner loop (the flags are or-ed, not tested per entry), so it vectorises: about 0.1 ms on
+a9a, against 0.34 ms for SciPy's check and 0.7 ms for the same loop returning at the first bad
+entry.
 """
 
 from __future__ import annotations
@@ -16,10 +18,9 @@ def csr_is_valid(indices, indptr, n_columns):
     in [0, n_columns)."""
     if indptr.shape[0] == 0 or indptr[0] != 0 or indptr[indptr.shape[0] - 1] != indices.shape[0]:
         return False
+    bad = False
     for r in range(indptr.shape[0] - 1):
-        if indptr[r + 1] < indptr[r]:
-            return False
+        bad |= indptr[r + 1] < indptr[r]
     for k in range(indices.shape[0]):
-        if indices[k] < 0 or indices[k] >= n_columns:
-            return False
-    return True
+        bad |= (indices[k] < 0) | (indices[k] >= n_columns)
+    return not bad
