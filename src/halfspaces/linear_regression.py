@@ -28,7 +28,7 @@ from halfspaces._datafits import Objective, Squared, weighted_gram
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import SolverRun
-from halfspaces._validation import FIT_INPUT, validate_data
+from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
 
 __all__ = ["LinearRegression"]
 
@@ -135,7 +135,7 @@ class LinearRegression(RegressorMixin, GLM):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, y_numeric=True, **FIT_INPUT)
+        X, y = validate_data(self, X, y, y_numeric=True, **LOOP_CHECKS_FINITE)
         y = np.asarray(y, dtype=np.float64)
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
         if self.solver in ("lstsq", "cholesky"):

@@ -33,7 +33,7 @@ from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameter
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import (
-    FIT_INPUT,
+    LOOP_CHECKS_FINITE,
     Targets,
     encode_targets,
     partial_fit_classes,
@@ -167,7 +167,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, **FIT_INPUT)
+        X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
         obj = self._objective(X, targets)
         self._rng = check_random_state(self.random_state)
@@ -201,7 +201,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
             The updated estimator.
         """
         first = not hasattr(self, "_w")
-        X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
+        X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         obj = self._objective(X, encode_targets(y, classes))
         if first:
