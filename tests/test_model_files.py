@@ -104,6 +104,33 @@ def test_round_trip_is_exact(cls, sparse, tmp_path):
             assert_same(getattr(model, method)(X), getattr(loaded, method)(X))
 
 
+@pytest.mark.parametrize("cls", estimator_classes(), ids=lambda c: c.__name__)
+def test_dataframe_fitted_model_round_trips_with_its_column_names(cls, tmp_path):
+    """A model fitted on a DataFrame keeps feature_names_in_ (scikit-learn's object array of
+    str) through a file, and so still refuses a frame whose columns are out of order."""
+    pd = pytest.importorskip("pandas")
+    X, y = make_data(cls)
+    frame = pd.DataFrame(X, columns=["alpha", "beta", "gamma", "délta"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(**FAST.get(cls.__name__, {}), **_seed(cls)).fit(frame, y)
+    halfspaces.save(model, tmp_path / "m.hs")
+    loaded = halfspaces.load(tmp_path / "m.hs")
+    assert_same_model(model, loaded)  # feature_names_in_ included, as dtype=object
+    assert_same(model.predict(frame), loaded.predict(frame))
+    shuffled = frame[["beta", "alpha", "gamma", "délta"]]
+    with pytest.raises(ValueError, match="feature names should match"):
+        loaded.predict(shuffled)
+
+
+def test_column_names_that_are_not_strings_are_named_at_save_time(tmp_path):
+    model, X, y = fitted(halfspaces.Perceptron)
+    model.feature_names_in_ = np.array(["a", 1, "c", "d"], dtype=object)
+    with pytest.raises(ModelFileError, match="feature_names_in_.*not all strings"):
+        halfspaces.save(model, tmp_path / "m.hs")
+    assert not (tmp_path / "m.hs").exists()
+
+
 def three_clusters(n=30):
     """Three classes, each linearly separable from the others (so the hard-margin models
     fit too): clusters around the corners of a triangle."""

@@ -132,6 +132,8 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     arrays: dict[str, np.ndarray] = {}
     params = model.get_params(deep=False)
     state = {k: v for k, v in vars(model).items() if k not in params}
+    if state.get("feature_names_in_") is not None:
+        state["feature_names_in_"] = _names_as_text(state["feature_names_in_"], name)
     document = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "library": _VERSION,
         "class": name,
@@ -142,6 +144,16 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     text = json.dumps(document, allow_nan=False).encode()
     arrays[META] = np.frombuffer(text, dtype=np.uint8)
     return atomic_write(path, lambda handle: np.savez(handle, **arrays))
+
+
+def _names_as_text(names: np.ndarray, model: str) -> np.ndarray:
+    """``feature_names_in_`` (scikit-learn keeps the column names of a DataFrame as an array
+    of str objects, which no model file holds) as a Unicode array; :func:`load` turns it
+    back into objects."""
+    if not all(isinstance(n, str) for n in names.ravel()):
+        raise ModelFileError(f"cannot save {model} attribute 'feature_names_in_': its column "
+                             "names are not all strings")
+    return np.asarray(names.tolist(), dtype=str)
 
 
 def atomic_write(path: str | os.PathLike, write) -> Path:
@@ -189,6 +201,8 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
         check_params(model)
         state = _decode_each(decode, _members(document, "state"), "attribute")
         check_state(cls, params, state)
+        if state.get("feature_names_in_") is not None:  # scikit-learn's type: str objects
+            state["feature_names_in_"] = state["feature_names_in_"].astype(object)
         for key, value in state.items():
             setattr(model, key, value)
         extra = decode(document.get("extra", {"$dict": {}}))
