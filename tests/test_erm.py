@@ -173,7 +173,12 @@ def test_cli_fit_writes_its_model_when_the_optional_bound_fails(tmp_path, monkey
 
     path = tmp_path / "two.csv"
     path.write_text("x,label\n100,1\n-1,-1\n")
-    assert fit(path, out=tmp_path / "ok.hs").mistake_bound == pytest.approx(5000.5)
+    computed = fit(path, out=tmp_path / "ok.hs")
+    assert computed.mistake_bound == pytest.approx(5000.5)
+    assert not any("mistake_bound" in note for note in computed.notes)
     monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound", failing_bound)
     report = fit(path, out=tmp_path / "two.hs")
     assert report.mistake_bound is None and (tmp_path / "two.hs").exists()
+    # and the report says why the field is empty, naming the error
+    assert any("mistake_bound not computed: SolverError: the hard-margin QP" in note
+               for note in report.notes)

@@ -211,8 +211,9 @@ def fit(
         loaded = split_fraction(loaded, test_fraction, seed)
     with _output.progress(f"fitting {model}", None, show_progress):
         fit_time, compile_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
-    bound = _mistake_bound(model, estimator, loaded.X, loaded.y)
-    report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time, notes, bound,
+    bound, bound_notes = _mistake_bound(model, estimator, loaded.X, loaded.y)
+    report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
+                     notes + bound_notes, bound,
                      train=float(estimator.score(loaded.X, loaded.y)),
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0],
@@ -302,22 +303,29 @@ def _timed(work) -> tuple[float, float, tuple[str, ...]]:
             tuple(dict.fromkeys(str(w.message) for w in caught)))
 
 
-def _mistake_bound(model: str, estimator, X, y) -> float | None:
-    """Novikoff's bound when it is cheap: perceptron family, two classes, small data."""
+def _mistake_bound(model: str, estimator, X, y) -> tuple[float | None, tuple[str, ...]]:
+    """Novikoff's bound when it is cheap (perceptron family, two classes, small data), and
+    a note when it could not be computed for another reason than non-separable data.
+
+    An optional field never aborts a fit: a failure of the LP behind it (or anything else)
+    leaves the field empty and says why in the report's notes.
+    """
     import numpy as np
 
     if model not in PERCEPTRON_FAMILY or len(estimator.classes_) != 2:
-        return None
+        return None, ()
     if X.shape[0] * X.shape[1] > BOUND_CELLS:
-        return None
-    from halfspaces.exceptions import NotSeparableError, SolverError
+        return None, ()
+    from halfspaces.exceptions import NotSeparableError
     from halfspaces.theory import perceptron_mistake_bound
 
     try:
         bound = perceptron_mistake_bound(X, y, fit_intercept=estimator.fit_intercept)
-    except (NotSeparableError, SolverError):  # an optional field must never abort a fit
-        return None
-    return float(bound) if np.isfinite(bound) else None
+    except NotSeparableError:  # no finite bound exists: the field's documented None
+        return None, ()
+    except Exception as exc:  # noqa: BLE001 (reported, not hidden)
+        return None, (f"mistake_bound not computed: {type(exc).__name__}: {exc}",)
+    return (float(bound), ()) if np.isfinite(bound) else (None, ())
 
 
 def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_names) -> None:
