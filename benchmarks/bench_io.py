@@ -7,6 +7,8 @@
   it) on a ~150 MB file: examples/s and the peak RSS of the whole process; the library call
   ``fit_stream`` alone; and Vowpal Wabbit (``pip install vowpalwabbit``; one online pass,
   hinge loss, its own C++ parser) on the same data in VW's text format, when it is installed.
+  Rounds are interleaved; ``over_vw`` gives VW's time over ours, round by round (median):
+  the training pass (``fit_stream``), the CLI's fit time, and the whole command's wall time.
 
 The files are generated under /tmp from the bundled a9a (its text repeated), and removed at
 the end. Run: ``python benchmarks/bench_io.py [--size-mb 150]``.
@@ -129,28 +131,59 @@ def run_child(code: str, *args: str) -> tuple[float, subprocess.CompletedProcess
     return time.perf_counter() - start, result
 
 
-def bench_stream(big: Path, rows: int, vw_file: Path | None) -> dict:
-    report = {"file_mb": round(big.stat().st_size / 1e6, 1), "rows": rows}
-    seconds, result = run_child(CLI, "fit", str(big), "--stream", "--model", "averaged",
-                                "--chunk-size", "10000", "--json", "--quiet")
-    fit = json.loads(result.stdout)
-    peak = json.loads(result.stderr.strip().splitlines()[-1])["peak_rss"]
-    report["cli"] = {"wall_s": round(seconds, 2), "fit_s": round(fit["fit_time_s"], 2),
-                     "examples_per_s_fit": round(rows / fit["fit_time_s"]),
-                     "examples_per_s_wall": round(rows / seconds),
-                     "peak_rss_mb": round(peak / 1e6, 1),
-                     "train_accuracy": round(fit["train_accuracy"], 4)}
-    _, result = run_child(LIBRARY_ONLY, str(big))
-    lib = json.loads(result.stdout)
-    report["fit_stream"] = {"seconds": round(lib["seconds"], 2),
-                            "examples_per_s": round(lib["n_seen"] / lib["seconds"]),
-                            "peak_rss_mb": round(lib["peak_rss"] / 1e6, 1)}
+def bench_stream(big: Path, rows: int, vw_file: Path | None, rounds: int = 3) -> dict:
+    """Interleaved rounds of the CLI, the library call and VW; medians, and ratios to VW
+    (ours over VW's examples/s: above 1 is faster) taken round by round."""
+    runs: dict[str, list[dict]] = {"cli": [], "fit_stream": [], "vowpalwabbit": []}
+    for _ in range(rounds):
+        seconds, result = run_child(CLI, "fit", str(big), "--stream", "--model", "averaged",
+                                    "--chunk-size", "10000", "--json", "--quiet")
+        fit = json.loads(result.stdout)
+        peak = json.loads(result.stderr.strip().splitlines()[-1])["peak_rss"]
+        runs["cli"].append({"wall_s": seconds, "fit_s": fit["fit_time_s"], "peak_rss": peak,
+                            "train_accuracy": fit["train_accuracy"]})
+        _, result = run_child(LIBRARY_ONLY, str(big))
+        lib = json.loads(result.stdout)
+        runs["fit_stream"].append({"seconds": lib["seconds"], "peak_rss": lib["peak_rss"]})
+        if vw_file is not None:
+            wall, result = run_child(VW, str(vw_file))
+            vw = json.loads(result.stdout)
+            runs["vowpalwabbit"].append({"seconds": vw["seconds"], "wall_s": wall,
+                                         "peak_rss": vw["peak_rss"]})
+
+    def median(name, key):
+        return statistics.median(r[key] for r in runs[name])
+
+    report = {"file_mb": round(big.stat().st_size / 1e6, 1), "rows": rows, "rounds": rounds}
+    report["cli"] = {"wall_s": round(median("cli", "wall_s"), 2),
+                     "fit_s": round(median("cli", "fit_s"), 2),
+                     "examples_per_s_fit": round(rows / median("cli", "fit_s")),
+                     "examples_per_s_wall": round(rows / median("cli", "wall_s")),
+                     "peak_rss_mb": round(median("cli", "peak_rss") / 1e6, 1),
+                     "train_accuracy": round(runs["cli"][0]["train_accuracy"], 4)}
+    report["fit_stream"] = {"seconds": round(median("fit_stream", "seconds"), 2),
+                            "examples_per_s": round(rows / median("fit_stream", "seconds")),
+                            "peak_rss_mb": round(median("fit_stream", "peak_rss") / 1e6, 1)}
     if vw_file is not None:
-        _, result = run_child(VW, str(vw_file))
-        vw = json.loads(result.stdout)
-        report["vowpalwabbit"] = {"seconds": round(vw["seconds"], 2),
-                                  "examples_per_s": round(rows / vw["seconds"]),
-                                  "peak_rss_mb": round(vw["peak_rss"] / 1e6, 1)}
+        report["vowpalwabbit"] = {
+            "seconds": round(median("vowpalwabbit", "seconds"), 2),
+            "wall_s": round(median("vowpalwabbit", "wall_s"), 2),
+            "examples_per_s": round(rows / median("vowpalwabbit", "seconds")),
+            "peak_rss_mb": round(median("vowpalwabbit", "peak_rss") / 1e6, 1)}
+
+        vw_runs = runs["vowpalwabbit"]
+        report["over_vw"] = {
+            # training pass: fit_stream's examples/s over VW's (in-process seconds both)
+            "training_pass": round(statistics.median(
+                v["seconds"] / o["seconds"] for o, v in zip(runs["fit_stream"], vw_runs,
+                                                            strict=True)), 3),
+            # the CLI's fit time (the training passes only) over VW's single pass
+            "cli_fit": round(statistics.median(
+                v["seconds"] / o["fit_s"] for o, v in zip(runs["cli"], vw_runs, strict=True)), 3),
+            # whole commands, process start to exit: VW's wall time over ours
+            "cli_wall": round(statistics.median(
+                v["wall_s"] / o["wall_s"] for o, v in zip(runs["cli"], vw_runs, strict=True)), 3),
+        }
     return report
 
 
@@ -181,7 +214,7 @@ def main() -> None:
         if has_vw():
             vw_file = folder / "big.vw"
             write_repeated(vw_file, to_vw(text), repeats)
-        stream = bench_stream(big, rows, vw_file)
+        stream = bench_stream(big, rows, vw_file, options.rounds)
     print(json.dumps({"machine": f"{platform.processor() or platform.machine()}, "
                       f"{os.cpu_count()} cores, Python {platform.python_version()}",
                       "parse": parse, "stream": stream}, indent=2))

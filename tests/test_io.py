@@ -209,3 +209,53 @@ def test_garbled_csv_line_gives_the_clear_error_or_parses(tmp_path, fields, wher
         assert str(exc).startswith(f"{path}, line {where}: "), str(exc)
     else:
         assert np.isfinite(X).all() and X.shape[1] == 2
+
+
+SVM_WITH_NOISE = (b"# a comment first\n\n1 1:1 3:2\r\n  \n-1 2:0.5 # trailing\n# between\n"
+                  b"1 4:1\n\t\n-1 1:-1 5:3\n1 2:2\n# last comment\n-1 3:1")  # no final newline
+
+
+@pytest.mark.parametrize("read_bytes", [1, 7, 16, 1 << 22])
+@pytest.mark.parametrize("chunk_size", [1, 2, 4, None])
+def test_svmlight_chunks_cut_at_any_read_size(tmp_path, monkeypatch, read_bytes, chunk_size):
+    """The compiled line cutter over reads of any size gives scikit-learn's rows, chunk by
+    chunk, and skips exactly `skip` data lines (blank and comment lines not counted)."""
+    monkeypatch.setattr("halfspaces.io._files._READ_BYTES", read_bytes)
+    path = tmp_path / "d.svm"
+    path.write_bytes(SVM_WITH_NOISE)
+    X, y = load_svmlight_file(str(path), zero_based=False)
+    for skip in (0, 1, 3, 6, 7):
+        chunks = list(iter_chunks(path, chunk_size=chunk_size, n_features=5, skip=skip))
+        rest, step = max(0, 6 - skip), chunk_size or 7
+        assert [len(c[1]) for c in chunks] == [min(step, rest - i) for i in range(0, rest, step)]
+        if chunks:
+            assert np.array_equal(sp.vstack([c[0] for c in chunks]).toarray(),
+                                  X[skip:].toarray())
+            assert np.array_equal(np.concatenate([c[1] for c in chunks]), y[skip:])
+
+
+@pytest.mark.parametrize("read_bytes", [5, 1 << 22])
+def test_svmlight_chunk_errors_name_the_line_after_skipped_and_blank_lines(
+        tmp_path, monkeypatch, read_bytes):
+    monkeypatch.setattr("halfspaces.io._files._READ_BYTES", read_bytes)
+    path = tmp_path / "d.svm"
+    path.write_bytes(b"# c\n1 1:1\n\n-1 2:1\n# c\n1 3:1\n-1 2:x\n")
+    for chunk_size, skip in ((1, 0), (2, 1), (10, 2), (1, 3)):
+        with pytest.raises(DataFileError, match=r"line 7: value 'x' of feature 2"):
+            list(iter_chunks(path, chunk_size=chunk_size, n_features=3, skip=skip))
+
+
+def test_reader_thread_stops_when_the_consumer_does(tmp_path):
+    import threading
+    import time
+
+    path = tmp_path / "d.svm"
+    path.write_bytes(b"1 1:1\n-1 2:1\n" * 500)
+    chunks = iter_chunks(path, chunk_size=3, n_features=2)
+    next(chunks)
+    chunks.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(t.name == "halfspaces-reader"
+                                              for t in threading.enumerate()):
+        time.sleep(0.05)
+    assert not any(t.name == "halfspaces-reader" for t in threading.enumerate())

@@ -190,3 +190,129 @@ def test_streaming_memory_is_bounded_by_the_chunk(tmp_path, stream_file):
     X, y = load_svmlight_file(str(data), n_features=199)
     reference = halfspaces.Perceptron().partial_fit(X, y)
     assert np.array_equal(halfspaces.load(tmp_path / "m.hs").coef_, reference.coef_)
+
+
+def _late_features_file(path, labels, zero_based, n_classes=2, seed=0):
+    """Features 0-4 appear only after row 400, and the first 100 rows have the first label."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(700, 30)) * (rng.random((700, 30)) < 0.2), 3)
+    X[:400, :5] = 0.0
+    X[:, -1] *= np.arange(700) > 600  # the widest index only near the end
+    score = X @ rng.normal(size=30)
+    y = np.asarray(labels)[np.digitize(score, np.quantile(score, [1 / 3, 2 / 3]))
+                           if n_classes == 3 else (score > 0).astype(int)]
+    y[:100] = labels[0]
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based)
+    return path
+
+
+@pytest.mark.parametrize("cls", [halfspaces.Perceptron, halfspaces.AveragedPerceptron,
+                                 halfspaces.PocketPerceptron, halfspaces.VotedPerceptron],
+                         ids=lambda c: c.__name__)
+@pytest.mark.parametrize("labels, n_classes", [((-1, 1), 2), ((0, 1), 2), ((2, 7), 2),
+                                               ((-1, 0, 1), 3)])
+@pytest.mark.parametrize("zero_based", [False, True])
+def test_one_pass_stream_equals_two_pass(cls, labels, n_classes, zero_based, tmp_path,
+                                         monkeypatch):
+    """The one-pass run (labels and width found while training) gives the model of the run
+    told the scan's n_features and classes beforehand, bit for bit, for every index base."""
+    path = _late_features_file(tmp_path / "d.svm", labels, zero_based, n_classes)
+    info = halfspaces.io.scan(path)
+    settings = dict(chunk_size=64, epochs=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        two = fit_stream(cls(), path, n_features=info.n_features, classes=info.classes,
+                         zero_based=info.zero_based, **settings)
+        if n_classes == 2 and labels != (2, 7):  # the guess holds: no first pass at all
+            monkeypatch.setattr("halfspaces.io.streaming.scan", None)
+        one = fit_stream(cls(), path, **settings)
+        explicit = fit_stream(cls(), path, zero_based=info.zero_based, **settings)
+    for run in (one, explicit):
+        assert (run.n_features, run.zero_based, run.n_seen) == (info.n_features,
+                                                                info.zero_based, 1400)
+        assert run.model.n_features_in_ == info.n_features
+        assert_same_model(two.model, run.model)
+
+
+@pytest.mark.parametrize("zero_based", [False, True])
+def test_one_pass_resumes_inside_its_first_epoch(tmp_path, zero_based):
+    """Checkpoints written while the model grows resume to the uninterrupted model (for a
+    0-based file: before and after index 0 first shows up, at row 400)."""
+    path = _late_features_file(tmp_path / "d.svm", (-1, 1), zero_based)
+    settings = dict(epochs=2, chunk_size=64, checkpoint_every=100)
+    full = fit_stream(halfspaces.AveragedPerceptron(), path, **settings)
+    for stop in (100, 450, 690, 800):
+        checkpoint = tmp_path / f"c{stop}"
+        with pytest.raises(Interrupted):
+            fit_stream(halfspaces.AveragedPerceptron(), path, checkpoint=checkpoint,
+                       on_progress=interrupt_after(stop), **settings)
+        progress = load_with_extra(checkpoint)[1]["checkpoint"]
+        assert progress.get("growing", False) == (stop < 700)
+        resumed = fit_stream(halfspaces.AveragedPerceptron(), path, checkpoint=checkpoint,
+                             resume=True, **settings)
+        assert resumed.resumed_at is not None
+        assert_same_model(full.model, resumed.model)
+    with pytest.raises(Interrupted):
+        fit_stream(halfspaces.AveragedPerceptron(), path, checkpoint=tmp_path / "z",
+                   on_progress=interrupt_after(450), **settings)
+    with pytest.raises(CheckpointMismatchError, match="zero_based='auto', not True"):
+        fit_stream(halfspaces.AveragedPerceptron(), path, checkpoint=tmp_path / "z",
+                   resume=True, zero_based=True, **settings)
+
+
+def _counting_scan(monkeypatch):
+    calls = []
+
+    def scan(*args, **kwargs):
+        calls.append(args)
+        return halfspaces.io.scan(*args, **kwargs)
+
+    monkeypatch.setattr("halfspaces.io.streaming.scan", scan)
+    return calls
+
+
+@pytest.mark.parametrize("labels, first, classes, passes", [
+    ((-1, 1), 1, (-1, 1), 0),  # a lone 1 first: LIBSVM's {-1, 1}
+    ((-1, 1), -1, (-1, 1), 0),
+    ((0, 1), 0, (0, 1), 0),  # a lone 0 first: {0, 1}
+    ((0, 1), 1, (0, 1), 1),  # a lone 1 first, then 0: the guess {-1, 1} fails
+    ((2, 7), 7, (2, 7), 1),  # a lone label of no pair: no guess
+    ((3, 5), None, (3, 5), 0),  # two labels in the first chunk: those
+    ((-1, 0, 1), None, (-1, 0, 1), 1),  # a third label after the first chunk
+])
+def test_one_pass_label_rule(tmp_path, monkeypatch, labels, first, classes, passes):
+    """The labels are the first chunk's, completed to {-1, 1} or {0, 1}; classes_ is
+    sorted, so classes_[1] (the larger label) is the positive class. Where a later label
+    breaks the rule, the run starts over after a first pass and still gives the two-pass
+    model."""
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(300, 6)), 2)
+    y = np.asarray(labels)[rng.integers(0, len(labels), 300)]
+    y[:50] = labels[:2] * 25 if first is None else first  # the first chunk: 50 rows
+    y[-len(labels):] = labels
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    info = halfspaces.io.scan(path)
+    two = fit_stream(halfspaces.Perceptron(), path, chunk_size=50, n_features=6,
+                     classes=info.classes)
+    calls = _counting_scan(monkeypatch)
+    one = fit_stream(halfspaces.Perceptron(), path, chunk_size=50)
+    assert len(calls) == passes
+    assert np.array_equal(one.model.classes_, np.asarray(classes, dtype=float))
+    assert_same_model(two.model, one.model)
+    if len(classes) == 2:
+        positive = X[y == classes[1]]
+        score = one.model.decision_function(positive)
+        assert np.array_equal(one.model.predict(positive),
+                              np.where(score > 0, classes[1], classes[0]).astype(float))
+
+
+def test_one_pass_where_an_assumed_class_never_comes(tmp_path, monkeypatch):
+    """{-1, 1} assumed from a first chunk of -1 only, and no 1 by the end of the epoch:
+    the run starts over after a first pass, and fails as the two-pass run does."""
+    path = tmp_path / "d.svm"
+    path.write_text("-1 1:1\n-1 2:1\n" * 4)
+    calls = _counting_scan(monkeypatch)
+    with pytest.raises(ValueError, match="fewer than 2 classes"):
+        fit_stream(halfspaces.Perceptron(), path, chunk_size=3)
+    assert len(calls) == 1

@@ -143,6 +143,69 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         self._set_fitted(X, targets, runs, not first)
         return self
 
+    def widen(self, n_features: int, *, offset: int = 0):
+        """Give the fitted model `n_features` features, the new ones with zero weights.
+
+        Feature j becomes feature ``j + offset``; the columns before `offset` and after the
+        old ones are new. For a stream whose feature indices are not all known in advance
+        (:func:`halfspaces.io.fit_stream` reads a file once this way): widen the model when
+        a batch holds a larger index, then go on with ``partial_fit``.
+
+        The perceptron update w <- w + y x changes only the weights of the row's non-zero
+        features (Rosenblatt 1958), so a feature that no example has used yet has zero
+        weight, zero running sum (averaged) and zero pocket weight in any run. Training on
+        after ``widen`` therefore gives the same model, bit for bit, as training at the
+        full width from the start on the same rows in the same order.
+
+        Parameters
+        ----------
+        n_features : int
+            The new ``n_features_in_``; at least ``n_features_in_ + offset``.
+        offset : int, default=0
+            New features placed before the old ones.
+
+        Returns
+        -------
+        self : object
+            The widened estimator.
+
+        Raises
+        ------
+        ValueError
+            If `offset` is negative, `n_features` leaves no room for the old features, or
+            the model was fitted with feature names (the new columns would have none).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from halfspaces import Perceptron
+        >>> clf = Perceptron().partial_fit([[1.0], [-1.0]], [1, 0])
+        >>> clf.widen(3, offset=1).coef_
+        array([[0., 2., 0.]])
+        >>> clf.partial_fit([[0.0, 1.0, 2.0]], [0]).n_features_in_
+        3
+        """
+        check_is_fitted(self)
+        old = self.n_features_in_
+        if offset < 0 or n_features < old + offset:
+            raise ValueError(
+                f"widen(n_features={n_features}, offset={offset}): the {old} features of "
+                f"this model need n_features >= {old} + offset and offset >= 0.")
+        if hasattr(self, "feature_names_in_"):
+            raise ValueError(
+                "widen: this model was fitted with feature names, and the new columns would "
+                "have none; fit on arrays without column names to widen it.")
+        for state in self._states:
+            state.w = _widened(state.w, n_features, offset, intercept=True)
+            state.aux = _widened(state.aux, n_features, offset, intercept=True)
+        self.coef_ = _widened(self.coef_, n_features, offset)
+        self._widen_rows(n_features, offset)
+        self.n_features_in_ = n_features
+        return self
+
+    def _widen_rows(self, n_features: int, offset: int) -> None:
+        """Widen the stored training rows, where a variant keeps some."""
+
     def _can_resume(self, classes: NDArray, n_features: int) -> bool:
         return (
             hasattr(self, "_states")
@@ -392,6 +455,9 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         self.vote_counts_ = [_survival_counts(s, st.n_steps)
                              for s, st in zip(steps, self._states, strict=True)]
 
+    def _widen_rows(self, n_features: int, offset: int) -> None:
+        self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
+
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
 
@@ -455,6 +521,23 @@ def _vote_scorer(S, c: float):
         kp.voted_scores_csr(loop_input(X), by_rows, rows, signs, counts, c, scratch, out)
 
     return scores
+
+
+def _widened(a, n_features: int, offset: int, intercept: bool = False):
+    """`a` (a vector ending with its intercept, or rows of coefficients) with zero columns
+    around the old ones, which start at `offset`."""
+    import scipy.sparse as sp
+
+    d = a.shape[-1] - intercept
+    if sp.issparse(a):
+        a = a.tocsr()
+        return type(a)((a.data, a.indices + offset, a.indptr),
+                       shape=(a.shape[0], n_features))
+    out = np.zeros((*a.shape[:-1], n_features + intercept), dtype=a.dtype)
+    out[..., offset:offset + d] = a[..., :d]
+    if intercept:
+        out[..., -1] = a[..., -1]
+    return out
 
 
 def _extend(old: NDArray | None, new: NDArray) -> NDArray:

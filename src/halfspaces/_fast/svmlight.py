@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["FALLBACK", "OK", "parse"]
+__all__ = ["FALLBACK", "OK", "cut_lines", "parse"]
 
 OK, FALLBACK = 0, 1
 EXACT, SLOW, INVALID = 0, 1, 2
@@ -106,7 +106,7 @@ def _index(buf, i, n):
     return value, i + 1, ok
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _count(buf, byte):
     total = 0
     for c in buf:
@@ -115,7 +115,7 @@ def _count(buf, byte):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _parse(buf, labels, indptr, indices, data, slow, pow10):
     """Fill the arrays; return (status, rows, nnz, width, n_slow).
 
@@ -166,12 +166,45 @@ def _parse(buf, labels, indptr, indices, data, slow, pow10):
     return OK, row, k, width, n_slow
 
 
-def parse(buf: bytes):
+@njit(cache=True, nogil=True)
+def cut_lines(buf, start, want):
+    """Find the next `want` data lines of `buf` from offset `start`.
+
+    A data line has something other than whitespace before its end and does not start
+    (after whitespace) with ``#``; blank and comment lines before the first data line are
+    passed over, those between data lines belong to the block. Every line of `buf` is
+    complete (the caller cuts it after a newline, or at the end of the file).
+    Returns (first, end, found, newlines before first, newlines up to end): the block is
+    ``buf[first:end]`` and holds `found` <= `want` data lines.
+    """
+    n, i, found, first, newlines, before = len(buf), start, 0, -1, 0, 0
+    while i < n and found < want:
+        j = i
+        while j < n and _is_space(buf[j]):
+            j += 1
+        data = j < n and buf[j] != 10 and buf[j] != 35
+        while j < n and buf[j] != 10:
+            j += 1
+        if data:
+            if first < 0:
+                first, before = i, newlines
+            found += 1
+        if j < n:
+            newlines += 1
+        i = j + 1
+    if first < 0:
+        first, before = min(i, n), newlines
+    return first, min(i, n), found, before, newlines
+
+
+def parse(buf):
     """(status, labels, indptr, indices, data, width) for a block of svmlight text.
 
-    Indices are raw (as written); `width` is the largest index plus one.
+    `buf` is bytes or a uint8 array; indices are raw (as written); `width` is the largest
+    index plus one. The compiled loops release the GIL, so a reader thread can parse one
+    block while the caller trains on the last.
     """
-    array = np.frombuffer(buf, dtype=np.uint8)
+    array = np.frombuffer(buf, dtype=np.uint8) if isinstance(buf, bytes) else buf
     rows = _count(array, 10) + 1
     nnz = _count(array, 58)
     labels, indptr = np.empty(rows), np.zeros(rows + 1, dtype=np.int64)
@@ -180,7 +213,7 @@ def parse(buf: bytes):
     status, rows, nnz, width, n_slow = _parse(array, labels, indptr, indices, data, slow,
                                               _POW10)
     for target, start, end in slow[:n_slow].tolist():  # Python's float: correctly rounded
-        value = float(buf[start:end])
+        value = float(bytes(array[start:end]))
         if target >= 0:
             data[target] = value
         else:

@@ -378,31 +378,29 @@ def _plain(value: Any) -> int | list[int] | None:
 
 def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
                 options: StreamOptions, show_progress) -> FitReport:
-    from halfspaces.io import DataFileError, column_names, evaluate_stream, fit_stream, scan
+    from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
 
     if data is None:
         raise ValueError("--stream needs a training file DATA.")
-    info = scan(data, format=format, label_column=label_column, chunk_size=options.chunk_size)
-    if info.n_samples == 0:
-        raise DataFileError(data, "the file holds no samples")
+    # no first pass here: fit_stream finds the labels and the width itself (in the same pass
+    # as training where the model allows it), and the train accuracy's pass counts the rows
     names = column_names(data, format=format, label_column=label_column)
     runs: list = []
-    with _output.progress("streaming", passes * info.n_samples, show_progress) as advance:
+    with _output.progress("streaming", None, show_progress) as advance:
         fit_time, compile_time, notes = _timed(lambda: runs.append(fit_stream(
             estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
             label_column=label_column, checkpoint=options.checkpoint,
             checkpoint_every=options.checkpoint_every, resume=options.resume,
-            on_progress=advance, n_features=info.n_features, classes=info.classes,
-            zero_based=info.zero_based)))
+            on_progress=advance)))
     run = runs[0]
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
             "zero_based": run.zero_based}
-    train = evaluate_stream(run.model, data, **read).accuracy
+    train = evaluate_stream(run.model, data, **read)
     tested = None if test is None else evaluate_stream(run.model, test, **read,
                                                        feature_names=names)
-    _save(run.model, out, info.format, run.zero_based, label_column, names)
-    return _report(str(data), model, run.model, (info.n_samples, run.n_features), fit_time,
-                   notes, None, train=train,
+    _save(run.model, out, detect_format(data, format), run.zero_based, label_column, names)
+    return _report(str(data), model, run.model, (train.n_samples, run.n_features), fit_time,
+                   notes, None, train=train.accuracy,
                    test=None if tested is None else (tested.n_samples, tested.accuracy),
                    out=out, passes=passes, compile_time=compile_time)
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import queue
+import sys
+import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from halfspaces._fast.svmlight import cut_lines
 from halfspaces.io import svmlight, tabular
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
@@ -190,8 +195,7 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
 
 def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
     n_samples, width, smallest, labels = 0, 0, None, set()
-    for first, _, lines in _line_blocks(path, chunk_size, skip=0, keep_all=True):
-        X, y = svmlight.parse_block(path, lines, first_line=first, shift=0, n_features=None)
+    for X, y in svmlight_raw_chunks(path, chunk_size):
         n_samples += X.shape[0]
         labels.update(np.unique(y).tolist())
         if X.nnz:
@@ -201,6 +205,124 @@ def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
     zero = smallest == 0 if zero_based == "auto" else bool(zero_based)
     return DataInfo("svmlight", n_samples, width - (0 if zero else 1) if width else 0,
                     _sorted(labels), zero)
+
+
+def svmlight_raw_chunks(path, chunk_size: int | None, *, shift: int = 0,
+                        n_features: int | None = None, classes=None, skip: int = 0):
+    """(X, y) blocks of an svmlight file, read by a thread and parsed a few blocks ahead by
+    a pool of threads (the compiled parser releases the GIL), handed out in file order.
+
+    With the default ``shift=0, n_features=None`` indices are raw (as written) and each X is
+    as wide as its own largest index: the caller decides the index base and width.
+    """
+    workers = max(1, min(_PARSERS, os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="halfspaces-parser")
+
+    def parse(first, text):
+        return svmlight.parse_text(path, text, first_line=first, shift=shift,
+                                   n_features=n_features, classes=classes)
+
+    jobs = (pool.submit(parse, first, text)
+            for first, text in _svmlight_texts(path, chunk_size, skip))
+    try:
+        for job in _ahead(jobs, depth=workers + 1):
+            yield job.result()
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+_PARSERS = 4  # parsing threads at most; a few blocks of text and their arrays in memory
+_READ_BYTES = 1 << 18  # a few of these are alive at once: the memory bound of a stream
+
+
+def _svmlight_texts(path, chunk_size, skip: int):
+    """(line number, text) per block of `chunk_size` data lines, after `skip` of them.
+
+    The file is read in large pieces and cut at line ends by a compiled scan, so no Python
+    object is made per line; a block's text runs from its first data line to the end of its
+    last, the blank and comment lines between them included (the parser skips them).
+    """
+    limit = chunk_size or sys.maxsize
+    with open_data(path) as handle:
+        tail, line, parts, first, found = b"", 1, [], 0, 0
+        eof = False
+        while not eof:
+            data = handle.read(_READ_BYTES)
+            eof = not data
+            block = tail + data
+            cut = len(block) if eof else block.rfind(b"\n") + 1
+            tail = block[cut:]
+            buf = np.frombuffer(block, dtype=np.uint8)[:cut]
+            pos = 0
+            while pos < cut:
+                if skip:
+                    _, pos, got, _, newlines = cut_lines(buf, pos, skip)
+                    skip, line = skip - got, line + newlines
+                    continue
+                start, end, got, before, newlines = cut_lines(buf, pos, limit - found)
+                if parts:
+                    parts.append(buf[pos:end])
+                elif got:
+                    first = line + before
+                    parts.append(buf[start:end])
+                line, found, pos = line + newlines, found + got, end
+                if found == limit:
+                    yield first, _joined(parts)
+                    parts, found = [], 0
+        if found:
+            yield first, _joined(parts)
+
+
+def _offer(items: queue.Queue, item, stop: threading.Event) -> bool:
+    """Put `item` once there is room, unless the consumer has stopped (then False)."""
+    while not stop.is_set():
+        try:
+            items.put(item, timeout=0.5)
+            return True
+        except queue.Full:
+            continue
+    return False
+
+
+def _joined(parts):
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _ahead(blocks: Iterator, depth: int = 2) -> Iterator:
+    """Items of `blocks`, produced by a thread up to `depth` items ahead of the consumer.
+
+    The svmlight parser releases the GIL, so parsing the next block overlaps training on
+    this one. An exception in the thread is raised here, at the item where it occurred; a
+    consumer that stops early stops the thread (and closes the file) within a second.
+    """
+    items: queue.Queue = queue.Queue(depth)
+    stop = threading.Event()
+    done = object()
+
+    def produce():
+        error = None
+        try:
+            for item in blocks:
+                if not _offer(items, (item, None), stop):
+                    break
+        except BaseException as exc:  # handed to the consumer, raised in its thread
+            error = exc
+        finally:
+            blocks.close()
+        _offer(items, (done, error), stop)
+
+    thread = threading.Thread(target=produce, name="halfspaces-reader", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, error = items.get()
+            if item is done:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
 
 
 def _sorted(labels: set):
@@ -224,8 +346,10 @@ def iter_chunks(
     Parameters
     ----------
     path : str or os.PathLike
-        Any format of :func:`read`. Text is read line by line, Parquet batch by batch, .npy
-        memory-mapped; .npz (compressed) is loaded whole, then sliced.
+        Any format of :func:`read`. svmlight text is read in large blocks, cut at line ends
+        by compiled code and parsed by background threads a few chunks ahead; CSV/TSV is read
+        line by line, Parquet batch by batch, .npy memory-mapped; .npz (compressed) is loaded
+        whole, then sliced.
     chunk_size : int or None, default=10000
         Rows per block (the last may be shorter); None yields the whole file as one block.
     n_features : int or None, default=None
@@ -271,9 +395,8 @@ def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
         info = _scan_svmlight(path, zero_based, chunk_size or DEFAULT_CHUNK_SIZE)
         n_features, zero_based = info.n_features, info.zero_based
     shift = 0 if zero_based is True else 1
-    for first, _, lines in _line_blocks(path, chunk_size, skip, keep_all=True):
-        yield svmlight.parse_block(path, lines, first_line=first, shift=shift,
-                                   n_features=n_features, classes=classes)
+    yield from svmlight_raw_chunks(path, chunk_size, shift=shift, n_features=n_features,
+                                   classes=classes, skip=skip)
 
 
 def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feature_names):

@@ -16,6 +16,7 @@ for type and range. Anything else is a :class:`CheckpointMismatchError` or a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import itertools
@@ -26,8 +27,15 @@ from typing import Any
 
 import numpy as np
 
+from halfspaces.io import svmlight
 from halfspaces.io._errors import DataFileError
-from halfspaces.io._files import DEFAULT_CHUNK_SIZE, detect_format, iter_chunks, scan
+from halfspaces.io._files import (
+    DEFAULT_CHUNK_SIZE,
+    detect_format,
+    iter_chunks,
+    scan,
+    svmlight_raw_chunks,
+)
 from halfspaces.io.model import ModelFileError, load_with_extra, save
 
 __all__ = ["CheckpointMismatchError", "StreamCounts", "StreamFit", "evaluate_stream",
@@ -65,7 +73,8 @@ class StreamFit:
     model : estimator
         The trained model (the one passed in, or the one loaded from the checkpoint).
     n_features : int
-        Columns of every chunk.
+        The model's feature count: the file's widest index, in its index base (found while
+        training in a one-pass run).
     zero_based : bool
         Index base used for an svmlight file.
     n_seen : int
@@ -94,6 +103,8 @@ class _Plan:
     zero_based: bool
     classes: Any
     resumed: bool
+    growing: bool = False  # one pass: widen the model as indices appear (see _grown)
+    seen: Any = None  # growing: the labels met so far
 
 
 def fit_stream(
@@ -120,8 +131,16 @@ def fit_stream(
         A fresh model. When resuming, the checkpoint's model continues instead; it must be of
         the same class with the same parameters (else :class:`CheckpointMismatchError`).
     path : str or os.PathLike
-        Training data, any format of :func:`halfspaces.io.iter_chunks`. A first pass
-        (:func:`halfspaces.io.scan`) finds the labels and the feature count, unless resuming.
+        Training data, any format of :func:`halfspaces.io.iter_chunks`. An svmlight file
+        trained by a model with a ``widen`` method (the perceptron family, see
+        :meth:`halfspaces.Perceptron.widen`) is read once per epoch: the model is widened
+        as larger feature indices appear, and the labels are those of the first chunk,
+        completed to {-1, 1} or {0, 1} when it holds one label of such a pair (a lone 1
+        means {-1, 1}); ``classes_`` is sorted, so the larger label is the positive class.
+        The labels are checked as the run goes and against ``classes_`` at the end of the
+        first epoch; a run whose labels break that rule starts again after a first pass.
+        Otherwise a first pass (:func:`halfspaces.io.scan`) finds the labels and the
+        feature count, unless resuming. Both ways give the same model, bit for bit.
     epochs : int, default=1
         Passes over the file.
     chunk_size : int, default=10000
@@ -165,10 +184,31 @@ def fit_stream(
                 "checkpoint_every": every, "epochs": epochs, "format": format,
                 "label_column": label_column, **_identity(path)}
     known = None if n_features is None or classes is None else (n_features, classes)
+    fresh = copy.deepcopy(model.__dict__)
+    try:
+        return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
+                    checkpoint, resume, on_progress, settings, known, one_pass=True)
+    except _Unforeseen:
+        # the one-pass guess about the labels was wrong: start again, after a first pass
+        model.__dict__.clear()
+        model.__dict__.update(fresh)
+        return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
+                    checkpoint, False, on_progress, settings, known, one_pass=False)
+
+
+class _Unforeseen(Exception):
+    """A one-pass run met a label outside the classes it assumed (or missed one of them)."""
+
+
+def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based, checkpoint,
+         resume, on_progress, settings, known, one_pass) -> StreamFit:
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
-                         label_column, zero_based, chunk_size, known)
+                         label_column, zero_based, chunk_size, known, one_pass)
 
     def read(skip, rows=chunk_size):
+        if plan.growing:
+            return svmlight_raw_chunks(path, rows, shift=1 if zero_based is False else 0,
+                                       skip=skip)
         return iter_chunks(path, rows, plan.n_features, format=format,
                            label_column=label_column, zero_based=plan.zero_based,
                            classes=plan.classes, skip=skip)
@@ -179,15 +219,20 @@ def fit_stream(
         chunks = read(position)
         if plan.resumed and epoch == plan.epoch and position:
             chunks = _beyond_end_check(chunks, read, path, checkpoint, position)
+        if plan.growing:
+            chunks = _grown(chunks, model, plan, path, zero_based)
         for X, y in _pieces(chunks, position, chunk_size, every):
             model.partial_fit(X, y, classes=plan.classes)
             position += len(y)
             n_seen += len(y)
             if checkpoint is not None and position % every == 0:
-                _write_checkpoint(model, checkpoint, settings, plan, epoch, position)
+                _write_checkpoint(model, checkpoint, settings, plan, epoch, position,
+                                  zero_based)
                 n_checkpoints += 1
             if on_progress is not None:
                 on_progress(len(y))
+        if plan.growing:
+            _settle(plan)
         if checkpoint is not None:
             _write_checkpoint(model, checkpoint, settings, plan, epoch + 1, 0)
             n_checkpoints += 1
@@ -197,10 +242,86 @@ def fit_stream(
     return StreamFit(model, plan.n_features, plan.zero_based, n_seen, resumed_at, n_checkpoints)
 
 
+# One pass (svmlight, an estimator with ``widen``: the perceptron family). The model is
+# widened, with zero weights, whenever a chunk holds a larger index than any before; see
+# Perceptron.widen for why the result is the full-width run's, bit for bit. The index base
+# "auto" (0-based iff some line uses index 0) is taken as LIBSVM's 1-based until a line with
+# index 0 turns up; then every feature moves up one column (widen with offset=1), the new
+# column 0 having zero weights as no line used it before. The labels are those of the first
+# chunk, completed to the pair {-1, 1} or {0, 1} when it holds one label of that pair (a
+# lone 1 is taken as LIBSVM's {-1, 1}); classes_ is sorted, so the larger label, classes_[1],
+# is the positive class, as in the two-pass run. A first chunk with one label of neither
+# pair, a later label outside the classes, or a class never seen by the end of the first
+# epoch restarts the run after a first pass over the file, so the result is always the
+# two-pass one.
+_PAIRS = (np.array([-1.0, 1.0]), np.array([0.0, 1.0]))
+
+
+def _growable(model, path, format, label_column) -> bool:
+    return (callable(getattr(model, "widen", None)) and label_column is None
+            and detect_format(path, format) == "svmlight")
+
+
+def _grown(chunks, model, plan: _Plan, path, zero_based) -> Iterator[tuple[Any, Any]]:
+    """Pass `chunks` on at the model's width (widening the model first where a chunk is
+    wider, or where index 0 shows an "auto" file to be 0-based), checking their labels."""
+    for X, y in chunks:
+        _check_labels(plan, y)
+        if zero_based == "auto":
+            X = _in_assumed_base(X, model, plan)
+        width = max(plan.n_features, X.shape[1])
+        if width > plan.n_features:
+            svmlight.check_width(path, width + (not plan.zero_based))
+            if hasattr(model, "coef_"):
+                model.widen(width)
+            plan.n_features = width
+        if X.shape[1] < width:
+            X.resize(X.shape[0], width)
+        yield X, y
+
+
+def _check_labels(plan: _Plan, y) -> None:
+    """Assume the classes from the first chunk, then check each chunk against them (a
+    comparison per class, no sort: this runs on every chunk of the stream)."""
+    if plan.classes is None:
+        labels = np.unique(y)
+        pair = next((p for p in _PAIRS if np.isin(labels, p).all()), None)
+        plan.classes = labels if pair is None else pair
+        if len(plan.classes) < 2:
+            raise _Unforeseen  # one label, not of a known pair: no guess to make
+    elif not np.isin(y, plan.classes).all():
+        raise _Unforeseen
+    if plan.seen is None or len(plan.seen) < len(plan.classes):
+        found = [c for c in plan.classes if (y == c).any()]
+        plan.seen = np.union1d([] if plan.seen is None else plan.seen, found)
+
+
+def _in_assumed_base(X, model, plan: _Plan):
+    """A raw chunk of an "auto" file in the base assumed so far: 1-based until index 0
+    appears, 0-based from then on (the model's features then move up one column)."""
+    if not plan.zero_based and X.nnz and X.indices.min() == 0:
+        plan.zero_based = True
+        if hasattr(model, "coef_"):  # else nothing is trained yet, at any width
+            model.widen(plan.n_features + 1, offset=1)
+            plan.n_features += 1
+    if plan.zero_based:
+        return X
+    X.indices -= 1  # in place: the parser's fresh arrays are ours
+    X.resize(X.shape[0], max(X.shape[1] - 1, 0))  # every index is below: nothing is cut
+    return X
+
+
+def _settle(plan: _Plan) -> None:
+    """End of a one-pass first epoch: every assumed class must have been seen."""
+    if plan.seen is None or not np.array_equal(plan.seen, plan.classes):
+        raise _Unforeseen
+    plan.growing = False
+
+
 def _start(model, path, settings, checkpoint, format, label_column, zero_based, chunk_size,
-           known):
+           known, one_pass=False):
     """(model, plan): from the checkpoint when there is one to resume, else from `known`
-    (n_features, classes), else from a scan."""
+    (n_features, classes), else one pass where the model can grow, else from a scan."""
     if checkpoint is not None and Path(checkpoint).exists():
         saved, extra = load_with_extra(checkpoint)
         progress = extra.get("checkpoint")
@@ -209,7 +330,12 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
         _check_same_run(checkpoint, progress, settings)
         _check_same_model(checkpoint, saved, model)
         plan = _progress_plan(checkpoint, progress, saved, settings["epochs"])
-        if isinstance(zero_based, bool) and plan.zero_based != zero_based:
+        if plan.growing and progress.get("zero_based_setting") != zero_based:
+            raise CheckpointMismatchError(
+                f"{checkpoint} was written by a run with zero_based="
+                f"{progress.get('zero_based_setting')!r}, not {zero_based!r}: resume with the "
+                "same data and settings, or delete it.", "zero_based")
+        if isinstance(zero_based, bool) and not plan.growing and plan.zero_based != zero_based:
             raise CheckpointMismatchError(
                 f"{checkpoint} was written by a run with zero_based={plan.zero_based}, not "
                 f"{zero_based}: resume with the same data and settings, or delete it.",
@@ -217,6 +343,8 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
         return saved, plan
     if known is not None:
         return model, _Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
+    if one_pass and _growable(model, path, format, label_column):
+        return model, _Plan(0, 0, 0, zero_based is True, None, False, growing=True)
     info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
                 chunk_size=chunk_size)
     if info.n_samples == 0:
@@ -304,7 +432,21 @@ def _progress_plan(checkpoint, progress: dict, saved, epochs: int) -> _Plan:
                        f"the model's n_features_in_ = {saved.n_features_in_}")
     zero_based = field("zero_based", bool, lambda z: True, "true or false")
     classes = field("classes", list, lambda c: _same_classes(c, saved), "the model's classes_")
-    return _Plan(epoch, position, n_features, zero_based, np.asarray(classes), True)
+    growing = progress.get("growing", False)  # absent from checkpoints of two-pass runs
+    if type(growing) is not bool or (growing and epoch != 0):
+        raise ModelFileError(f"{checkpoint}: damaged checkpoint: growing is {growing!r}, not "
+                             "false, or true in the first epoch")
+    plan = _Plan(epoch, position, n_features, zero_based, np.asarray(classes), True, growing)
+    if growing:
+        plan.seen = np.asarray(field("seen", list, lambda c: _some_classes(c, saved),
+                                     "some of the model's classes_"))
+    return plan
+
+
+def _some_classes(labels: list, saved) -> bool:
+    return (len(labels) > 0 and all(isinstance(c, int | float) and not isinstance(c, bool)
+                                    for c in labels)
+            and bool(np.isin(labels, saved.classes_).all()))
 
 
 def _same_classes(classes: list, saved) -> bool:
@@ -329,10 +471,14 @@ def _beyond_end_check(chunks, read, path, checkpoint, position: int):
                              f"beyond the end of {path}")
 
 
-def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int):
+def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int,
+                      zero_based: bool | str = "auto"):
     progress = {**settings, "epoch": epoch, "position": position,
                 "n_features": plan.n_features, "zero_based": plan.zero_based,
                 "classes": np.asarray(plan.classes).tolist()}
+    if plan.growing:
+        progress.update(growing=True, seen=np.asarray(plan.seen).tolist(),
+                        zero_based_setting=zero_based)
     save(model, checkpoint, extra={"checkpoint": progress})
 
 
@@ -343,6 +489,10 @@ def _pieces(chunks, position: int, chunk_size: int, every: int) -> Iterator[tupl
         start, end = position, position + len(y)
         cuts = sorted({p for step in (chunk_size, every)
                        for p in range((start // step + 1) * step, end, step)})
+        if not cuts:  # the whole chunk: no slice, which would copy it
+            yield X, y
+            position = end
+            continue
         bounds = [start, *cuts, end]
         for a, b in itertools.pairwise(bounds):
             yield X[a - start:b - start], y[a - start:b - start]

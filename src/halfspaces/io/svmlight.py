@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     import scipy.sparse as sp
     from numpy.typing import NDArray
 
-__all__ = ["check_width", "dense_budget", "line_problem", "parse_block", "read_svmlight",
-           "read_svmlight_base", "read_svmlight_files"]
+__all__ = ["check_width", "dense_budget", "line_problem", "parse_block", "parse_text",
+           "read_svmlight", "read_svmlight_base", "read_svmlight_files"]
 
 _MAX_INDEX = 2**31 - 1  # scikit-learn parses indices into a C int
 _PARSE_ERRORS = (ValueError, OverflowError, IndexError)
@@ -135,6 +135,25 @@ def parse_block(
                         shift, n_features, classes)
 
 
+def parse_text(
+    path: str | os.PathLike,
+    text,
+    *,
+    first_line: int,
+    shift: int,
+    n_features: int | None,
+    classes: Sequence | None = None,
+) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
+    """:func:`parse_block` for a block given as one buffer (bytes or a uint8 array) of
+    consecutive lines, the first being line `first_line`: no list of lines is made unless
+    an error has to be located."""
+    def numbered():
+        return enumerate(bytes(text).split(b"\n"), first_line)
+
+    X, y = _parse_raw(path, text, numbered)
+    return finish_block(path, X, y, numbered, first_line, shift, n_features, classes)
+
+
 def finish_block(path, X, y, numbered_lines, first_line: int, shift: int, n_features: int,
                  classes) -> tuple[sp.csr_matrix, NDArray[np.float64]]:
     """Check a raw (0-based) block against the rules and shift it to `n_features` columns.
@@ -218,7 +237,7 @@ def _parse_raw(path, text: bytes, numbered_lines) -> tuple[sp.csr_matrix, NDArra
     from sklearn.datasets import load_svmlight_file
 
     try:
-        return load_svmlight_file(io.BytesIO(text), dtype=np.float64, zero_based=True)
+        return load_svmlight_file(io.BytesIO(bytes(text)), dtype=np.float64, zero_based=True)
     except _PARSE_ERRORS as exc:
         raise _locate(path, numbered_lines(), 0, None, None, exc) from None
 
