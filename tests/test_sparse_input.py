@@ -41,8 +41,8 @@ Y = np.array([1, -1, 1, -1])
 GOOD = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 0]]))
 Y_GOOD = np.array([1, -1, 1, -1])
 ESTIMATORS = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "PocketPerceptron",
-              "KernelPerceptron", "VotedKernelPerceptron", "MulticlassPerceptron", "LogisticRegression",
-              "LinearProgramClassifier", "MaxMarginClassifier"]
+              "KernelPerceptron", "VotedKernelPerceptron", "MulticlassPerceptron",
+              "LogisticRegression", "LinearProgramClassifier", "MaxMarginClassifier"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
