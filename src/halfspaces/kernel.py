@@ -190,8 +190,12 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        fitted_features = getattr(self, "n_features_in_", None) \
-            if hasattr(self, "_last_coef") else None
+        # the features the kept hypothesis reads: its support vectors' (none for a
+        # precomputed kernel, which _check_resumable refuses to continue)
+        fitted_features = None
+        if hasattr(self, "_last_coef"):
+            fitted_features = self.n_features_in_ if self.kernel == "precomputed" \
+                else self.support_vectors_.shape[1]
         X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
