@@ -36,6 +36,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._dual_run import (
@@ -213,13 +214,15 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
+    @available_if(lambda self: self.kernel != "precomputed")
     @fit_context
     def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
         """One pass over a batch in the given order, continuing from the current hypothesis.
 
         Each example is predicted by the current hypothesis, which is updated if
         y_i f(x_i) <= 0; the batch's rows that cause updates join the support vectors.
-        ``selection`` does not apply; ``n_updates_`` accumulates over calls.
+        ``selection`` does not apply; ``n_updates_`` accumulates over calls. Not available
+        with a precomputed kernel, whose support vectors are not kept.
 
         Parameters
         ----------
@@ -237,7 +240,6 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "classes_")
-        self._check_resumable("partial_fit")
         X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
