@@ -9,6 +9,11 @@ Section 16.2). :func:`run_kernel_perceptron` supplies one pass of the compiled d
 Gram matrix an update needs, and keeps as many as ``cache_size`` allows. With the linear
 kernel the dual run is the primal run, so :func:`run_linear_perceptron` runs the primal loop
 (O(nnz) per update instead of an O(n nnz) Gram row) and reads alpha off its update log.
+Both runs also return what the averaged and voted forms of Freund and Schapire (1999) need:
+the step count, the sums of the steps of each example's updates (the average of the
+hypotheses is alpha - sums / T) and, when asked, the log of the updates; and both continue
+an earlier hypothesis (its decision values, or its primal weights) for warm starts and
+``partial_fit``.
 
 References
 ----------
