@@ -278,6 +278,16 @@ def test_warm_start_on_other_classes_starts_afresh():
     assert_array_equal(clf.dual_coef_, fresh.dual_coef_)
 
 
+@pytest.mark.parametrize("clf, advice", [(KernelPerceptron(), True),
+                                         (KernelPerceptron(average=True), False),
+                                         (VotedKernelPerceptron(), False)])
+def test_not_converged_warning_advises_averaging_only_the_last_hypothesis(clf, advice):
+    X, y = integer_data(seed=27)
+    with pytest.warns(ConvergenceWarning, match="raise max_epochs") as caught:
+        clf.set_params(max_epochs=2).fit(X, y)
+    assert ("average=True" in str(caught[0].message)) is advice
+
+
 def test_parameters_round_trip():
     clf = KernelPerceptron().set_params(average=True, warm_start=True)
     assert clf.get_params()["average"] and clf.get_params()["warm_start"]

@@ -349,11 +349,13 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         raise NotImplementedError
 
     def _not_converged_message(self) -> str:
+        last_only = not (self._voted or getattr(self, "average", False))
         return (
             f"{type(self).__name__} made updates in each of its max_epochs={self.max_epochs} "
             "passes: the data may not be separable in the kernel's feature space. Try "
-            "another kernel or gamma, raise max_epochs, or predict with the average or the "
-            "vote of the hypotheses (average=True, VotedKernelPerceptron)."
+            "another kernel or gamma, or raise max_epochs"
+            + (", or predict with the average or the vote of the hypotheses (average=True, "
+               "VotedKernelPerceptron)." if last_only else ".")
         )
 
     def _scores(self, X, coef, intercept) -> NDArray[np.float64]:
