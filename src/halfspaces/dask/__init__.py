@@ -1,0 +1,19 @@
+"""Training on a Dask cluster: the data stay in row partitions on the workers.
+
+The optimiser runs on the client; every evaluation sends the weights to the workers once,
+each partition returns its sums over its own rows, and the client adds them in partition
+order, so a fit gives the same bits on one worker or many. Needs the ``dask`` extra:
+``pip install 'halfspaces[dask]'``.
+"""
+
+from __future__ import annotations
+
+try:
+    import dask  # noqa: F401
+    import distributed  # noqa: F401
+except ImportError as err:  # pragma: no cover - the test extra installs dask
+    raise ImportError(
+        "halfspaces.dask needs dask and distributed: pip install 'halfspaces[dask]'"
+    ) from err
+
+__all__: list[str] = []
