@@ -16,4 +16,14 @@ except ImportError as err:  # pragma: no cover - the test extra installs dask
         "halfspaces.dask needs dask and distributed: pip install 'halfspaces[dask]'"
     ) from err
 
-__all__: list[str] = []
+from halfspaces.dask._partitions import Partitions  # noqa: E402
+from halfspaces.dask._perceptron import AveragedPerceptron, Perceptron  # noqa: E402
+from halfspaces.dask._separability import max_margin, separability  # noqa: E402
+
+__all__ = [
+    "AveragedPerceptron",
+    "Partitions",
+    "Perceptron",
+    "max_margin",
+    "separability",
+]
