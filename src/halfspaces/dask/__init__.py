@@ -16,6 +16,7 @@ except ImportError as err:  # pragma: no cover - the test extra installs dask
         "halfspaces.dask needs dask and distributed: pip install 'halfspaces[dask]'"
     ) from err
 
+from halfspaces.dask._files import read_files  # noqa: E402
 from halfspaces.dask._partitions import Partitions  # noqa: E402
 from halfspaces.dask._perceptron import AveragedPerceptron, Perceptron  # noqa: E402
 from halfspaces.dask._separability import max_margin, separability  # noqa: E402
@@ -25,5 +26,6 @@ __all__ = [
     "Partitions",
     "Perceptron",
     "max_margin",
+    "read_files",
     "separability",
 ]
