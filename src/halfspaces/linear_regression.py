@@ -24,8 +24,9 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._datafits import Objective, Squared, weighted_gram
+from halfspaces._datafits import Squared, weighted_gram
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
+from halfspaces._objective import Objective
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import FIT_INPUT, validate_data
