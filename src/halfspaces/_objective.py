@@ -35,7 +35,8 @@ from halfspaces._blas import one_blas_thread
 from halfspaces._datafits import Datafit, Rows, curvature_blocks, gram_cost
 from halfspaces._validation import column_max_abs
 
-__all__ = ["GLMObjective", "LocalRows", "Objective", "RowSource", "curvature_sample_size"]
+__all__ = ["GLMObjective", "LocalRows", "Objective", "RowSource", "curvature_sample_size",
+           "sample_rows"]
 
 
 def curvature_sample_size(n: int, d1: int, sparse: bool) -> int | None:

@@ -16,4 +16,7 @@ except ImportError as err:  # pragma: no cover - the test extra installs dask
         "halfspaces.dask needs dask and distributed: pip install 'halfspaces[dask]'"
     ) from err
 
-__all__: list[str] = []
+from halfspaces.dask._glm import LinearRegression, LogisticRegression  # noqa: E402
+from halfspaces.dask._partitions import Partitions  # noqa: E402
+
+__all__ = ["LinearRegression", "LogisticRegression", "Partitions"]
