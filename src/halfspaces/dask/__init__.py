@@ -17,12 +17,15 @@ except ImportError as err:  # pragma: no cover - the test extra installs dask
     ) from err
 
 from halfspaces.dask._files import read_files  # noqa: E402
+from halfspaces.dask._glm import LinearRegression, LogisticRegression  # noqa: E402
 from halfspaces.dask._partitions import Partitions  # noqa: E402
 from halfspaces.dask._perceptron import AveragedPerceptron, Perceptron  # noqa: E402
 from halfspaces.dask._separability import max_margin, separability  # noqa: E402
 
 __all__ = [
     "AveragedPerceptron",
+    "LinearRegression",
+    "LogisticRegression",
     "Partitions",
     "Perceptron",
     "max_margin",

@@ -69,7 +69,7 @@ class Partitions:
     sparse : bool
         Whether the blocks are CSR matrices.
     classes : ndarray or None
-        The sorted distinct labels of all blocks (None for ``targets="continuous"``). After
+        The sorted distinct labels of all blocks (None unless ``targets="classes"``). After
         :meth:`map_targets` they are still the labels the blocks were built with.
     column_max_abs : ndarray of shape (n_features,)
         max_i |x_ij| over all rows, float64: the datafits' scales.
@@ -103,9 +103,10 @@ class Partitions:
             Default: the current client (``distributed.get_client()``).
         accept_sparse : bool, default=True
             False refuses sparse blocks.
-        targets : {"classes", "continuous"} or None, default=None (classes)
+        targets : {"classes", "continuous", "encoded"} or None, default=None (classes)
             "classes" collects the distinct labels of y; "continuous" requires float y,
-            finite, and collects none (regression).
+            finite, and collects none (regression); "encoded" keeps y as it is (targets
+            already encoded for a datafit) and collects none.
 
         Returns
         -------
@@ -288,7 +289,9 @@ def _check_block(X, y, accept_sparse: bool, mode: str):
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give X "
                          "and y the same row partitions.")
     labels = None
-    if mode == "continuous":
+    if mode == "encoded":
+        pass
+    elif mode == "continuous":
         y = check_array(y, ensure_2d=False, ensure_min_samples=0, dtype=np.float64,
                         input_name="y")
     else:
@@ -303,8 +306,8 @@ def _check_block(X, y, accept_sparse: bool, mode: str):
 # -- on the client ---------------------------------------------------------------------------
 def _targets_mode(targets: str | None) -> str:
     mode = "classes" if targets is None else targets
-    if mode not in ("classes", "continuous"):
-        raise ValueError(f"targets={targets!r}; use 'classes' or 'continuous'.")
+    if mode not in ("classes", "continuous", "encoded"):
+        raise ValueError(f"targets={targets!r}; use 'classes', 'continuous' or 'encoded'.")
     return mode
 
 
