@@ -23,6 +23,7 @@ MODEL_CLASSES = {
     "kernel": "KernelPerceptron",
     "multiclass": "MulticlassPerceptron",
     "logistic": "LogisticRegression",
+    "linear": "LinearRegression",
     "lp": "LinearProgramClassifier",
     "max-margin": "MaxMarginClassifier",
     "zero-one": "ZeroOneERMClassifier",

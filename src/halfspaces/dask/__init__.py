@@ -20,15 +20,22 @@ from halfspaces.dask._files import read_files  # noqa: E402
 from halfspaces.dask._glm import LinearRegression, LogisticRegression  # noqa: E402
 from halfspaces.dask._partitions import Partitions  # noqa: E402
 from halfspaces.dask._perceptron import AveragedPerceptron, Perceptron  # noqa: E402
-from halfspaces.dask._separability import max_margin, separability  # noqa: E402
+from halfspaces.dask._separability import (  # noqa: E402
+    PartitionedRows,
+    max_margin,
+    separability,
+    signed_partitions,
+)
 
 __all__ = [
     "AveragedPerceptron",
     "LinearRegression",
     "LogisticRegression",
+    "PartitionedRows",
     "Partitions",
     "Perceptron",
     "max_margin",
     "read_files",
     "separability",
+    "signed_partitions",
 ]

@@ -28,7 +28,7 @@ from halfspaces.theory.separability import (
     separability_of_rows,
 )
 
-__all__ = ["PartitionedRows", "max_margin", "separability"]
+__all__ = ["PartitionedRows", "max_margin", "separability", "signed_partitions"]
 
 
 class _Signs:
