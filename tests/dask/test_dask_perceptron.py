@@ -211,3 +211,27 @@ def test_one_and_two_workers_give_the_same_bits(client):
         one = quiet(hd.AveragedPerceptron(max_epochs=4), *chunked(X, y, [30, 30, 40]))
     assert_array_equal(one.coef_, two.coef_)
     assert_array_equal(one.intercept_, two.intercept_)
+
+
+def test_a_worker_lost_mid_fit_leaves_the_result_unchanged(monkeypatch):
+    import halfspaces.dask._perceptron as ipm
+
+    X, y = noisy(400, 4, seed=12)
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
+        Xd, yd = chunked(X, y, [100, 100, 100, 100])
+        reference = quiet(hd.AveragedPerceptron(max_epochs=5), Xd, yd)
+        report = ipm.report
+
+        def close_a_worker_after_epoch_two(epoch, total):
+            if epoch == 2:  # its persisted blocks are lost and recomputed from the graph
+                _, worker = sorted(cluster.workers.items())[-1]
+                assert len(worker.data) > 0
+                cluster.sync(worker.close)
+            report(epoch, total)
+
+        monkeypatch.setattr(ipm, "report", close_a_worker_after_epoch_two)
+        survived = quiet(hd.AveragedPerceptron(max_epochs=5), Xd, yd)
+        assert len(c.scheduler_info()["workers"]) == 1
+    assert_array_equal(survived.coef_, reference.coef_)
+    assert_array_equal(survived.intercept_, reference.intercept_)
