@@ -100,10 +100,11 @@ def bench_data(name, X, y, args, clients, results):
     best = J(ours.coef_, ours.intercept_)
     print(f"ours: {ours.n_iter_} iterations, J = {best:.10g}")
     if not args.no_dask_ml:
-        dask_ml(clients[2], X, y, args.partitions, J, best, results, name)
+        solvers = ("lbfgs",) if args.quick else ("lbfgs", "admm")
+        dask_ml(clients[2], X, y, args.partitions, J, best, results, name, solvers)
 
 
-def dask_ml(client, X, y, partitions, J, best, results, name):
+def dask_ml(client, X, y, partitions, J, best, results, name, solvers):
     try:
         from dask_ml.linear_model import LogisticRegression as DaskMLLogisticRegression
     except ImportError:
@@ -115,7 +116,7 @@ def dask_ml(client, X, y, partitions, J, best, results, name):
             print("dask-ml: sparse chunks not supported by its solvers here (dask-ml#827)")
             return
         dX, dy = dX.persist(), dy.persist()
-        for solver in ("lbfgs", "admm"):
+        for solver in solvers:
             start = time.perf_counter()
             try:
                 with warnings.catch_warnings():
