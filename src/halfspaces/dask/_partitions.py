@@ -188,8 +188,9 @@ class Partitions:
         once to every worker (``scatter(..., broadcast=True)``), not once per task.
         """
         args, kwargs = self._shipped(args, kwargs)
-        futures = [self.client.submit(fn, xb, yb, *args, pure=True, **kwargs)
-                   for xb, yb in zip(self.X_blocks, self.y_blocks, strict=True)]
+        n = self.n_partitions
+        futures = self.client.map(fn, self.X_blocks, self.y_blocks, *([a] * n for a in args),
+                                  pure=True, **kwargs)
         return self.client.gather(futures)
 
     def map_with_index(self, fn, *args, **kwargs) -> list:
