@@ -10,7 +10,8 @@ from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
-from halfspaces._datafits import Logistic, Objective, Softmax, Squared
+from halfspaces._datafits import Logistic, Softmax, Squared
+from halfspaces._objective import Objective
 
 LOSSES = ["logistic", "squared", "softmax"]
 

@@ -25,6 +25,7 @@ from _oracles import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy.testing import assert_array_equal
 from scipy.optimize import linprog
 from sklearn.svm import SVC
 
@@ -345,3 +346,32 @@ def test_min_norm_margin_scales_with_x(exponent):
     w = unit_separator(Z, min_norm_separator(Z, free_first=True))
     margin = margin_of(signed(X * 10.0**exponent, y, True), w)
     assert margin == pytest.approx(hull_half_distance(X, y) * 10.0**exponent, rel=1e-6)
+
+
+@given(st.integers(0, 10**6), st.integers(0, 40), st.lists(st.integers(0, 40), max_size=4),
+       st.booleans(), st.integers(1, 30))
+@settings(max_examples=40, deadline=None)
+def test_violations_of_row_blocks_combine_into_those_of_the_whole_sample(
+        seed, n, cuts, strict, limit):
+    from halfspaces._exact import SignedRows, block_violations
+    from halfspaces._exact.rows import combine_violations
+
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(-2, 3, (n, 3)).astype(float)  # ties in the scores happen
+    w = rng.integers(-2, 3, 3).astype(float)
+    exclude = np.sort(rng.choice(n, n // 3, replace=False)) if n else np.empty(0, int)
+    whole = SignedRows(Z).check(w, 0.0, strict=strict, exclude=exclude, limit=limit)
+    m = Z @ w
+    violated = np.flatnonzero(m < 0 if strict else m <= 0)
+    new = np.setdiff1d(violated, exclude)
+    expected = new[np.lexsort((new, m[new]))][:limit]  # by score, then by index
+    assert_array_equal(whole.new_rows, expected)
+    assert whole.n_violated == violated.size
+    bounds = [0, *sorted(min(c, n) for c in cuts), n]
+    parts = [block_violations(Z[a:b], w, 0.0, strict=strict, exclude=exclude, limit=limit,
+                              offset=a) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    combined = combine_violations(parts[::-1], limit)  # any order of the blocks
+    assert_array_equal(combined.new_rows, whole.new_rows)
+    assert_array_equal(combined.new_scores, m[expected])
+    assert combined.n_violated == whole.n_violated
+    assert combined.min_score == (m.min() if n else np.inf)

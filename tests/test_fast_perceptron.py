@@ -342,3 +342,18 @@ def test_dual_epoch_returns_the_row_of_a_non_finite_value():
     pos, k = kd.dual_epoch(K, np.arange(3), (y, 1.0), EMPTY, 0, f, state, NO_LOG,
                            np.zeros(4, np.int64))
     assert (pos, k) == (-1 - 1, 1)  # the update on row 0 made f_1 infinite
+
+
+def test_the_perceptron_loops_release_the_gil():
+    # threaded Dask workers run these loops side by side only when they drop the GIL
+    from numba import config
+    from numba.core.registry import CPUDispatcher
+
+    if config.DISABLE_JIT:
+        pytest.skip("the loops are plain Python under NUMBA_DISABLE_JIT")
+
+    from halfspaces._fast import perceptron as kp
+
+    loops = [f for f in vars(kp).values() if isinstance(f, CPUDispatcher)]
+    assert {"perceptron_epoch", "perceptron_worst", "count_errors"} <= {f.__name__ for f in loops}
+    assert all(f.targetoptions.get("nogil") for f in loops)

@@ -362,3 +362,51 @@ def test_partial_fit_label_checks():
     clf = Perceptron().partial_fit(X, y)
     with pytest.raises(ValueError, match="not in classes_"):
         clf.partial_fit(X, np.full(20, 7.0))
+
+
+# --- one epoch on a block of rows (the step of iterative parameter mixing) ---------------
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("mode", ["plain", "averaged"])
+def test_block_epochs_over_the_whole_data_are_the_serial_run_bit_for_bit(fmt, mode):
+    from halfspaces._perceptron_run import perceptron_block_epoch, run_perceptron
+
+    X, y = noisy(120, 4, seed=3)
+    X = in_format(X, fmt)
+    serial = run_perceptron(X, y, mode=mode, max_epochs=4)
+    w, aux, steps, updates = np.zeros(5), np.zeros(5), 0, 0
+    for _ in range(4):
+        out = perceptron_block_epoch(X, y, w, aux, steps, mode=mode)
+        w, aux, steps, updates = out.w, out.aux, out.n_steps, updates + out.n_updates
+    assert_array_equal(serial.state.w, w)
+    assert_array_equal(serial.state.aux, aux)
+    assert (serial.state.n_steps, serial.n_updates) == (steps, updates)
+
+
+@pytest.mark.parametrize("mode", ["plain", "averaged"])
+def test_block_epochs_chained_over_consecutive_blocks_are_one_serial_epoch(mode):
+    from halfspaces._perceptron_run import perceptron_block_epoch, run_perceptron
+
+    X, y = noisy(90, 3, seed=4)
+    serial = run_perceptron(X, y, mode=mode, max_epochs=1, fit_intercept=False)
+    state, total = (np.zeros(4), np.zeros(4), 0), 0
+    for block in (slice(0, 0), slice(0, 1), slice(1, 50), slice(50, 90)):  # empty, one row
+        out = perceptron_block_epoch(X[block], y[block], *state, mode=mode,
+                                     fit_intercept=False)
+        state, total = (out.w, out.aux, out.n_steps), total + out.n_updates
+    assert_array_equal(serial.state.w, state[0])
+    assert_array_equal(serial.state.aux, state[1])
+    assert total == serial.n_updates
+
+
+def test_block_epoch_leaves_its_arguments_alone_and_names_a_bad_row():
+    from halfspaces._perceptron_run import perceptron_block_epoch
+
+    w, aux = np.zeros(3), np.zeros(3)
+    perceptron_block_epoch(np.array([[1.0, 2.0]]), np.array([1.0]), w, aux, mode="averaged")
+    assert not w.any() and not aux.any()
+    with pytest.raises(ValueError, match="row 1"):
+        perceptron_block_epoch(np.array([[1.0, 2.0], [np.nan, 0.0]]), np.array([1.0, -1.0]), w)
+    with pytest.raises(ValueError, match="mode="):
+        perceptron_block_epoch(np.array([[1.0, 2.0]]), np.array([1.0]), w, mode="pocket")

@@ -4,11 +4,11 @@ r"""Datafits (the data terms of the generalised linear models) and the objective
     J(w, b) = \frac{1}{N}\sum_{i=1}^N \ell(y_i, \langle w, x_i\rangle + b)
               + \frac{\alpha}{2}\lVert w\rVert^2
 
-An :class:`Objective` is data + a datafit (:class:`Logistic`, :class:`Softmax` or
-:class:`Squared`: the loss ell) + the L2 penalty alpha, the intercept b never penalised. The
-solvers of :mod:`halfspaces._solvers` ask it for values, gradients, Hessian-vector products,
-curvature blocks and SGD epochs; it asks its datafit, which never branches on a loss name
-(the design of skglm's ``datafits``).
+An objective (:mod:`halfspaces._objective`) is data + a datafit (:class:`Logistic`,
+:class:`Softmax` or :class:`Squared`: the loss ell) + the L2 penalty alpha, the intercept b
+never penalised. The solvers of :mod:`halfspaces._solvers` ask it for values, gradients,
+Hessian-vector products, curvature blocks and SGD epochs; it asks its datafit, which never
+branches on a loss name (the design of skglm's ``datafits``).
 
 Every datafit method takes a block of rows (:class:`Rows`) and returns *sums* over it, not
 means, so that blocks (or Dask partitions) can be added: :meth:`Datafit.value_grad_block` is
@@ -28,21 +28,18 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.linalg import cho_factor, cho_solve
 from scipy.linalg.blas import dsyrk
 
-from halfspaces._blas import one_blas_thread
 from halfspaces._fast import logistic as kl
 from halfspaces._fast import loop_input
-from halfspaces._validation import column_max_abs
 
-__all__ = ["Datafit", "Logistic", "Objective", "Rows", "Softmax", "Squared", "softmax",
-           "weighted_gram"]
+__all__ = ["Datafit", "Logistic", "Rows", "Softmax", "Squared", "curvature_blocks", "gram_cost",
+           "softmax", "weighted_gram"]
 
 _BLOCK = 1 << 15  # rows per block of the dense weighted Gram matrix
 
@@ -247,204 +244,6 @@ class Softmax(Datafit):
                                     z, u.reshape(shape), n_avg)
 
 
-@dataclass(eq=False)
-class Objective:
-    """J for data (X, y), a datafit and the L2 penalty alpha (the intercepts unpenalised)."""
-
-    X: object  # validated dense array or CSR matrix
-    y: NDArray
-    datafit: Datafit
-    alpha: float
-    fit_intercept: bool
-    data: Rows = field(init=False, repr=False)
-    shape: tuple[int, ...] = field(init=False, repr=False)
-    max_abs: float = field(init=False, repr=False)  # max_ij |x_ij|
-    _mask: NDArray = field(init=False, repr=False)
-    _scales: NDArray = field(init=False, repr=False)
-    _sample: Rows | None = field(init=False, repr=False, default=None)
-
-    def __post_init__(self) -> None:
-        self.data = Rows.of(self.X, self.y, 1.0 if self.fit_intercept else 0.0)
-        self.shape = self.datafit.shape(self.X.shape[1])
-        mask = np.ones(self.shape)
-        mask[..., -1] = 0.0
-        self._mask = mask.ravel()
-        self._mask.flags.writeable = False
-        column_max = column_max_abs(self.X)
-        self.max_abs = float(column_max.max(initial=0.0))
-        # s_j = min(1, max_i |x_ij|); 1 for the intercept and for an all-zero column, whose
-        # gradient is the penalty's alone and has no data scale
-        scales = np.ones(self.shape)
-        scales[..., :-1] = np.where(column_max > 0, np.minimum(column_max, 1.0), 1.0)
-        self._scales = scales.ravel()
-        self._scales.flags.writeable = False
-
-    @property
-    def c(self) -> float:
-        return self.data.c
-
-    @property
-    def size(self) -> int:
-        return self._mask.shape[0]
-
-    @property
-    def n_outputs(self) -> int:
-        return self.datafit.n_outputs
-
-    def penalised(self) -> NDArray:
-        """1.0 on the coefficient slots, 0.0 on the intercept slots (flat, read-only)."""
-        return self._mask
-
-    def value_grad(self, w: NDArray) -> tuple[float, NDArray]:
-        """J(w) and its gradient, in one pass over X."""
-        n = self.X.shape[0]
-        value, grad = self.datafit.value_grad(self.data, w)
-        pen = self._mask * w
-        return value / n + 0.5 * self.alpha * pen @ pen, grad / n + self.alpha * pen
-
-    def value(self, w: NDArray) -> float:
-        return self.value_grad(w)[0]
-
-    def stationary(self, g: NDArray, tol: float) -> bool:
-        r"""The full-batch solvers' stopping rule: :math:`|g_j| \le` tol :math:`s_j` for every slot.
-
-        :math:`s_j = \min(1, \max_i |x_{ij}|)` (1 for the intercepts and all-zero columns),
-        computed once from X. Multiplying a feature by c multiplies its gradient by c and
-        divides its optimal weight by c, so an absolute test :math:`\lVert g\rVert_\infty
-        \le` tol stops at w = 0 on a tiny feature that the data call for (X 1e-6 gives
-        gradients about 1e-7); scaled, the rule is the same for every c <= 1, and on
-        features of unit scale or larger it is the absolute test (Nocedal and Wright 2006,
-        Section 2.2 on scaling). It costs O(size) per test, no pass over X.
-        """
-        return bool(np.all(np.abs(g) <= tol * self._scales))
-
-    def largest_safe_entry(self) -> float:
-        """The largest max_ij |x_ij| for which the solvers' sums of squares stay finite.
-
-        The curvature blocks, the Hessian and the step sizes sum x'_ij^2 over N rows and
-        d + 1 slots; beyond sqrt(max float / (N (d + 1))) those sums overflow to inf (about
-        1e150 for a thousand rows) and the linear algebra on them fails.
-        """
-        n, d1 = self.X.shape[0], self.shape[-1]
-        return float(np.sqrt(np.finfo(np.float64).max / max(n * d1, 1)))
-
-    def scales(self) -> NDArray:
-        """The slots' gradient scales s_j of :meth:`stationary` (flat, read-only)."""
-        return self._scales
-
-    def evaluation_cost(self) -> float:
-        """Multiply-adds of one value-and-gradient evaluation: 2 k nnz(X)."""
-        nnz = self.X.nnz if sp.issparse(self.X) else self.X.size
-        return 2.0 * nnz * self.n_outputs
-
-    def sgd_epoch(self, w: NDArray, u: NDArray, n_avg: int, order: NDArray, batch: int,
-                  opts: tuple, t: int) -> tuple[int, int]:
-        """:meth:`Datafit.sgd_epoch` over the objective's data."""
-        return self.datafit.sgd_epoch(self.data, w, u, n_avg, order, batch, opts, t)
-
-    # -- curvature -------------------------------------------------------------------------
-    def hess_operator(self, w: NDArray):
-        """v -> H(w) v, the Hessian of J at w as a function (two passes over X per product)."""
-        n = self.X.shape[0]
-        ridge = self.alpha * self._mask
-        data_product = self.datafit.hess_operator(self.data, w)
-        return lambda v: data_product(v) / n + ridge * v
-
-    def hessian(self, w: NDArray) -> NDArray:
-        """The full Hessian (size x size), made positive definite along its null directions.
-
-        Averaged over the curvature rows (:meth:`curvature_rows`). Directions that J ignores
-        (the intercept's slot without an intercept; for the softmax, adding one vector to
-        every class's unpenalised slots) get curvature 1; the gradient is orthogonal to
-        them, so the Newton step is unchanged.
-        """
-        sample = self.curvature_rows()
-        H = self.datafit.hessian(sample, w) / sample.rows.shape[0]
-        H[np.diag_indices_from(H)] += self.alpha * self._mask
-        self._fill_null_directions(H)
-        return H
-
-    def feature_curvature(self, w: NDArray, diagonal: bool = False,
-                          max_cost: float = np.inf) -> NDArray:
-        """The Hessian's diagonal blocks at w, one per class: the matrices L-BFGS whitens by.
-
-        .. math:: B_a = \\frac{1}{m}\\sum_i h_{ia}\\, x'_i x_i'^T + \\alpha P + \\Delta
-
-        with h_ia = p_ia (1 - p_ia) (softmax), sigma(z_i)(1 - sigma(z_i)) (logistic) or 1
-        (squared), P the penalised slots, and a diagonal ridge :math:`\\Delta` of 1e-6
-        times each slot's own curvature (so that B_a scales with the features) that keeps
-        B_a positive definite on rank-deficient data; a slot without curvature (an
-        all-zero column, the slot of an absent intercept) gets alpha, or 1 without a
-        penalty. For one class B_1 is the Hessian itself. The rows are those of the Hessian
-        (:meth:`curvature_rows`). Shape (k, d + 1, d + 1), or with ``diagonal`` (or when
-        the blocks would cost more than ``max_cost`` multiply-adds) only the diagonals,
-        shape (k, d + 1); k = 1 when every class has the same block (the softmax at W = 0).
-        """
-        sample = self.curvature_rows()
-        X, K = sample.X, sample.K
-        weights = self.datafit.curvature(sample, w)
-        if np.all(weights == weights[0]):  # e.g. the softmax at W = 0: one block serves all
-            weights = weights[:1]
-        diagonal = diagonal or len(weights) * _gram_cost(X, K) > max_cost
-        one = _weighted_diagonal if diagonal else weighted_gram
-        blocks = np.stack([one(X, K, h, self.c) for h in weights]) / sample.rows.shape[0]
-        slots = np.arange(self.shape[-1])
-        diagonals = blocks if diagonal else blocks[:, slots, slots]  # a copy when not diagonal
-        # relative to each slot's own curvature, so that B_a scales with its features (a
-        # ridge relative to the mean drowned the curvature of features 1e-8 in size); a slot
-        # without curvature (an all-zero column, an absent intercept) has a zero row and
-        # column: alpha, or without a penalty any positive value, does
-        penalised = slots < slots[-1]
-        empty = 1.0 - (self.alpha > 0) * penalised
-        extra = self.alpha * penalised + np.where(diagonals > 0, 1e-6 * diagonals, empty)
-        if not self.fit_intercept:
-            extra[:, -1] = 1.0
-        if diagonal:
-            blocks += extra
-        else:
-            blocks[:, slots, slots] += extra
-        return blocks
-
-    def curvature_rows(self) -> Rows:
-        """The rows the curvature is averaged over (the Hessian, the whitening of L-BFGS):
-        all of them, or for tall dense X (n >= 400 (d + 1)) a fixed random sample of
-        max(100 (d + 1), n / 20) rows.
-
-        The sampled Hessian differs from the full one by O(sqrt(d / m)) relatively, so
-        Newton's method with it converges linearly at about that rate per step
-        (sub-sampled Newton, Byrd et al. 2011), at a twentieth of the cost per step.
-        """
-        n = self.X.shape[0]
-        if sp.issparse(self.X) or n < 400 * self.shape[-1]:
-            return self.data
-        if self._sample is None:
-            m = max(100 * self.shape[-1], n // 20)
-            rows = np.sort(np.random.default_rng(0).choice(n, m, replace=False))
-            self._sample = Rows.of(np.ascontiguousarray(self.X[rows]), self.y[rows], self.c)
-        return self._sample
-
-    def _fill_null_directions(self, H: NDArray) -> None:
-        k, d1 = self.n_outputs, self.shape[-1]
-        free = [d1 - 1] if self.alpha > 0 else list(range(d1))
-        if not self.fit_intercept:
-            free = [j for j in free if j != d1 - 1]
-            H[np.arange(k) * d1 + d1 - 1, np.arange(k) * d1 + d1 - 1] = 1.0
-        if not self.datafit.shift_invariant:
-            return
-        for j in free:
-            idx = np.arange(k) * d1 + j
-            H[np.ix_(idx, idx)] += 1.0 / k
-
-    def newton_direction(self, w: NDArray, g: NDArray) -> NDArray:
-        """Solve H(w) s = g by Cholesky (a least-squares solve if H is singular)."""
-        with one_blas_thread():  # at most 2048 x 2048: threads only add contention
-            H = self.hessian(w)
-            try:
-                return cho_solve(cho_factor(H, check_finite=False), g, check_finite=False)
-            except np.linalg.LinAlgError:
-                return np.linalg.lstsq(H, g, rcond=None)[0]
-
-
 def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     """The rows' softmax and logsumexp, overwriting Z; one exp per entry, none overflowing.
 
@@ -459,7 +258,14 @@ def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     return Z, top + np.log(total)
 
 
-def _gram_cost(X, K) -> float:
+def curvature_blocks(b: Rows, weights: NDArray, diagonal: bool) -> NDArray:
+    """sum_i h_ia x'_i x'_i^T over the block for each row h_a of ``weights``, shape
+    (len(weights), d + 1, d + 1); with ``diagonal`` only their diagonals, (len(weights), d + 1)."""
+    one = _weighted_diagonal if diagonal else weighted_gram
+    return np.stack([one(b.X, b.K, h, b.c) for h in weights])
+
+
+def gram_cost(X, K) -> float:
     """Multiply-adds of one :func:`weighted_gram`: n d'^2 / 2 dense, sum_i nnz_i^2 / 2 CSR."""
     if sp.issparse(X):
         return float(np.square(np.diff(K[2]), dtype=np.float64).sum()) / 2

@@ -16,7 +16,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from halfspaces._datafits import Objective
+from halfspaces._objective import GLMObjective
 from halfspaces._sklearn import Interval, StrOptions
 from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._validation import SparseInputMixin
@@ -122,17 +122,17 @@ class GLM(SparseInputMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
 
-    def _start(self, obj: Objective) -> np.ndarray:
+    def _start(self, obj: GLMObjective) -> np.ndarray:
         """The first iterate: with warm_start the last solution when its shape fits, else 0."""
         resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
         return self._w if resume else np.zeros(obj.size)
 
-    def _solve(self, obj: Objective, rng) -> SolverRun:
+    def _solve(self, obj: GLMObjective, rng) -> SolverRun:
         """Minimise ``obj`` with the estimator's solver and step rule."""
         return solve(obj, self.solver, self._start(obj), self.tol, self.max_iter,
                      step_rule(self), rng)
 
-    def _continue(self, obj: Objective, rng, state: SgdState | tuple | None) -> SolverRun:
+    def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None) -> SolverRun:
         """One epoch of the stochastic solver over ``obj``, from ``state`` (partial_fit)."""
         if isinstance(state, tuple):  # older model files: (iterate, average, n_avg, t)
             state = SgdState(*state)

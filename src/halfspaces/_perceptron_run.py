@@ -27,14 +27,15 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._epochs import non_finite_row_error, run_epochs
+from halfspaces._epochs import CYCLIC, non_finite_row_error, run_epochs
 from halfspaces._fast import loop_input
 from halfspaces._fast import multiclass as km
 from halfspaces._fast import perceptron as kp
 
 __all__ = [
-    "MODES", "MulticlassRun", "PerceptronRun", "PerceptronState", "non_finite_row_error",
-    "run_multiclass_perceptron", "run_perceptron", "survival_counts",
+    "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState",
+    "non_finite_row_error", "perceptron_block_epoch", "run_multiclass_perceptron",
+    "run_perceptron", "survival_counts",
 ]
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
@@ -148,6 +149,59 @@ def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
     """
     bounds = np.concatenate([[1], steps, [n_steps + 1]])
     return np.diff(bounds).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class BlockEpoch:
+    """One pass of :func:`perceptron_block_epoch` over a block of rows.
+
+    ``w`` and ``aux`` (d coefficients then the intercept) are the weights and the averaging
+    sum after the pass, ``n_steps`` the step count after it (the count it started from plus
+    the block's rows), ``n_updates`` the block's mistakes.
+    """
+
+    w: NDArray[np.float64]
+    aux: NDArray[np.float64]
+    n_steps: int
+    n_updates: int
+
+
+def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None,
+                           n_steps: int = 0, *, positive=1.0, mode: str = "plain",
+                           fit_intercept: bool = True,
+                           order: NDArray[np.int64] = CYCLIC) -> BlockEpoch:
+    """One epoch of the serial perceptron loop on a block of rows, from given weights.
+
+    The step of iterative parameter mixing (McDonald, Hall and Mann, NAACL 2010): a worker
+    runs one pass of the serial loop over its block, starting from the mixed weights ``w``
+    (and, for ``mode="averaged"``, the averaging sum ``aux`` and the step count ``n_steps``
+    reached so far), and returns the new state. On the whole data it is the serial epoch
+    bit for bit: it calls the same compiled loop on the same state. The arguments are not
+    modified. Raises the serial fit's ValueError for a row with a non-finite decision value
+    (its index within the block).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces._perceptron_run import perceptron_block_epoch
+    >>> X, y = np.array([[1.0], [-2.0]]), np.array([1.0, -1.0])
+    >>> out = perceptron_block_epoch(X, y, np.zeros(2))
+    >>> out.w, out.n_updates, out.n_steps
+    (array([1., 1.]), 1, 2)
+    """
+    if mode not in ("plain", "averaged"):
+        raise ValueError(f"mode={mode!r}: a block epoch runs the 'plain' or 'averaged' loop.")
+    state = PerceptronState(np.array(w, dtype=np.float64),
+                            np.zeros_like(w, dtype=np.float64) if aux is None
+                            else np.array(aux, dtype=np.float64))
+    state.counters[kp.STEP] = n_steps
+    log = np.empty((2, 0), dtype=np.int64)
+    k = kp.perceptron_epoch(loop_input(X), (y, y.dtype.type(positive)), order,
+                            1.0 if fit_intercept else 0.0, MODES[mode], state.w, state.aux,
+                            state.counters, log)
+    if k < 0:
+        raise non_finite_row_error(X, -1 - k)
+    return BlockEpoch(state.w, state.aux, state.n_steps, int(k))
 
 
 def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:

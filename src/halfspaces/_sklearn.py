@@ -12,7 +12,7 @@ from sklearn.base import _fit_context
 from sklearn.linear_model._base import LinearClassifierMixin as _LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from halfspaces._validation import check_sparse_structure
+from halfspaces._validation import check_sparse_structure, refuse_dask
 
 __all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
            "validate_params"]
@@ -20,9 +20,11 @@ __all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "f
 
 class LinearClassifierMixin(_LinearClassifierMixin):
     """scikit-learn's mixin (predict, decision_function, score from ``coef_``/``intercept_``),
-    with sparse input's structure checked before SciPy's unchecked product reads it."""
+    with sparse input's structure checked before SciPy's unchecked product reads it, and dask
+    collections refused (:func:`halfspaces._validation.refuse_dask`)."""
 
     def decision_function(self, X):
+        refuse_dask(type(self).__name__, X=X)
         return super().decision_function(check_sparse_structure(X))
 
 

@@ -1,4 +1,4 @@
-"""The solvers of LogisticRegression and LinearRegression, over any :class:`Objective`.
+"""The solvers of LogisticRegression and LinearRegression, over any :class:`GLMObjective`.
 
 - ``gd``: steepest descent w <- w - eta grad J(w), with an Armijo backtracking line search
   by default so that it cannot diverge (Nocedal and Wright 2006, Chapter 3);
@@ -14,7 +14,7 @@ The solvers ask the objective (and through it its datafit, :mod:`halfspaces._dat
 for what they need; they never branch on the loss. Each returns a :class:`SolverRun`.
 Stopping rules: the full-batch solvers stop when
 |g_j| <= tol s_j for every slot j (converged; s_j = min(1, max_i |x_ij|), 1 for the intercept,
-:meth:`Objective.stationary`), or when a step can no longer decrease J in floating
+:meth:`GLMObjective.stationary`), or when a step can no longer decrease J in floating
 point (stalled: tol is below what the problem's rounding allows); the stochastic ones when
 J changes by at most tol (relative) from one epoch to the next; all of them after
 ``max_iter`` iterations (epochs).
@@ -41,8 +41,8 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
-from halfspaces._datafits import Objective
 from halfspaces._fast import logistic as kl
+from halfspaces._objective import GLMObjective, Objective
 from halfspaces._progress import report
 
 __all__ = ["SgdState", "SolverRun", "StepRule", "Whitening", "solve"]
@@ -95,7 +95,7 @@ class StepRule:
     average: bool = True
 
 
-def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
+def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
           steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
     """Minimise ``obj`` from ``w0`` with the named solver."""
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
@@ -112,14 +112,14 @@ def solve(obj: Objective, solver: str, w0: NDArray, tol: float, max_iter: int | 
     return stochastic(obj, w0, tol, max_iter, steps, batch, rng, state)
 
 
-def _check_scale(obj: Objective) -> None:
+def _check_scale(obj: GLMObjective) -> None:
     """Refuse data whose squares overflow: every solver's curvature or step would be inf."""
     limit = obj.largest_safe_entry()
     if obj.max_abs > limit:
         raise ValueError(
             f"X's largest entry in absolute value is {obj.max_abs:.3g}: its squares, which "
             f"the solvers sum (curvature, step sizes), overflow float64 beyond about "
-            f"{limit:.1e} for these {obj.X.shape[0]} rows. Rescale X (divide it by its "
+            f"{limit:.1e} for these {obj.n_samples} rows. Rescale X (divide it by its "
             "largest entry, or use sklearn.preprocessing.MaxAbsScaler or StandardScaler).")
 
 
@@ -147,14 +147,14 @@ def _record(curve: list[float], value: float, max_iter: int) -> None:
     report(len(curve) - 1, max_iter)
 
 
-def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
+def lbfgs(obj: GLMObjective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     """SciPy's L-BFGS-B (memory 10) over the fused value-and-gradient pass, preconditioned.
 
     L-BFGS runs in whitened coordinates v (:class:`Whitening`), where the curvature at
     the start point is the identity: its quasi-Newton memory then only has to learn how
     the curvature changes along the path, not the data's own conditioning. At
     alpha = 1/N on a9a this cuts the iterations to J* (1 + 1e-8) from about 400 to 15.
-    It stops when |g_j| <= tol s_j for every slot (:meth:`Objective.stationary`, on the
+    It stops when |g_j| <= tol s_j for every slot (:meth:`GLMObjective.stationary`, on the
     gradient in w, whatever the coordinates), or at max_iter. When its line search can
     no longer see J decrease in floating point before that, Newton's method takes over
     for the iterations left (its line search also follows the gradient where J is flat),
@@ -164,7 +164,7 @@ def lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
         return _whitened_lbfgs(obj, w0, tol, max_iter)
 
 
-def _whitened_lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
+def _whitened_lbfgs(obj: GLMObjective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     white = Whitening.at(obj, w0)
     last = {}
 
@@ -205,11 +205,11 @@ def _whitened_lbfgs(obj: Objective, w0: NDArray, tol: float, max_iter: int) -> S
                    loss_curve=run.loss_curve + rest.loss_curve[1:])
 
 
-def _blas_threads_for(obj: Objective):
+def _blas_threads_for(obj: GLMObjective):
     """One BLAS thread throughout when one evaluation's products are small (under 2^22
     multiply-adds, as on digits), where threads cost more than they give (2.8x slower
     there); else only SciPy's own pool, which L-BFGS-B's vector work uses."""
-    small = obj.X.shape[0] * obj.size < 1 << 22
+    small = obj.n_samples * obj.size < 1 << 22
     return one_blas_thread() if small else scipy_blas_one_thread()
 
 
@@ -218,7 +218,7 @@ class Whitening:
     """The change of variables w_a = M_a^T v_a of each class row, M_a = L_a^-1, B_a = L_a L_a^T.
 
     B_a is the Hessian's diagonal block of class a at the start point
-    (:meth:`~halfspaces._datafits.Objective.feature_curvature`), so that in v the curvature
+    (:meth:`~halfspaces._objective.GLMObjective.feature_curvature`), so that in v the curvature
     there is (close to) the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1
     instead of a multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
     class, when the k blocks would hold more than ``WHITEN_MAX`` entries, or cost more
@@ -240,7 +240,7 @@ class Whitening:
         return self.inverse.ndim == 2
 
     @classmethod
-    def at(cls, obj: Objective, w: NDArray) -> Whitening:
+    def at(cls, obj: GLMObjective, w: NDArray) -> Whitening:
         k, d1 = obj.n_outputs, obj.shape[-1]
         too_big = d1 > CHOLESKY_MAX or k * d1 * d1 > WHITEN_MAX
         budget = WHITEN_COST * obj.evaluation_cost()
@@ -283,7 +283,7 @@ class Whitening:
         return np.matmul(X[:, None, :], M)[:, 0, :].ravel()
 
 
-def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float,
+def armijo(obj: GLMObjective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float,
            shrink: float = 1.0):
     """Largest t / 2^j with J(w - t s) <= J(w) - 1e-4 t <g, s>, J decreasing: (t, w_new, f,
     g), or None (no decrease left in floating point).
@@ -312,13 +312,13 @@ def armijo(obj: Objective, w: NDArray, f: float, g: NDArray, s: NDArray, t: floa
     return None
 
 
-def newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
+def newton(obj: GLMObjective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
     """Newton's method with backtracking; Cholesky or conjugate gradients for the step."""
     with _blas_threads_for(obj):
         return _newton(obj, w, tol, max_iter)
 
 
-def _newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
+def _newton(obj: GLMObjective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
     """Newton's method (under the caller's BLAS thread setting)."""
     step = _newton_step_rule(obj, w)
     f, g = obj.value_grad(w)
@@ -334,7 +334,7 @@ def _newton(obj: Objective, w: NDArray, tol: float, max_iter: int) -> SolverRun:
     return SolverRun(w, max_iter, obj.stationary(g, tol), tuple(curve))
 
 
-def _newton_step_rule(obj: Objective, w0: NDArray):
+def _newton_step_rule(obj: GLMObjective, w0: NDArray):
     """How Newton solves H(w) s = g: a function (w, g) -> s.
 
     - one output (binary and squared losses) up to ``CHOLESKY_MAX`` parameters:
@@ -356,7 +356,7 @@ def _newton_step_rule(obj: Objective, w0: NDArray):
     return lambda w, g: _cg_step(obj, w, g, white)
 
 
-def _cg_step(obj: Objective, w: NDArray, g: NDArray, white: Whitening | None) -> NDArray:
+def _cg_step(obj: GLMObjective, w: NDArray, g: NDArray, white: Whitening | None) -> NDArray:
     """Inexact Newton: CG to the relative residual min(1/2, sqrt(||g||)) (superlinear)."""
     shape = (obj.size, obj.size)
     op = LinearOperator(shape, matvec=obj.hess_operator(w), dtype=float)
@@ -367,7 +367,7 @@ def _cg_step(obj: Objective, w: NDArray, g: NDArray, white: Whitening | None) ->
     return s if g @ s > 0 else g
 
 
-def gradient_descent(obj: Objective, w: NDArray, tol: float, max_iter: int,
+def gradient_descent(obj: GLMObjective, w: NDArray, tol: float, max_iter: int,
                      steps: StepRule) -> SolverRun:
     """w <- w - eta grad J(w); with the line search, eta is the Armijo step tried from 2 eta."""
     f, g = obj.value_grad(w)

@@ -9,6 +9,7 @@ bias slot in the weight vector, scaled by ``fit_intercept``) so X is never copie
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ from halfspaces._fast import loop_input
 __all__ = [
     "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment",
     "check_sparse_structure", "column_max_abs", "encode_targets", "partial_fit_classes",
-    "per_problem", "plus_minus", "validate_data",
+    "per_problem", "plus_minus", "refuse_dask", "validate_data",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
@@ -102,8 +103,32 @@ def column_max_abs(X, name: str = "X") -> NDArray:
     return top
 
 
+def refuse_dask(owner: str, **values) -> None:
+    """Refuse dask collections among ``values`` (name -> value) with a TypeError naming
+    :mod:`halfspaces.dask`.
+
+    NumPy's conversion would otherwise compute the whole collection into this process's
+    memory, which is what a dask collection exists to avoid. dask is looked up only when
+    something has imported it already, so this check never imports it.
+    """
+    dask = sys.modules.get("dask")
+    if dask is None:
+        return
+    for name, value in values.items():
+        if not isinstance(value, str) and dask.is_dask_collection(value):
+            raise TypeError(
+                f"{name} is a dask collection ({type(value).__name__}); {owner} works on "
+                "data in memory and would compute all of it here. Use the estimators and "
+                "tools of halfspaces.dask, which keep the partitions on the workers (pip "
+                f"install 'halfspaces[dask]'), or pass {name}.compute() if it fits in memory."
+            )
+
+
 def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
-    """scikit-learn's ``validate_data``, then :func:`check_sparse_structure` on X."""
+    """scikit-learn's ``validate_data``, then :func:`check_sparse_structure` on X.
+
+    Dask collections are refused (:func:`refuse_dask`)."""
+    refuse_dask(type(estimator).__name__, X=X, y=y)
     out = _sklearn_validate_data(estimator, X, y, **kwargs)
     check_sparse_structure(out[0] if isinstance(out, tuple) else out)
     return out
@@ -153,6 +178,7 @@ def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
     array([[1., 2., 3.],
            [1., 4., 5.]])
     """
+    refuse_dask("halfspaces.augment", X=X)
     X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
                     accept_large_sparse=True, ensure_min_samples=0)
     ones = np.ones((X.shape[0], 1), dtype=X.dtype)

@@ -24,13 +24,14 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._datafits import Objective, Squared, weighted_gram
+from halfspaces._datafits import Squared, weighted_gram
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
+from halfspaces._objective import Objective
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
 
-__all__ = ["LinearRegression"]
+__all__ = ["LinearRegression", "normal_equation_sums", "solve_normal_equations"]
 
 
 @shared_parameters_doc
@@ -186,12 +187,28 @@ def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray
 
 def _normal_equations(X, y: NDArray, obj: Objective) -> NDArray:
     """Solve (X'^T X' / N + alpha I_w) w' = X'^T y / N; least squares if it is singular."""
-    n = X.shape[0]
-    G = weighted_gram(X, obj.data.K, np.ones(n), obj.c) / n
-    G[np.diag_indices_from(G)] += obj.alpha * obj.penalised()
-    if not obj.fit_intercept:
+    G, rhs = normal_equation_sums(X, obj.data.K, y, obj.c)
+    return solve_normal_equations(G, rhs, X.shape[0], obj.alpha, obj.fit_intercept)
+
+
+def normal_equation_sums(X, K, y: NDArray, c: float) -> tuple[NDArray, NDArray]:
+    """X'^T X' and X'^T y over the rows of X, x' = (x, c): sums, so that blocks add up.
+
+    ``K`` is the compiled loops' view of X (:func:`halfspaces._fast.loop_input`).
+    """
+    G = weighted_gram(X, K, np.ones(X.shape[0]), c)
+    return G, np.append(np.asarray(X.T @ y).ravel(), c * y.sum())
+
+
+def solve_normal_equations(G: NDArray, rhs: NDArray, n: int, alpha: float,
+                           fit_intercept: bool) -> NDArray:
+    """w' from the sums of :func:`normal_equation_sums` over n rows: Cholesky of
+    G / n + alpha I_w, least squares if it is singular."""
+    G = G / n
+    G[np.arange(G.shape[0] - 1), np.arange(G.shape[0] - 1)] += alpha
+    if not fit_intercept:
         G[-1, -1] = 1.0
-    rhs = np.append(np.asarray(X.T @ y).ravel(), obj.c * y.sum()) / n
+    rhs = rhs / n
     try:
         return cho_solve(cho_factor(G, check_finite=False), rhs, check_finite=False)
     except LinAlgError:

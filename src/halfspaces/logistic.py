@@ -28,8 +28,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._datafits import Logistic, Objective, Softmax
+from halfspaces._datafits import Logistic, Softmax
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
+from halfspaces._objective import Objective
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import (

@@ -22,6 +22,9 @@ from halfspaces._exact.highs import INF, HighsResult, solve
 from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.rows import (
+    SignedRows,
+    Violations,
+    block_violations,
     column_max,
     column_scales,
     scale_columns,
@@ -36,7 +39,10 @@ __all__ = [
     "INF",
     "Feasibility",
     "HighsResult",
+    "SignedRows",
+    "Violations",
     "ZeroOneFit",
+    "block_violations",
     "column_max",
     "column_scales",
     "decide",

@@ -40,10 +40,15 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.rows import column_max, column_scales, scale_columns, scores
+from halfspaces._exact.rows import (
+    SignedRows,
+    Violations,
+    as_signed_rows,
+    power_of_two_scales,
+)
 
 __all__ = [
-    "CERTIFICATE_TOL", "Feasibility", "decide", "first_rows", "grow_working_set",
+    "CERTIFICATE_TOL", "Feasibility", "check_rows", "decide", "first_rows", "grow_working_set",
     "unit_separator", "verified_certificate",
 ]
 
@@ -84,26 +89,37 @@ def first_rows(n: int) -> NDArray:
     return np.sort(np.random.default_rng(0).choice(n, _FIRST_ROWS, replace=False))
 
 
-def grow_working_set(rows: NDArray, violated: NDArray, m: NDArray,
-                     least: int = 1000) -> NDArray | None:
-    """Add the most violated rows not yet in the working set; None when there are none.
+def check_rows(Z: SignedRows, w: NDArray, rows: NDArray, threshold: float, *,
+               strict: bool = False, least: int = 1000) -> Violations:
+    """The check of every row of a working-set round: the rows below ``threshold``.
 
-    At most max(|rows|, least) rows are added, those of smallest score m first, so the
+    Only the max(|rows|, least) most violated rows outside the working set ``rows`` are
+    returned, those that :func:`grow_working_set` may add.
+    """
+    return Z.check(w, threshold, strict=strict, exclude=rows, limit=max(rows.size, least))
+
+
+def grow_working_set(rows: NDArray, found: Violations) -> NDArray | None:
+    """Add the violated rows that :func:`check_rows` found; None when there are none.
+
+    At most max(|rows|, least) rows are added, those of smallest score first, so the
     working set at most doubles per round (beyond ``least`` rows).
     """
-    new = np.setdiff1d(violated, rows, assume_unique=True)
-    if new.size == 0:
+    if found.new_rows.size == 0:
         return None
-    new = new[np.argsort(m[new], kind="stable")[: max(rows.size, least)]]
-    return np.union1d(rows, new)
+    return np.union1d(rows, found.new_rows)
 
 
 def verified_certificate(Z, a: NDArray | None) -> NDArray | None:
-    """a itself when a >= 0, sum(a) = 1 and every |(Z^T a)_j| <= 1e-9 max_i |z_ij|; else None."""
+    """a itself when a >= 0, sum(a) = 1 and every |(Z^T a)_j| <= 1e-9 max_i |z_ij|; else None.
+
+    Z is a matrix of signed rows or a :class:`~halfspaces._exact.rows.SignedRows`.
+    """
     if a is None or np.any(a < 0) or abs(a.sum() - 1.0) > 1e-12:
         return None
-    residual = np.abs(np.asarray(Z.T @ a).ravel())
-    return a if np.all(residual <= CERTIFICATE_TOL * column_max(Z)) else None
+    Z = as_signed_rows(Z)
+    residual = np.abs(Z.transposed_product(a))
+    return a if np.all(residual <= CERTIFICATE_TOL * Z.column_max()) else None
 
 
 def _polish(Z, a: NDArray) -> NDArray | None:
@@ -167,15 +183,17 @@ def _max_box_margin(ZW) -> tuple[NDArray, float, NDArray]:
 _SLACK = 1e-12
 
 
-def unit_separator(Z, w: NDArray) -> NDArray | None:
+def unit_separator(Z, w: NDArray, low: float | None = None) -> NDArray | None:
     """w scaled so that min_i <w, z_i> >= 1 holds in floating point; None if w fails.
 
     Parameters
     ----------
-    Z : ndarray or csr_matrix of shape (n_rows, n_columns)
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
         The signed rows.
     w : ndarray of shape (n_columns,)
         A candidate separator.
+    low : float, default=None
+        min_i <w, z_i> when the caller has it already (it saves a pass over the rows).
 
     Returns
     -------
@@ -183,13 +201,14 @@ def unit_separator(Z, w: NDArray) -> NDArray | None:
         w times a factor >= 1 with every <w, z_i> >= 1 + 5e-13, or None when some
         <w, z_i> <= 0.
     """
+    Z = as_signed_rows(Z)
     for _ in range(3):
-        low = scores(Z, w).min()
+        low = Z.min_score(w) if low is None else low
         if not low > 0:
             return None
         if low >= 1.0 + _SLACK / 2:
             return w
-        w = w * ((1.0 + _SLACK) / low)
+        w, low = w * ((1.0 + _SLACK) / low), None
     return None
 
 
@@ -198,8 +217,9 @@ def decide(Z) -> Feasibility:
 
     Parameters
     ----------
-    Z : ndarray or csr_matrix of shape (n_rows, n_columns)
-        The signed rows z_i = y_i x'_i (see :func:`signed_rows`).
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
+        The signed rows z_i = y_i x'_i (see :func:`signed_rows`); a
+        :class:`~halfspaces._exact.rows.SignedRows` may hold them in row blocks elsewhere.
 
     Returns
     -------
@@ -219,8 +239,9 @@ def decide(Z) -> Feasibility:
     >>> decide(signed_rows(X, np.array([1.0, 1.0, -1.0, -1.0]), True)).certificate  # XOR
     array([0.25, 0.25, 0.25, 0.25])
     """
-    s = column_scales(Z)
-    Zs = scale_columns(Z, s)
+    Z = as_signed_rows(Z)
+    s = power_of_two_scales(Z.column_max())
+    Zs = Z.scaled(s)
     found = _decide(Zs)
     if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
         return found
@@ -236,19 +257,18 @@ def decide(Z) -> Feasibility:
     return found
 
 
-def _decide(Z) -> Feasibility:
+def _decide(Z: SignedRows) -> Feasibility:
     """:func:`decide` on columns of order 1: the working-set LP loop."""
     n = Z.shape[0]
     rows = first_rows(n)
     while True:
-        ZW = Z[rows]
+        ZW = Z.take(rows)
         w, t, row_dual = _max_box_margin(ZW)
         if t > 0:
-            m = scores(Z, w)
-            violated = np.flatnonzero(m <= 0)
-            if violated.size == 0 and (w := unit_separator(Z, w)) is not None:
+            found = check_rows(Z, w, rows, 0.0)
+            if found.n_violated == 0 and (w := unit_separator(Z, w, found.min_score)) is not None:
                 return Feasibility(w, None)
-            grown = grow_working_set(rows, violated, m)
+            grown = grow_working_set(rows, found)
             if grown is not None:
                 rows = grown
                 continue

@@ -41,13 +41,14 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._exact.feasibility import (
+    check_rows,
     decide,
     first_rows,
     grow_working_set,
     verified_certificate,
 )
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.rows import column_max, power_of_two_scales, scale_columns, scores
+from halfspaces._exact.rows import SignedRows, power_of_two_scales, scores
 from halfspaces.exceptions import NotSeparableError
 
 __all__ = ["min_norm_separator"]
@@ -68,8 +69,9 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
 
     Parameters
     ----------
-    Z : ndarray or csr_matrix of shape (n_rows, n_columns)
-        The signed rows z_i = y_i x'_i.
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
+        The signed rows z_i = y_i x'_i (a :class:`~halfspaces._exact.rows.SignedRows` may
+        hold them in row blocks elsewhere).
     free_first : bool
         Leave w_0 (the intercept, when x' = (1, x)) out of the norm. The first column must
         then be the signed constant feature: every |z_i0| equal and nonzero.
@@ -95,11 +97,12 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     >>> min_norm_separator(np.array([[2.0], [4.0]]), free_first=False)
     array([0.5])
     """
-    Z = Z.tocsr() if sp.issparse(Z) else np.asarray(Z, dtype=np.float64)
+    if not isinstance(Z, SignedRows):
+        Z = SignedRows(Z.tocsr() if sp.issparse(Z) else np.asarray(Z, dtype=np.float64))
     if Z.shape[0] == 0:
         return np.zeros(Z.shape[1])
     s = _scales(Z, free_first)
-    Zs = scale_columns(Z, s)
+    Zs = Z.scaled(s)
     methods = (_dual, _primal) if Z.shape[1] > _WIDE else (_primal, _dual)
     failures = []
     for method in methods:
@@ -111,27 +114,27 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
                       + " ".join(failures))
 
 
-def _scales(Z, free_first: bool) -> NDArray:
+def _scales(Z: SignedRows, free_first: bool) -> NDArray:
     """One power of two for the penalised columns (the norm must keep its shape), one for w_0.
 
     A single factor for all penalised columns changes the QP only by that factor; the free
     w_0 is not in the norm, so its column may be scaled alone, to entries +-1.
     """
-    top = column_max(Z)
+    top = Z.column_max()
     s = np.ones(Z.shape[1])
     if free_first:
-        c = np.abs(np.asarray(Z[:, 0].toarray() if sp.issparse(Z) else Z[:, 0]).ravel())
-        if not (c.min() > 0 and c.min() == c.max()):
+        low, high = Z.column_range(0)
+        if not (low > 0 and low == high):
             raise ValueError("free_first needs the signed constant feature in column 0 "
                              "(every |z_i0| equal and nonzero).")
-        s[0] = 1.0 / c[0]
+        s[0] = 1.0 / low
     rest = top[int(free_first):].max(initial=0.0)
     if rest > 0:
         s[int(free_first):] = power_of_two_scales(rest)
     return s
 
 
-def _primal(Z, Zs, free_first: bool) -> NDArray:
+def _primal(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
     """The primal QP in w on a working set of rows; a from its row duals."""
     n, p = Zs.shape
     diagonal = np.ones(p)
@@ -139,22 +142,23 @@ def _primal(Z, Zs, free_first: bool) -> NDArray:
         diagonal[0] = 0.0
     rows = first_rows(n)
     while True:
-        res = solve(Zs[rows], np.zeros(p), (np.full(p, -INF), np.full(p, INF)),
+        ZW = Zs.take(rows)
+        res = solve(ZW, np.zeros(p), (np.full(p, -INF), np.full(p, INF)),
                     (np.ones(rows.size), np.full(rows.size, INF)), hessian_diagonal=diagonal,
                     accept=("Infeasible",), what="hard-margin QP")
         if res.status == "Infeasible":
             raise _not_separable(Z, rows)
-        m = scores(Zs, res.x)
-        grown = grow_working_set(rows, np.flatnonzero(m < 1.0 - _VIOLATION), m)
+        found = check_rows(Zs, res.x, rows, 1.0 - _VIOLATION, strict=True)
+        grown = grow_working_set(rows, found)
         if grown is None:
             a = np.maximum(-res.row_dual, 0.0)
             if a.sum() == 0:
                 a = np.maximum(res.row_dual, 0.0)
-            return _verified(Zs, Zs[rows], res.x, a, free_first)
+            return _verified(Zs, ZW, res.x, a, free_first)
         rows = grown
 
 
-def _dual(Z, Zs, free_first: bool) -> NDArray:
+def _dual(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
     """The dual QP in a on a working set W with the dense Gram Z_W Z_W^T; w = Z_W^T a.
 
     The working set's separability is decided first in each round (one LP on its rows, a
@@ -166,7 +170,7 @@ def _dual(Z, Zs, free_first: bool) -> NDArray:
     rows = np.arange(n) if n <= _DUAL_FIRST else np.sort(
         np.random.default_rng(0).choice(n, _DUAL_FIRST, replace=False))
     while True:
-        ZW = Zs[rows]
+        ZW = Zs.take(rows)
         found = decide(ZW)
         if not found.separable:
             certificate = np.zeros(n)
@@ -177,9 +181,8 @@ def _dual(Z, Zs, free_first: bool) -> NDArray:
         if a is None:
             raise _not_separable(Z, rows)
         w = _primal_from_dual(ZW, a, free_first)
-        m = scores(Zs, w)
-        grown = grow_working_set(rows, np.flatnonzero(m < 1.0 - _VIOLATION), m,
-                                 least=_DUAL_FIRST)
+        grown = grow_working_set(rows, check_rows(Zs, w, rows, 1.0 - _VIOLATION, strict=True,
+                                                  least=_DUAL_FIRST))
         if grown is None:
             return _verified(Zs, ZW, w, a, free_first)
         rows = grown
@@ -238,7 +241,7 @@ def _primal_from_dual(ZW, a: NDArray, free_first: bool) -> NDArray:
     return np.r_[w0, w_reg]
 
 
-def _verified(Zs, ZW, w: NDArray, a: NDArray, free_first: bool) -> NDArray:
+def _verified(Zs: SignedRows, ZW, w: NDArray, a: NDArray, free_first: bool) -> NDArray:
     """Of (w, a) and its polished twin, the w with the smaller duality gap, if that is small."""
     candidates = [(w, a)]
     polished = _polish(Zs, ZW, w, a, free_first)
@@ -260,7 +263,7 @@ def _verified(Zs, ZW, w: NDArray, a: NDArray, free_first: bool) -> NDArray:
     return best[1]
 
 
-def _polish(Zs, ZW, w: NDArray, a: NDArray,
+def _polish(Zs: SignedRows, ZW, w: NDArray, a: NDArray,
             free_first: bool) -> tuple[NDArray, NDArray] | None:
     """(w, a) re-solved from the KKT equations on the support of a, or None.
 
@@ -292,15 +295,15 @@ def _polish(Zs, ZW, w: NDArray, a: NDArray,
     w_new = np.asarray(ZS[:, start:].T @ sol[:k]).ravel()
     if free_first:
         w_new = np.r_[sol[k], w_new]  # <w, z_i> = (G a)_i + w_0 z_i0 = 1 on S
-    if (scores(Zs, w_new).min() >= 1.0 - 1e-12
+    if (Zs.min_score(w_new) >= 1.0 - 1e-12
             and w_new[start:] @ w_new[start:] <= w[start:] @ w[start:] * (1.0 + 1e-9)):
         return w_new, a_new
     return None
 
 
-def _not_separable(Z, rows: NDArray) -> NotSeparableError:
+def _not_separable(Z: SignedRows, rows: NDArray) -> NotSeparableError:
     """The error for an infeasible QP, with the certificate of its working set."""
-    a_rows = decide(Z[rows]).certificate
+    a_rows = decide(Z.take(rows)).certificate
     if a_rows is None:
         raise SolverError("HiGHS called the max-margin QP infeasible, but its rows are "
                           "separable.")

@@ -8,6 +8,8 @@ stays CSR so that large sparse samples reach HiGHS without being densified.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
@@ -15,8 +17,9 @@ from numpy.typing import NDArray
 from halfspaces._validation import augment, column_max_abs
 
 __all__ = [
-    "column_max", "column_scales", "power_of_two_scales", "scale_columns", "scores",
-    "signed_rows", "split_intercept", "tolerance_scale",
+    "NO_ROWS", "SignedRows", "Violations", "as_signed_rows", "block_violations",
+    "column_max", "column_scales", "combine_violations", "power_of_two_scales",
+    "scale_columns", "scores", "signed_rows", "split_intercept", "tolerance_scale",
 ]
 
 
@@ -103,3 +106,115 @@ def scores(Z, w: NDArray) -> NDArray:
 def split_intercept(w: NDArray, fit_intercept: bool) -> tuple[NDArray, float]:
     """(coef, intercept) from w' = (b, w) when ``fit_intercept``, else (w, 0.0); copies."""
     return (w[1:].copy(), float(w[0])) if fit_intercept else (w.copy(), 0.0)
+
+
+@dataclass(frozen=True)
+class Violations:
+    """What one check of every row finds for a candidate w (see :meth:`SignedRows.check`).
+
+    Attributes
+    ----------
+    n_violated : int
+        Rows below the threshold, those in the working set included.
+    new_rows : ndarray of int
+        The most violated rows outside the working set (at most ``limit``), ordered by
+        score, ties by index; row indices count over the whole sample.
+    new_scores : ndarray
+        Their scores <w, z_i>.
+    min_score : float
+        min_i <w, z_i> over every row (``inf`` for no rows).
+    """
+
+    n_violated: int
+    new_rows: NDArray[np.int64]
+    new_scores: NDArray[np.float64]
+    min_score: float
+
+
+NO_ROWS = np.empty(0, dtype=np.int64)
+
+
+def block_violations(Z, w: NDArray, threshold: float, *, strict: bool = False,
+                     exclude: NDArray = NO_ROWS, limit: int | None = None,
+                     offset: int = 0) -> Violations:
+    """:class:`Violations` of the rows of one block of Z, whose first row is row ``offset``.
+
+    A row is violated when <w, z_i> <= threshold (``<`` when ``strict``). ``exclude`` (sorted
+    indices over the whole sample) is the working set. The blocks' answers combine into
+    the whole sample's by :func:`combine_violations`, so a scan of all rows and a scan of
+    row blocks on several machines find the same rows.
+    """
+    m = scores(Z, w)
+    violated = np.flatnonzero(m < threshold if strict else m <= threshold)
+    new = np.setdiff1d(violated + offset, exclude, assume_unique=True)
+    new = new[np.argsort(m[new - offset], kind="stable")[:limit]]
+    return Violations(int(violated.size), new, m[new - offset],
+                      float(m.min(initial=np.inf)))
+
+
+def combine_violations(parts, limit: int | None = None) -> Violations:
+    """The :class:`Violations` of a sample from those of its blocks (in any order)."""
+    parts = list(parts)
+    new_rows = np.concatenate([p.new_rows for p in parts] + [NO_ROWS])
+    new_scores = np.concatenate([p.new_scores for p in parts] + [np.empty(0)])
+    keep = np.lexsort((new_rows, new_scores))[:limit]
+    return Violations(sum(p.n_violated for p in parts), new_rows[keep], new_scores[keep],
+                      min((p.min_score for p in parts), default=np.inf))
+
+
+class SignedRows:
+    """The signed rows z_i of a sample as the working-set solvers read them.
+
+    The working-set loops of :func:`~halfspaces._exact.decide` and
+    :func:`~halfspaces._exact.min_norm_separator` touch the whole sample only through these
+    methods: a few rows (:meth:`take`), one check of every row against a candidate
+    (:meth:`check`), the column sizes and Z^T a (to verify a certificate). This class holds
+    Z in one matrix; a subclass may hold it in row blocks on other machines (see
+    :mod:`halfspaces.dask`) and answer each method by asking every block.
+    """
+
+    def __init__(self, Z) -> None:
+        self.Z = Z
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(n_rows, n_columns)."""
+        return self.Z.shape
+
+    def take(self, rows: NDArray):
+        """Z[rows] (an ndarray or a CSR matrix), rows sorted."""
+        return self.Z[rows]
+
+    def column_max(self) -> NDArray:
+        """max_i |z_ij| for each column j."""
+        return column_max(self.Z)
+
+    def column_range(self, j: int) -> tuple[float, float]:
+        """(min_i |z_ij|, max_i |z_ij|) of one column."""
+        c = np.abs(np.asarray(self.Z[:, j].toarray() if sp.issparse(self.Z)
+                              else self.Z[:, j]).ravel())
+        return float(c.min()), float(c.max())
+
+    def scaled(self, s: NDArray) -> SignedRows:
+        """The rows of Z diag(s); self when every s_j is 1."""
+        Zs = scale_columns(self.Z, s)
+        return self if Zs is self.Z else type(self)(Zs)
+
+    def check(self, w: NDArray, threshold: float, *, strict: bool = False,
+              exclude: NDArray = NO_ROWS, limit: int | None = None) -> Violations:
+        """The rows with <w, z_i> <= threshold (``<`` when strict), and min_i <w, z_i>."""
+        return block_violations(self.Z, w, threshold, strict=strict, exclude=exclude,
+                                limit=limit)
+
+    def min_score(self, w: NDArray) -> float:
+        """min_i <w, z_i>."""
+        return float(scores(self.Z, w).min())
+
+    def transposed_product(self, a: NDArray) -> NDArray:
+        """Z^T a as a flat array."""
+        return np.asarray(self.Z.T @ a).ravel()
+
+
+def as_signed_rows(Z) -> SignedRows:
+    """Z itself when it is already a :class:`SignedRows`, else Z held in one."""
+    return Z if isinstance(Z, SignedRows) else SignedRows(Z)

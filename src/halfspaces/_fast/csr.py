@@ -12,7 +12,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def csr_is_valid(indices, indptr, n_columns):
     """Whether indptr starts at 0, never decreases, ends at len(indices), and every index is
     in [0, n_columns)."""

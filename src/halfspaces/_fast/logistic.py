@@ -37,7 +37,7 @@ LOGISTIC, SQUARED = 0, 1
 CONSTANT, INVSCALING, OPTIMAL = 0, 1, 2
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def expit(t):
     """sigma(t) = 1 / (1 + e^{-t}) without overflow."""
     if t >= 0.0:
@@ -46,7 +46,7 @@ def expit(t):
     return e / (1.0 + e)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def point_loss_deriv(loss, z, y):
     """(loss, d loss / d z) of one example with decision value z and target y."""
     if loss == LOGISTIC:  # one exp and one log1p, both of a non-positive number
@@ -59,7 +59,7 @@ def point_loss_deriv(loss, z, y):
     return 0.5 * r * r, r
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def loss_grad(X, y, w, c, rows, loss, grad):
     """Sum of the losses over ``rows``; adds the sum of their gradients to ``grad``."""
     d = w.shape[0] - 1
@@ -73,7 +73,7 @@ def loss_grad(X, y, w, c, rows, loss, grad):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def curvature(X, y, w, c, rows, loss, h):
     """h[r] = second derivative of the loss of row rows[r] in z: sigma(z)(1 - sigma(z)) or 1."""
     d = w.shape[0] - 1
@@ -85,7 +85,7 @@ def curvature(X, y, w, c, rows, loss, h):
             h[r] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hessp(X, h, v, c, rows, out):
     """out += sum_r h[r] <x'_i, v> x'_i over i = rows[r]: a Hessian-vector product."""
     d = v.shape[0] - 1
@@ -96,7 +96,7 @@ def hessp(X, h, v, c, rows, out):
         out[d] += c * a
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def csr_weighted_gram(data, indices, indptr, h, c, H):
     """H[:d, :d] += sum_i h_i x_i x_i^T (upper triangle only), column d the intercept's."""
     d = H.shape[0] - 1
@@ -114,7 +114,7 @@ def csr_weighted_gram(data, indices, indptr, h, c, H):
         H[d, d] += c * hi
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def step_size(schedule, eta0, power, alpha, t):
     """The learning rate of step t (1-based)."""
     if schedule == INVSCALING:
@@ -124,7 +124,7 @@ def step_size(schedule, eta0, power, alpha, t):
     return eta0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg):
     """One pass of mini-batch SGD over ``order`` (batch = 1: plain SGD; Shalev-Shwartz and
     Ben-David 2014, 14.3).
@@ -151,7 +151,7 @@ def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg):
     return t, n_avg
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def running_mean(u, w, n_avg):
     """u <- u + (w - u) / (n_avg + 1) when n_avg >= 0 (averaging on); returns the new count."""
     if n_avg < 0:
@@ -164,7 +164,7 @@ def running_mean(u, w, n_avg):
     return n_avg
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def softmax_scores(X, W, c, i, z):
     """z[k] = <W[k], x'_i>; returns logsumexp(z)."""
     d = W.shape[1] - 1
@@ -178,7 +178,7 @@ def softmax_scores(X, W, c, i, z):
     return top + math.log(s)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def softmax_loss_grad(X, labels, W, c, rows, G, z):
     """Sum over ``rows`` of logsumexp(z_i) - z_{i, y_i}; adds the gradient sum to G (k, d+1).
 
@@ -199,7 +199,7 @@ def softmax_loss_grad(X, labels, W, c, rows, G, z):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def softmax_sgd_epoch(X, labels, W, c, order, batch, opts, t, G, z, U, n_avg):
     """:func:`sgd_epoch` for the softmax loss; W, G and U have shape (k, d + 1)."""
     d = W.shape[1] - 1

@@ -48,19 +48,19 @@ POCKET_IS_CURRENT = 5  # 1 while the current weights are the pocket weights
 N_COUNTERS = 6
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def target(Y, i):
     """+1.0 if row i belongs to the positive class, else -1.0."""
     return 1.0 if Y[0][i] == Y[1] else -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def decision(X, i, c, w):
     """<w, x'_i> = <w[:d], x_i> + c w[d]."""
     return row_dot(X, i, w) + c * w[w.shape[0] - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_errors(X, Y, c, w):
     """Training errors of w as predict counts them: predicted positive iff <w, x'> > 0."""
     errors = 0
@@ -70,7 +70,7 @@ def count_errors(X, Y, c, w):
     return errors
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def copy_into(src, dst):
     """dst[:] = src for 1-D arrays of one length.
 
@@ -82,7 +82,7 @@ def copy_into(src, dst):
         dst[j] = src[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pocket_after_correct(X, Y, c, w, aux, counters):
     counters[RUN] += 1
     if counters[POCKET_IS_CURRENT] == 1:
@@ -97,7 +97,7 @@ def _pocket_after_correct(X, Y, c, w, aux, counters):
             counters[POCKET_IS_CURRENT] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perceptron_epoch(X, Y, order, c, mode, w, aux, counters, log):
     """One pass over the rows in ``order`` (all rows in turn when it is empty).
 
@@ -141,7 +141,7 @@ def perceptron_epoch(X, Y, order, c, mode, w, aux, counters, log):
     return n_updates
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
     """Update on the most violated example, argmin_i y_i <w, x'_i>, up to ``max_updates`` times.
 
@@ -186,7 +186,7 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
 VOTE_LANES = 16
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def voted_scores(G, rows, signs, counts, c, out):
     """Weighted votes sum_k counts[k] sign(<w_k, x'>) for each row of G.
 
@@ -208,7 +208,7 @@ def voted_scores(G, rows, signs, counts, c, out):
         _vote_lanes(lanes, rows, signs, counts, c, start, stop, out)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True, parallel=True)
 def voted_scores_csr(X, S, rows, signs, counts, c, scratch, out):
     """:func:`voted_scores` of CSR rows X, with G = X S^T computed block by block.
 
@@ -240,7 +240,7 @@ def voted_scores_csr(X, S, rows, signs, counts, c, scratch, out):
         _vote_lanes(lanes, rows, signs, counts, c, start, stop, out)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _vote_lanes(lanes, rows, signs, counts, c, start, stop, out):
     """out[start:stop] from lanes[j, lane] = <x_(start + lane), s_j>.
 
@@ -274,7 +274,7 @@ def _vote_lanes(lanes, rows, signs, counts, c, start, stop, out):
 _HUGE = 2.0**550  # twice: lifts the smallest positive float (2^-1074) above 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _vote_one_lane(lanes, lane, rows, signs, counts, c):
     """The vote of one lane, as a plain running sum (for a sum that overflowed)."""
     s = 0.0

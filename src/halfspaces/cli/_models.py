@@ -24,6 +24,7 @@ MODEL_CLASSES = {
     "voted-kernel": "VotedKernelPerceptron",
     "multiclass": "MulticlassPerceptron",
     "logistic": "LogisticRegression",
+    "linear": "LinearRegression",
     "lp": "LinearProgramClassifier",
     "max-margin": "MaxMarginClassifier",
     "zero-one": "ZeroOneERMClassifier",

@@ -18,6 +18,11 @@ DataFormat = Annotated[str | None, typer.Option(
 JsonOutput = Annotated[bool, typer.Option(
     "--json", help="Print one JSON object instead of tables or lines.")]
 
+DaskOption = Annotated[str | None, typer.Option(
+    "--dask", help="Run on a Dask cluster: a scheduler's address (tcp://host:8786), or "
+    "local:N for N single-threaded worker processes on this machine. The files are read on "
+    "the workers (pip install 'halfspaces[dask]').", show_default=False)]
+
 
 def parse_label_column(text: str | None) -> int | str | None:
     """The ``--label-column`` value as the readers take it: an index if it is an integer.

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from halfspaces.cli import _output
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import DaskOption, DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["EPSILONS", "DELTAS", "certify", "certify_cli"]
 
@@ -21,9 +21,14 @@ EPSILONS = (0.1, 0.05, 0.01)
 DELTAS = (0.05, 0.01)
 
 
-def certify(data: Path, *, fit_intercept: bool = True, label_column: int | str | None = None,
-            format: str | None = None) -> dict[str, Any]:
+def certify(data: Path | list[Path], *, fit_intercept: bool = True,
+            label_column: int | str | None = None, format: str | None = None,
+            dask: str | None = None) -> dict[str, Any]:
     """Certify a two-class data file (or data set name) with :mod:`halfspaces.theory`.
+
+    With ``dask`` (a scheduler's address or ``local:N``) the files (one or more paths or
+    glob patterns) are read and certified on a Dask cluster
+    (:func:`halfspaces.cli._dask.certify_on_cluster`).
 
     Returns
     -------
@@ -38,6 +43,17 @@ def certify(data: Path, *, fit_intercept: bool = True, label_column: int | str |
 
     import halfspaces.theory as theory
 
+    if dask is not None:
+        from halfspaces.cli._dask import certify_on_cluster
+
+        paths = data if isinstance(data, list) else [data]
+        record = certify_on_cluster(paths, dask=dask, fit_intercept=fit_intercept,
+                                    label_column=label_column, format=format)
+        return _with_complexity(record, fit_intercept)
+    if isinstance(data, list):
+        if len(data) != 1:
+            raise ValueError("certify reads one DATA file; give several files with --dask.")
+        data = data[0]
     X, y = _read(data, label_column, format)
     if len(np.unique(y)) != 2:
         raise ValueError(f"{data}: certify needs exactly two classes, found "
@@ -49,10 +65,18 @@ def certify(data: Path, *, fit_intercept: bool = True, label_column: int | str |
                               "radius": float(theory.radius(X, fit_intercept=fit_intercept))}
     record.update(_separable(X, y, fit_intercept) if found.separable else
                   _not_separable(X, y, found, fit_intercept))
-    d = theory.vc_dimension(X.shape[1], fit_intercept=fit_intercept)
+    return _with_complexity(record, fit_intercept)
+
+
+def _with_complexity(record: dict[str, Any], fit_intercept: bool) -> dict[str, Any]:
+    """The record with the VC dimension and the sample-complexity table added."""
+    import halfspaces.theory as theory
+
+    found_separable = record["separable"]
+    d = theory.vc_dimension(record["n_features"], fit_intercept=fit_intercept)
     record["vc_dimension"] = int(d)
     record["sample_complexity"] = [
-        [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=found.separable))]
+        [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=found_separable))]
         for eps in EPSILONS for delta in DELTAS]
     return record
 
@@ -96,20 +120,24 @@ def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
 
 
 def certify_cli(
-    data: Annotated[Path, typer.Argument(
-        help="Two-class data: a file in any format fit reads, or a data set name.")],
+    data: Annotated[list[Path], typer.Argument(
+        help="Two-class data: a file in any format fit reads, or a data set name; with "
+        "--dask, one or more files or glob patterns read on the cluster.")],
     intercept: Annotated[bool, typer.Option(
         "--intercept/--no-intercept", help="Affine (with bias) or homogeneous halfspaces.")]
         = True,
     label_column: LabelColumn = None,
     format: DataFormat = None,
     json_output: JsonOutput = False,
+    dask: DaskOption = None,
 ) -> None:
     """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples."""
     from halfspaces.cli._options import parse_label_column as _column
 
-    record = certify(data, fit_intercept=intercept, label_column=_column(label_column),
-                     format=format)
+    if len(data) > 1 and dask is None:
+        raise typer.BadParameter("several DATA files need --dask.", param_hint="DATA")
+    record = certify(data if dask else data[0], fit_intercept=intercept,
+                     label_column=_column(label_column), format=format, dask=dask)
     if json_output:
         _output.render(record, title="", as_json=True)
         return

@@ -24,7 +24,13 @@ from halfspaces.cli._models import (
     make_model,
     parse_params,
 )
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn, parse_label_column
+from halfspaces.cli._options import (
+    DaskOption,
+    DataFormat,
+    JsonOutput,
+    LabelColumn,
+    parse_label_column,
+)
 
 __all__ = ["DEFAULT_EPOCHS", "DEFAULT_MODEL", "FitReport", "ModelName", "Selection", "fit",
            "fit_cli"]
@@ -154,6 +160,7 @@ def fit(
     out: Path | None = None,
     stream: StreamOptions | None = None,
     show_progress: bool = False,
+    dask: str | None = None,
 ) -> FitReport:
     """Train one classifier, measure its accuracy and optionally save it.
 
@@ -185,6 +192,10 @@ def fit(
     show_progress : bool, default=False
         Show progress bars and, when the model's loops are not compiled yet, a one-line
         note that they are being compiled (both only on a terminal).
+    dask : str or None, default=None
+        Train the :mod:`halfspaces.dask` model on a Dask cluster: a scheduler's address or
+        ``local:N``. `data` (and `test`) may then be a list of files or glob patterns, read
+        on the workers; ``--out`` saves the equivalent serial model (``to_local()``).
 
     Returns
     -------
@@ -198,6 +209,9 @@ def fit(
         If `params` names a parameter the model does not have.
     """
     defaults = _defaults(model, epochs, selection, seed, fit_intercept, stream is not None)
+    if dask is not None:
+        return _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
+                         show_progress)
     estimator = make_model(model, params or {}, defaults)
     _check_outputs(data, test, out, None if stream is None else stream.checkpoint)
     _announce_compilation(model, data, format, show_progress)
@@ -223,6 +237,22 @@ def fit(
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
           loaded.feature_names)
     return report
+
+
+def _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
+              show_progress) -> FitReport:
+    from halfspaces.cli._dask import fit_on_cluster
+
+    if data is None:
+        raise ValueError("--dask needs DATA files, read on the workers.")
+    paths = data if isinstance(data, list) else [data]
+    tests = None if test is None else (test if isinstance(test, list) else [test])
+    if out is not None:
+        _check_outputs(paths[0] if len(paths) == 1 else None, None, out, None)
+    return fit_on_cluster(paths, dask=dask, test=tests, model=model, params=params or {},
+                          defaults=defaults, label_column=label_column, format=format,
+                          out=out, show_progress=show_progress, timed=_timed,
+                          report=_report, save=_save)
 
 
 def _check_outputs(data, test, out, checkpoint) -> None:
@@ -418,10 +448,11 @@ _LABELS = {
 
 
 def fit_cli(
-    data: Annotated[Path | None, typer.Argument(
+    data: Annotated[list[Path] | None, typer.Argument(
         help="Training data: an svmlight/LIBSVM, CSV/TSV, Parquet, .npy or .npz file, or a "
         "data set name (see `halfspaces datasets`). Omit it to train on the bundled Adult "
-        "(a9a) train split and test on its test split.", show_default=False)] = None,
+        "(a9a) train split and test on its test split. With --dask: one or more files or "
+        "glob patterns, read on the workers.", show_default=False)] = None,
     test: Annotated[Path | None, typer.Option(
         help="Test data, same formats (needs DATA).", show_default=False)] = None,
     test_fraction: Annotated[float | None, typer.Option(
@@ -461,8 +492,10 @@ def fit_cli(
     json_output: JsonOutput = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
+    dask: DaskOption = None,
 ) -> None:
     """Train a classifier; print its train and test accuracy; save it with --out."""
+    data = _one_file_unless_dask(data, dask, stream, test_fraction)
     _check_usage(data, test, test_fraction, stream, checkpoint, checkpoint_every, resume)
     try:
         params = parse_params(param)
@@ -478,7 +511,7 @@ def fit_cli(
                      params=params, epochs=epochs, selection=selection.value, seed=seed,
                      fit_intercept=intercept, label_column=parse_label_column(label_column),
                      format=format, out=out, stream=options,
-                     show_progress=not (quiet or json_output))
+                     show_progress=not (quiet or json_output), dask=dask)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
     except CheckpointMismatchError as exc:  # name the option that differs from the checkpoint's
@@ -503,6 +536,20 @@ _RESUME_OPTIONS = {
     "format": "--format", "label_column": "--label-column",
 }
 """What a setting of a checkpoint that ``--resume`` refuses is called on the command line."""
+
+
+def _one_file_unless_dask(data, dask, stream, test_fraction):
+    """DATA as fit takes it: the list of files with --dask, else the one file (or None)."""
+    if dask is not None:
+        if not data:
+            raise typer.BadParameter("--dask needs DATA files.", param_hint="DATA")
+        if stream or test_fraction is not None:
+            raise typer.BadParameter("--dask trains on the whole data; drop --stream and "
+                                     "--test-fraction.", param_hint="--dask")
+        return list(data)
+    if data and len(data) > 1:
+        raise typer.BadParameter("several DATA files need --dask.", param_hint="DATA")
+    return data[0] if data else None
 
 
 def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -> None:

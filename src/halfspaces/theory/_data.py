@@ -14,13 +14,14 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 from halfspaces._exact import signed_rows
-from halfspaces._validation import check_sparse_structure, plus_minus
+from halfspaces._validation import check_sparse_structure, plus_minus, refuse_dask
 
 __all__ = ["check_X", "signed_sample"]
 
 
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     """Float64 C-contiguous array or CSR matrix with at least one row and one column."""
+    refuse_dask("halfspaces.theory", **{name: X})
     X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C",
                     accept_large_sparse=True, input_name=name)
     if sp.issparse(X):
@@ -32,5 +33,6 @@ def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
 
 def signed_sample(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
     """(X checked, Z): the sample and its signed rows, labels mapped to ±1 by ``plus_minus``."""
+    refuse_dask("halfspaces.theory", y=y)
     X = check_X(X)
     return X, signed_rows(X, plus_minus(y, X.shape[0]), bool(fit_intercept))

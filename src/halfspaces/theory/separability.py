@@ -23,16 +23,19 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
+    SignedRows,
     decide,
     min_norm_separator,
-    scores,
     split_intercept,
     unit_separator,
 )
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import signed_sample
 
-__all__ = ["MaxMargin", "Separability", "max_margin", "separability"]
+__all__ = [
+    "MaxMargin", "Separability", "max_margin", "max_margin_of_rows", "separability",
+    "separability_of_rows",
+]
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,16 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     True
     """
     _, Z = signed_sample(X, y, fit_intercept)
+    return separability_of_rows(SignedRows(Z), fit_intercept)
+
+
+def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
+    """:func:`separability` of the signed rows z_i = y_i x'_i, wherever they are held.
+
+    ``Z`` may hold the rows in one matrix or in row blocks on other machines
+    (:func:`halfspaces.dask.separability`); the working-set LP reads every row only
+    through it, so the answer and its checks are those of :func:`separability`.
+    """
     found = decide(Z)
     if not found.separable:
         return Separability(False, None, None, found.certificate, bool(fit_intercept))
@@ -203,6 +216,15 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
     1.0 2.0 [1 2]
     """
     _, Z = signed_sample(X, y, fit_intercept)
+    return max_margin_of_rows(SignedRows(Z), fit_intercept)
+
+
+def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
+    """:func:`max_margin` of the signed rows z_i = y_i x'_i, wherever they are held.
+
+    As :func:`separability_of_rows`: ``Z`` may hold the rows in row blocks elsewhere
+    (:func:`halfspaces.dask.max_margin`).
+    """
     w = unit_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)))
     w_aug = unit_separator(Z, min_norm_separator(Z, free_first=False)) if fit_intercept else w
     if w is None or w_aug is None:
@@ -210,9 +232,9 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
                           "the data in floating point; rescale X.")
     coef, intercept = split_intercept(w, fit_intercept)
     norm = float(np.linalg.norm(coef))
-    m = scores(Z, w)
-    margin = float(m.min() / norm) if norm > 0 else np.inf
+    low = Z.min_score(w)
+    margin = float(low / norm) if norm > 0 else np.inf
     B = float(np.linalg.norm(w_aug))
-    support = np.flatnonzero(m <= m.min() * (1.0 + 1e-6))
-    return MaxMargin(coef, intercept, margin, B, float(scores(Z, w_aug).min() / B), support,
+    support = np.sort(Z.check(w, low * (1.0 + 1e-6)).new_rows)
+    return MaxMargin(coef, intercept, margin, B, float(Z.min_score(w_aug) / B), support,
                      bool(fit_intercept))

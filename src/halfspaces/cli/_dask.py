@@ -1,0 +1,156 @@
+"""``--dask``: ``halfspaces fit`` and ``halfspaces certify`` on a Dask cluster.
+
+``--dask ADDRESS`` connects to a running scheduler (``tcp://host:8786``); ``--dask local:N``
+starts a :class:`distributed.LocalCluster` of N single-threaded worker processes for the
+command's duration. The files are read on the workers (:func:`halfspaces.dask.read_files`),
+so they must be visible there at the same paths.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["DASK_MODELS", "certify_on_cluster", "dask_client", "fit_on_cluster"]
+
+DASK_MODELS = {"perceptron": "Perceptron", "averaged": "AveragedPerceptron",
+               "logistic": "LogisticRegression", "linear": "LinearRegression"}
+"""``--model`` names that train on a cluster -> class name in :mod:`halfspaces.dask`."""
+
+
+@contextlib.contextmanager
+def dask_client(spec: str) -> Iterator[Any]:
+    """A distributed Client for ``--dask``: ``local:N`` or a scheduler's address."""
+    from distributed import Client, LocalCluster
+
+    if spec.startswith("local:"):
+        count = spec.removeprefix("local:")
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"--dask {spec!r}: write local:N with N >= 1 worker processes.")
+        with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            yield client
+        return
+    with Client(spec, timeout="20s") as client:
+        yield client
+
+
+def _estimator(model: str, params: dict[str, Any], defaults: dict[str, Any]):
+    import halfspaces.dask as hd
+
+    if model not in DASK_MODELS:
+        raise ValueError(f"--model {model} does not train on a cluster; with --dask use one "
+                         f"of {', '.join(DASK_MODELS)}.")
+    cls = getattr(hd, DASK_MODELS[model])
+    known = cls().get_params()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise KeyError(f"{cls.__name__} has no parameter {', '.join(unknown)} (it has "
+                       f"{', '.join(sorted(known))})")
+    settings = {k: v for k, v in defaults.items() if k in known and v is not None}
+    return cls(**{**settings, **params})
+
+
+def _block_score(X, y, local, regression: bool):
+    """(correct predictions, rows) or, for regression, (SSE, sum y, sum y^2, rows)."""
+    if X.shape[0] == 0:
+        return (0.0, 0.0, 0.0, 0) if regression else (0, 0)
+    predicted = local.predict(X)
+    if regression:
+        y = np.asarray(y, dtype=np.float64)
+        return (float(np.sum((y - predicted) ** 2)), float(y.sum()), float(y @ y), len(y))
+    return int(np.sum(predicted == y)), len(y)
+
+
+def cluster_score(parts, local, regression: bool) -> float:
+    """Accuracy (R^2 for regression) of a local model on partitions, summed in order."""
+    sums = parts.sum(_block_score, local, regression)
+    if not regression:
+        return sums[0] / sums[1]
+    sse, total, squares, n = sums
+    return 1.0 - sse / (squares - total * total / n)
+
+
+def fit_on_cluster(paths: Sequence[Path], *, dask: str, test: Sequence[Path] | None,
+                   model: str, params: dict[str, Any], defaults: dict[str, Any],
+                   label_column, format: str | None, out: Path | None, show_progress: bool,
+                   timed, report, save):
+    """Train a :mod:`halfspaces.dask` model on files read on the cluster; a FitReport.
+
+    ``timed``, ``report`` and ``save`` are :mod:`halfspaces.cli.fit`'s own helpers, so the
+    report, the timing and the model file are those of a serial fit.
+    """
+    from halfspaces.cli import _output
+    from halfspaces.dask import read_files
+
+    estimator = _estimator(model, params, defaults)
+    regression = model == "linear"
+    with dask_client(dask):
+        read = {"format": format, "label_column": label_column}
+        parts = read_files([str(p) for p in paths], **read)
+        with _output.progress(f"fitting {model} on {dask}", None, show_progress):
+            fit_time, compile_time, notes = timed(lambda: estimator.fit(parts))
+        local = estimator.to_local()
+        train = cluster_score(parts, local, regression)
+        tested = None
+        if test:
+            test_parts = read_files([str(p) for p in test], n_features=parts.n_features,
+                                    **read)
+            tested = (test_parts.n_samples, cluster_score(test_parts, local, regression))
+    name = ", ".join(str(p) for p in paths)
+    result = report(name, model, estimator, parts.shape, fit_time, notes, None, train=train,
+                    test=tested, out=out, compile_time=compile_time)
+    from halfspaces.io import detect_format
+
+    save(local, out, detect_format(paths[0], format), None, label_column, None)
+    return result
+
+
+def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
+                       label_column, format: str | None) -> dict[str, Any]:
+    """The record of ``halfspaces certify`` for files read on the cluster.
+
+    Separability with its certificate, the maximum margin and Novikoff's bound come from
+    :mod:`halfspaces.dask`; the Freund-Schapire bound of inseparable data (an LP over every
+    row) is not computed on a cluster.
+    """
+    import halfspaces.dask as hd
+
+    with dask_client(dask):
+        parts = hd.read_files([str(p) for p in paths], format=format,
+                              label_column=label_column)
+        if parts.classes.size != 2:
+            raise ValueError(f"certify needs exactly two classes, found {parts.classes.size}.")
+        rows = hd.signed_partitions(parts, fit_intercept=fit_intercept)
+        found = hd.separability(parts, fit_intercept=fit_intercept)
+        R = float(np.sqrt(max(parts.map(_max_square_norm)) + float(fit_intercept)))
+        record: dict[str, Any] = {"data": ", ".join(str(p) for p in paths),
+                                  "n_samples": parts.n_samples,
+                                  "n_features": parts.n_features,
+                                  "fit_intercept": fit_intercept,
+                                  "separable": bool(found.separable), "radius": R}
+        if found.separable:
+            best = hd.max_margin(parts, fit_intercept=fit_intercept)
+            record.update({"margin": float(best.margin), "norm_bound": float(best.norm_bound),
+                           "mistake_bound": float((R * best.norm_bound) ** 2),
+                           "mistake_bound_kind": "Novikoff (R'/gamma')^2"})
+        else:
+            a = found.certificate
+            record.update({"certificate_support": int(np.count_nonzero(a > 0)),
+                           "certificate_residual":
+                               float(np.linalg.norm(rows.transposed_product(a))),
+                           "mistake_bound": None,
+                           "mistake_bound_kind": "Freund-Schapire: not computed on a cluster"})
+    return record
+
+
+def _max_square_norm(X, y) -> float:
+    if X.shape[0] == 0:
+        return 0.0
+    squares = (X.multiply(X).sum(axis=1) if hasattr(X, "multiply")
+               else np.einsum("ij,ij->i", X, X))
+    return float(np.max(np.asarray(squares, dtype=np.float64)))

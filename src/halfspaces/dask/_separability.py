@@ -1,0 +1,214 @@
+"""Separability and the maximum-margin hyperplane of data held in partitions on a cluster.
+
+The serial working-set algorithms (:func:`halfspaces.theory.separability`,
+:func:`halfspaces.theory.max_margin`) solve on a subset of rows, check every row against
+the candidate, add the violated rows and repeat. Only the check reads every row. Here each
+partition checks its own rows (:func:`halfspaces._exact.block_violations`) and returns its
+most violated ones; the working set (a few thousand rows) is fetched to the client, where
+HiGHS solves on it. The answers are the serial ones, checked the same way: a separator
+against every row (on the workers), a Gordan certificate by Z^T a summed over the
+partitions and compared with each column's size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+
+from halfspaces._exact import SignedRows, block_violations, scale_columns, scores, signed_rows
+from halfspaces._exact.rows import combine_violations
+from halfspaces._validation import plus_minus
+from halfspaces.dask._partitions import Partitions, add_in_order
+from halfspaces.dask._perceptron import as_partitions
+from halfspaces.theory.separability import (
+    MaxMargin,
+    Separability,
+    max_margin_of_rows,
+    separability_of_rows,
+)
+
+__all__ = ["PartitionedRows", "max_margin", "separability", "signed_partitions"]
+
+
+class _Signs:
+    """y -> ±1 on a worker, from the sign of each class (a picklable callable)."""
+
+    def __init__(self, classes: NDArray, signs: NDArray) -> None:
+        self.classes, self.signs = classes, signs
+
+    def __call__(self, y: NDArray) -> NDArray:
+        return self.signs[np.searchsorted(self.classes, y)]
+
+
+def _block_rows(X, y_pm, fit_intercept: bool, scale: NDArray | None):
+    """The signed rows of one block, in float64, as the serial theory tools build them."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        X.sum_duplicates()
+        X.sort_indices()
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    Z = signed_rows(X, y_pm, fit_intercept)
+    return Z if scale is None else scale_columns(Z, scale)
+
+
+def _take(X, y, index, offsets, rows, fit_intercept, scale):
+    local = rows[(rows >= offsets[index]) & (rows < offsets[index + 1])] - offsets[index]
+    return _block_rows(X, y, fit_intercept, scale)[local]
+
+
+def _check(X, y, index, offsets, w, threshold, strict, exclude, limit, fit_intercept, scale):
+    return block_violations(_block_rows(X, y, fit_intercept, scale), w, threshold,
+                            strict=strict, exclude=exclude, limit=limit,
+                            offset=int(offsets[index]))
+
+
+def _min_score(X, y, fit_intercept, scale, w):
+    return float(scores(_block_rows(X, y, fit_intercept, scale), w).min(initial=np.inf))
+
+
+def _transposed_product(X, y, index, offsets, rows, values, fit_intercept, scale):
+    Z = _block_rows(X, y, fit_intercept, scale)
+    a = np.zeros(Z.shape[0])
+    mine = (rows >= offsets[index]) & (rows < offsets[index + 1])
+    a[rows[mine] - offsets[index]] = values[mine]
+    return np.asarray(Z.T @ a).ravel()
+
+
+def _column_range(X, y, fit_intercept, scale, j):
+    if X.shape[0] == 0:
+        return (np.inf, -np.inf)
+    Z = _block_rows(X, y, fit_intercept, scale)
+    c = np.abs(np.asarray(Z[:, j].toarray() if sp.issparse(Z) else Z[:, j]).ravel())
+    return (float(c.min()), float(c.max()))
+
+
+class PartitionedRows(SignedRows):
+    """The signed rows z_i = y_i x'_i of partitions on a cluster, as the solvers read them.
+
+    The blocks of Z are built on the workers from the persisted (X, ±1) blocks when a
+    method needs them (a product by a power of two per column when scaled); only the rows
+    of the working set and per-partition summaries come back to the client.
+    """
+
+    def __init__(self, parts: Partitions, fit_intercept: bool,
+                 scale: NDArray | None = None) -> None:
+        self.parts, self.fit_intercept, self.scale = parts, bool(fit_intercept), scale
+        self.offsets = np.r_[0, np.cumsum(parts.n_rows)].astype(np.int64)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.offsets[-1]), self.parts.n_features + int(self.fit_intercept))
+
+    def _args(self):
+        return self.fit_intercept, self.scale
+
+    def take(self, rows: NDArray):
+        rows = np.asarray(rows, dtype=np.int64)
+        blocks = self.parts.map_with_index(_take, self.offsets, rows, *self._args())
+        if self.parts.sparse:
+            return sp.vstack(blocks, format="csr")
+        return np.vstack(blocks)
+
+    def column_max(self) -> NDArray:
+        top = self.parts.column_max_abs.astype(np.float64)
+        if self.fit_intercept:
+            top = np.r_[1.0, top]
+        return top if self.scale is None else top * self.scale
+
+    def column_range(self, j: int) -> tuple[float, float]:
+        ranges = self.parts.map(_column_range, *self._args(), j)
+        return min(r[0] for r in ranges), max(r[1] for r in ranges)
+
+    def scaled(self, s: NDArray) -> PartitionedRows:
+        if np.all(s == 1.0):
+            return self
+        return PartitionedRows(self.parts, self.fit_intercept,
+                               s if self.scale is None else self.scale * s)
+
+    def check(self, w, threshold, *, strict=False, exclude=None, limit=None):
+        exclude = np.empty(0, dtype=np.int64) if exclude is None else exclude
+        found = self.parts.map_with_index(_check, self.offsets, w, threshold, strict,
+                                          exclude, limit, *self._args())
+        return combine_violations(found, limit)
+
+    def min_score(self, w: NDArray) -> float:
+        return min(self.parts.map(_min_score, *self._args(), w))
+
+    def transposed_product(self, a: NDArray) -> NDArray:
+        rows = np.flatnonzero(a)
+        return add_in_order(self.parts.map_with_index(
+            _transposed_product, self.offsets, rows, a[rows], *self._args()))
+
+
+def signed_partitions(X, y=None, fit_intercept: bool = True) -> PartitionedRows:
+    """The :class:`PartitionedRows` of (X, y): labels mapped to ±1 as the theory tools map them.
+
+    Labels in {-1, +1} keep their sign; any two other values map the larger one to +1.
+    """
+    parts = as_partitions(X, y)
+    signs = plus_minus(parts.classes, parts.classes.size)
+    return PartitionedRows(parts.map_targets(_Signs(parts.classes, signs)), fit_intercept)
+
+
+def separability(X, y=None, fit_intercept: bool = True) -> Separability:
+    """:func:`halfspaces.theory.separability` of data in partitions on a Dask cluster.
+
+    Decides linear separability with a separating hyperplane or Gordan's certificate of
+    non-separability, both verified in floating point against every row: the serial
+    working-set LP, with the check of every row done by each partition on its own rows.
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or Partitions
+        Chunked by rows (dense or CSR chunks); a Partitions holds the labels too.
+    y : dask array or Series, default=None
+        Two labels (the larger one is +1, or labels in {-1, +1}).
+    fit_intercept : bool, default=True
+        Affine rather than homogeneous halfspaces.
+
+    Returns
+    -------
+    result : halfspaces.theory.Separability
+        ``certificate`` has one entry per row, in partition order.
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from halfspaces.dask import separability
+    >>> X = da.from_array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]], chunks=2)
+    >>> with LocalCluster(n_workers=2, processes=False) as cluster, Client(cluster):
+    ...     found = separability(X, da.from_array([1, 1, 0, 0], chunks=2))
+    >>> found.certificate  # XOR: not separable
+    array([0.25, 0.25, 0.25, 0.25])
+    """
+    return separability_of_rows(signed_partitions(X, y, fit_intercept), fit_intercept)
+
+
+def max_margin(X, y=None, fit_intercept: bool = True) -> MaxMargin:
+    """:func:`halfspaces.theory.max_margin` of data in partitions on a Dask cluster.
+
+    The hard-margin QP on a working set, with the check of every row done per partition;
+    ``support`` indexes rows in partition order.
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or Partitions
+        Linearly separable examples, chunked by rows.
+    y : dask array or Series, default=None
+        Two labels.
+    fit_intercept : bool, default=True
+        Affine hyperplanes.
+
+    Returns
+    -------
+    result : halfspaces.theory.MaxMargin
+
+    Raises
+    ------
+    NotSeparableError
+        When the data are not separable; ``.certificate`` proves it.
+    """
+    return max_margin_of_rows(signed_partitions(X, y, fit_intercept), fit_intercept)

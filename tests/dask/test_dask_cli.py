@@ -1,0 +1,99 @@
+"""``halfspaces fit --dask`` and ``halfspaces certify --dask``: reports, --json and --out."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+from _data import noisy, separable  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from sklearn.datasets import dump_svmlight_file  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+import halfspaces  # noqa: E402
+from halfspaces.cli import app  # noqa: E402
+from halfspaces.io import read_svmlight_files  # noqa: E402
+
+
+def run(*args):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def parts_on_disk(folder, X, y, cuts):
+    for i, (a, b) in enumerate(zip(cuts[:-1], cuts[1:], strict=True)):
+        dump_svmlight_file(X[a:b], y[a:b], str(folder / f"part-{i}.svm"), zero_based=False)
+    return str(folder / "part-*.svm")
+
+
+def test_fit_on_a_local_cluster_of_processes_saves_the_serial_model(tmp_path):
+    # the one test with worker processes: every task and argument crosses a pickle
+    X, y = noisy(120, 4, seed=1)
+    pattern = parts_on_disk(tmp_path, X, y, [0, 50, 120])
+    out = tmp_path / "model.npz"
+    record = json.loads(run("fit", pattern, "--dask", "local:2", "--model", "averaged",
+                            "--epochs", "3", "--out", out, "--json"))
+    model = halfspaces.load(out)
+    assert type(model) is halfspaces.AveragedPerceptron
+    Xs, ys = zip(*read_svmlight_files(sorted(tmp_path.glob("part-*.svm"))), strict=True)
+    X_all, y_all = np.vstack([x.toarray() for x in Xs]), np.concatenate(ys)
+    assert record["n_train"] == 120 and record["n_epochs"] == 3
+    assert record["train_accuracy"] == pytest.approx(model.score(X_all, y_all))
+    assert record["model_file"] == str(out)
+
+
+@pytest.fixture(scope="module")
+def address():
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1, protocol="tcp",
+                      dashboard_address=":0") as cluster, Client(cluster):
+        yield cluster.scheduler_address
+
+
+def test_certify_on_a_scheduler_gives_the_serial_record(address, tmp_path):
+    for name, (X, y) in {"sep": separable(300, 3, seed=2)[:2], "noisy": noisy(300, 3)}.items():
+        folder = tmp_path / name
+        folder.mkdir()
+        pattern = parts_on_disk(folder, X, y, [0, 100, 101, 300])
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+        dump_svmlight_file(X, y, str(folder / "all.svm"), zero_based=False)
+        theirs = json.loads(run("certify", folder / "all.svm", "--json"))
+        assert ours["separable"] == theirs["separable"]
+        for key in ("radius", "margin", "norm_bound", "certificate_support"):
+            if key in theirs:
+                assert ours[key] == pytest.approx(theirs[key], rel=1e-9)
+        if theirs["separable"]:
+            assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)
+        else:
+            assert ours["certificate_residual"] < 1e-9
+        assert ours["sample_complexity"] == theirs["sample_complexity"]
+
+
+@pytest.mark.parametrize("model", ["perceptron", "logistic", "linear"])
+def test_fit_on_a_scheduler_with_a_test_set(address, tmp_path, model):
+    X, y = noisy(200, 3, seed=3)
+    pattern = parts_on_disk(tmp_path, X[:150], y[:150], [0, 70, 150])
+    dump_svmlight_file(X[150:], y[150:], str(tmp_path / "test.svm"), zero_based=False)
+    out = tmp_path / "m.npz"
+    record = json.loads(run("fit", pattern, "--dask", address, "--model", model,
+                            "--test", tmp_path / "test.svm", "--out", out, "--json"))
+    model_ = halfspaces.load(out)
+    X_test = read_svmlight_files([tmp_path / "test.svm"], n_features=3)[0][0]
+    assert record["n_test"] == 50
+    assert record["test_accuracy"] == pytest.approx(model_.score(X_test, y[150:]), rel=1e-9)
+
+
+def test_usage_errors_name_the_option(tmp_path):
+    X, y = noisy(20, 2)
+    pattern = parts_on_disk(tmp_path, X, y, [0, 10, 20])
+    result = CliRunner().invoke(app, ["fit", str(tmp_path / "part-0.svm"),
+                                      str(tmp_path / "part-1.svm")])
+    assert result.exit_code != 0 and "--dask" in result.output
+    result = CliRunner().invoke(app, ["fit", pattern, "--dask", "local:0"])
+    assert result.exit_code != 0 and "local:N" in str(result.exception)
+    result = CliRunner().invoke(app, ["fit", pattern, "--dask", "local:1", "--model", "voted"])
+    assert result.exit_code != 0 and "does not train on a cluster" in str(result.exception)

@@ -1,0 +1,93 @@
+"""halfspaces.dask.read_files against the serial readers of halfspaces.io."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+import scipy.sparse as sp  # noqa: E402
+from _data import noisy  # noqa: E402
+from distributed import Client, LocalCluster  # noqa: E402
+from numpy.testing import assert_array_equal  # noqa: E402
+
+import halfspaces  # noqa: E402
+from halfspaces import dask as hd  # noqa: E402
+from halfspaces.io import read, read_svmlight_files  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                      dashboard_address=":0") as cluster, Client(cluster) as c:
+        yield c
+
+
+def gathered(parts):
+    Xs = parts.client.gather(parts.X_blocks)
+    ys = parts.client.gather(parts.y_blocks)
+    X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
+    return X, np.concatenate(ys)
+
+
+def write_svmlight(path, X, y, one_based=True):
+    with open(path, "w") as f:
+        for row, label in zip(X, y, strict=True):
+            pairs = " ".join(f"{j + one_based}:{float(v)!r}" for j, v in enumerate(row) if v)
+            f.write(f"{label:g} {pairs}\n")
+
+
+def test_svmlight_files_round_trip_with_one_feature_space(client, tmp_path):
+    X, y = noisy(70, 5, seed=1, sparsity=0.5)
+    X[:40, 4] = 0.0  # the first file does not reach the last column
+    for i, (a, b) in enumerate([(0, 40), (40, 41), (41, 70)]):
+        write_svmlight(tmp_path / f"part-{i}.svm", X[a:b], y[a:b])
+    parts = hd.read_files(tmp_path / "part-*.svm")
+    serial = read_svmlight_files([tmp_path / f"part-{i}.svm" for i in range(3)])
+    assert parts.n_rows.tolist() == [40, 1, 29] and parts.n_features == 5
+    Xp, yp = gathered(parts)
+    assert_array_equal(Xp.toarray(), sp.vstack([s[0] for s in serial]).toarray())
+    assert_array_equal(yp, np.concatenate([s[1] for s in serial]))
+    split = hd.read_files(str(tmp_path / "part-*.svm"), rows_per_partition=16)
+    assert split.n_rows.tolist() == [16, 16, 8, 1, 16, 13]
+    assert_array_equal(gathered(split)[0].toarray(), Xp.toarray())
+
+
+def test_csv_and_parquet_round_trip(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    X, y = noisy(50, 3, seed=2)
+    labels = np.where(y > 0, "yes", "no")
+    for i, (a, b) in enumerate([(0, 20), (20, 50)]):
+        frame = pd.DataFrame(X[a:b], columns=["a", "b", "c"]).assign(label=labels[a:b])
+        frame.to_csv(tmp_path / f"part-{i}.csv", index=False)
+        frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    for ext in ("csv", "parquet"):
+        parts = hd.read_files(sorted(tmp_path.glob(f"part-*.{ext}")), label_column="label",
+                              rows_per_partition=15)
+        serial = [read(tmp_path / f"part-{i}.{ext}", label_column="label") for i in range(2)]
+        Xp, yp = gathered(parts)
+        assert_array_equal(Xp, np.vstack([s[0] for s in serial]))
+        assert_array_equal(yp, np.concatenate([s[1] for s in serial]))
+        assert parts.classes.tolist() == ["no", "yes"]
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.ConvergenceWarning")
+def test_a_partitions_goes_to_the_estimators_and_the_certificates(client, tmp_path):
+    X, y = noisy(60, 3, seed=3)
+    write_svmlight(tmp_path / "all.svm", X, y)
+    parts = hd.read_files(tmp_path / "all.svm")  # one partition: the serial fit, bit for bit
+    ours = hd.Perceptron(max_epochs=3).fit(parts)
+    theirs = halfspaces.Perceptron(max_epochs=3).fit(*read(tmp_path / "all.svm"))
+    assert_array_equal(ours.coef_, theirs.coef_)
+    assert not hd.separability(parts).separable
+
+
+def test_files_that_disagree_are_refused_by_name(client, tmp_path):
+    (tmp_path / "a.csv").write_text("1,2,1\n3,4,0\n")
+    (tmp_path / "b.csv").write_text("1,2,3,1\n")
+    with pytest.raises(ValueError, match="different numbers of feature columns"):
+        hd.read_files(tmp_path / "*.csv")
+    with pytest.raises(FileNotFoundError, match="no file matches"):
+        hd.read_files(tmp_path / "*.svm")
