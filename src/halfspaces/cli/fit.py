@@ -200,7 +200,7 @@ def fit(
     defaults = _defaults(model, epochs, selection, seed, fit_intercept, stream is not None)
     estimator = make_model(model, params or {}, defaults)
     _check_outputs(data, test, out, None if stream is None else stream.checkpoint)
-    _announce_compilation(model, data, format, show_progress)
+    _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
                            format, out, stream, show_progress)
@@ -249,20 +249,34 @@ def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[
             "random_state": seed, "fit_intercept": fit_intercept}
 
 
-# the compiled-loop modules each model's training needs, besides "labels" (label encoding)
+# the compiled-loop modules each model's training needs, besides "labels" (label encoding);
+# the kernel perceptron's entry is for kernels other than the named linear one (see below)
 _LOOP_MODULES = {"perceptron": "perceptron", "averaged": "perceptron", "voted": "perceptron",
                  "pocket": "perceptron", "kernel": "dual", "multiclass": "multiclass",
                  "logistic": "logistic"}
 
 
-def _announce_compilation(model: str, data: Path | None, format: str | None,
+def _loop_module(model: str, estimator) -> str | None:
+    """The ``halfspaces._fast`` module whose loops training `estimator` runs.
+
+    ``KernelPerceptron(kernel="linear")`` trains with the primal perceptron loops and derives
+    its dual coefficients from their update log (``_dual_run.run_linear_perceptron``); only
+    other kernels (a callable one included) run the dual loops.
+    """
+    kernel = getattr(estimator, "kernel", None)
+    if model == "kernel" and isinstance(kernel, str) and kernel == "linear":
+        return "perceptron"
+    return _LOOP_MODULES.get(model)
+
+
+def _announce_compilation(model: str, estimator, data: Path | None, format: str | None,
                           show: bool) -> None:
     """One note on a terminal when loops this run needs are not compiled yet."""
     if not (show and sys.stderr.isatty()):
         return
     from halfspaces._fast import is_cached
 
-    modules = ["labels", _LOOP_MODULES.get(model)]
+    modules = ["labels", _loop_module(model, estimator)]
     if _is_svmlight(data, format):
         modules.append("svmlight")  # the compiled parser
     if not all(is_cached(module) for module in filter(None, modules)):
