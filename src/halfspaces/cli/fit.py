@@ -213,10 +213,10 @@ def fit(
         fit_time, compile_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
     bound = _mistake_bound(model, estimator, loaded.X, loaded.y)
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time, notes, bound,
-                     train=float(estimator.score(loaded.X, loaded.y)),
+                     train=_accuracy(estimator, loaded.X, loaded.y),
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0],
-                      float(estimator.score(loaded.X_test, loaded.y_test))),
+                      _accuracy(estimator, loaded.X_test, loaded.y_test)),
                      out=out, compile_time=compile_time)
     # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
@@ -314,6 +314,26 @@ def _timed(work) -> tuple[float, float, tuple[str, ...]]:
     compile_seconds = compiling.duration if compiling.done else 0.0
     return (max(seconds - compile_seconds, 0.0), compile_seconds,
             tuple(dict.fromkeys(str(w.message) for w in caught)))
+
+
+def _accuracy(estimator, X, y) -> float:
+    """``estimator.score(X, y)``, without importing ``sklearn.metrics`` for labels in one column.
+
+    ``score`` is scikit-learn's ``accuracy_score``, whose module imports ``scipy.stats``
+    (0.55 s, which the command line otherwise defers). For one column of class labels it is
+    the mean of ``y == predict(X)``, after the checks repeated here: both sides binary or
+    multiclass, not strings mixed with numbers. The mean of zeros and ones is a whole
+    number divided by n, so both ways give the same float. Anything else goes to ``score``.
+    """
+    import numpy as np
+    from sklearn.utils.multiclass import type_of_target, unique_labels
+
+    predicted, y = estimator.predict(X), np.asarray(y)
+    types = {type_of_target(y, input_name="y_true"), type_of_target(predicted)}
+    if y.ndim != 1 or y.shape != predicted.shape or not types <= {"binary", "multiclass"}:
+        return float(estimator.score(X, y))
+    unique_labels(y, predicted)  # refuses strings mixed with numbers, as accuracy_score does
+    return float(np.mean(y == predicted))
 
 
 def _mistake_bound(model: str, estimator, X, y) -> float | None:
