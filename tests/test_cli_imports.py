@@ -19,7 +19,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from halfspaces import AveragedPerceptron, Perceptron
 from halfspaces.cli import _lazy, main
-from halfspaces.cli.fit import _accuracy
+from halfspaces.cli.fit import BOUND_CELLS, _accuracy
 from halfspaces.exceptions import ConvergenceWarning
 
 NOT_LOADED = ("absent", "deferred")
@@ -33,12 +33,15 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_fit_loads_neither_scipy_stats_nor_pandas_and_reports_the_librarys_numbers(tmp_path):
+    # past BOUND_CELLS, as a9a is: the Novikoff bound (a QP, scipy.optimize) is not computed
+    n, d = 2200, 120
+    assert 2000 * d > BOUND_CELLS
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(150, 5)) * (rng.random((150, 5)) < 0.7)
-    y = np.where(X @ rng.normal(size=5) + 0.3 * rng.normal(size=150) > 0, 1.0, -1.0)
+    X = np.round(rng.normal(size=(n, d)), 2) * (rng.random((n, d)) < 0.1)
+    y = np.where(X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
     train, test, state = tmp_path / "train.svm", tmp_path / "test.svm", tmp_path / "state"
-    dump_svmlight_file(X[:100], y[:100], str(train), zero_based=False)
-    dump_svmlight_file(X[100:], y[100:], str(test), zero_based=False)
+    dump_svmlight_file(X[:2000], y[:2000], str(train), zero_based=False)
+    dump_svmlight_file(X[2000:], y[2000:], str(test), zero_based=False)
     result = run_python("""
         import json, sys
         from halfspaces.cli import main
@@ -47,21 +50,23 @@ def test_fit_loads_neither_scipy_stats_nor_pandas_and_reports_the_librarys_numbe
             main(["fit", sys.argv[1], "--test", sys.argv[2], "--json", "--epochs", "5"])
         except SystemExit as exc:
             assert exc.code in (0, None), exc.code
-        names = ("scipy.stats", "pandas", "sklearn.metrics", "sklearn.linear_model")
+        names = ("scipy.optimize", "scipy.special", "scipy.stats", "pandas",
+                 "sklearn.metrics", "sklearn.linear_model")
         state = {name: "absent" if name not in sys.modules else
                  "deferred" if is_deferred(sys.modules[name]) else "loaded" for name in names}
         open(sys.argv[3], "w").write(json.dumps(state))
         """, str(train), str(test), str(state))
     loaded = json.loads(state.read_text())
-    assert loaded["scipy.stats"] in NOT_LOADED
+    for name in ("scipy.optimize", "scipy.special", "scipy.stats"):
+        assert loaded[name] in NOT_LOADED, name
     assert loaded["pandas"] == "absent"  # hidden, so scikit-learn's DataFrame probes skip it
     assert loaded["sklearn.metrics"] == loaded["sklearn.linear_model"] == "absent"
     report = json.loads(result.stdout)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = AveragedPerceptron(max_epochs=5).fit(X[:100], y[:100])
-    assert report["train_accuracy"] == model.score(X[:100], y[:100])
-    assert report["test_accuracy"] == model.score(X[100:], y[100:])
+        model = AveragedPerceptron(max_epochs=5).fit(X[:2000], y[:2000])
+    assert report["train_accuracy"] == model.score(X[:2000], y[:2000])
+    assert report["test_accuracy"] == model.score(X[2000:], y[2000:])
     assert report["n_updates"] == model.n_updates_
 
 
