@@ -43,6 +43,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 TARGETS = {"fit, cold cache": 6.0, "fit, warm cache": 1.0, "import + load_a9a()": 0.3}
 LOAD = "import halfspaces; from halfspaces.datasets import load_a9a; load_a9a()"
 FLOOR = "import numpy, scipy.sparse, numba"
+FLOOR_CASE = "  floor (numpy, sparse, numba)"
 OLD_WARM_FIT = "3.0-3.4 s wall (session 3, load 2.5-7)"
 
 
@@ -78,7 +79,7 @@ def one_round(work: Path, reference: tuple[str, Path, str] | None
         times[f"fit, {label} cache"] = seconds
         times[f"  its fit time ({label})"] = (report["fit_time_s"], nan)
         times[f"  its compile time ({label})"] = (report.get("compile_time_s", nan), nan)
-    times["  floor: " + FLOOR] = run(["-c", FLOOR])[0]
+    times[FLOOR_CASE] = run(["-c", FLOOR])[0]
     if reference is not None:
         rev, src, ref_cache = reference
         times[f"  fit, warm cache, at {rev}"] = run(["-m", "halfspaces", "fit", "--json"],
@@ -127,7 +128,7 @@ def main() -> None:
     cold_warm = statistics.median(s["fit, cold cache"][0] / s["fit, warm cache"][0]
                                   for s in samples)
     print(f"\nratio cold/warm fit: {cold_warm:.1f}")
-    floor = "  floor: " + FLOOR
+    floor = FLOOR_CASE
     over_floor = statistics.median(s["fit, warm cache"][0] / s[floor][0] for s in samples)
     print(f"warm fit / floor: {over_floor:.2f} "
           f"(the floor's median {statistics.median(s[floor][0] for s in samples):.3f} s)")
