@@ -515,8 +515,58 @@ def test_compile_note_only_without_quiet_or_json(quiet, monkeypatch, capsys):
     # a terminal, and a cache without the loops: the note depends on --quiet/--json alone
     monkeypatch.setattr(halfspaces._fast, "is_cached", lambda module: module != "perceptron")
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    fit_module._announce_compilation("averaged", None, None, show=not quiet)
+    fit_module._announce_compilation("averaged", None, None, None, show=not quiet)
     assert (COMPILING in capsys.readouterr().err) is not quiet
+
+
+TRAINING_LOOPS = ("perceptron", "dual", "multiclass", "logistic")
+
+
+@pytest.mark.parametrize(("model", "params"), [
+    ("perceptron", {}), ("averaged", {}), ("voted", {}), ("pocket", {}), ("kernel", {}),
+    ("kernel", {"kernel": "rbf"}), ("kernel", {"kernel": "poly"}), ("multiclass", {}),
+    ("logistic", {})])
+def test_compile_note_names_the_loops_the_fit_calls(model, params, monkeypatch):
+    # the oracle is the fit itself: every call that Python code makes into a training-loop
+    # module is recorded (through the module objects that the algorithm layer holds; the
+    # compiled loops' own calls to each other stay untouched), and the note's table must
+    # name that module and only that one
+    import importlib
+    import types
+
+    from halfspaces.cli import fit as fit_module
+    from halfspaces.cli._models import make_model
+
+    called: set[str] = set()
+    loops = {importlib.import_module(f"halfspaces._fast.{name}"): name for name in TRAINING_LOOPS}
+    for module in [m for n, m in sys.modules.items() if n.startswith("halfspaces.")
+                   and not n.startswith("halfspaces._fast")]:
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, types.ModuleType) and value in loops:
+                monkeypatch.setattr(module, attr, _Recording(value, loops[value], called))
+    estimator = make_model(model, params, {"max_epochs": 5, "max_iter": 5})
+    X, y = separable_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator.fit(X, y)
+    assert called == {fit_module._loop_module(model, estimator)}
+
+
+class _Recording:
+    """A stand-in for a loop module: its functions, each noting its module's name when called."""
+
+    def __init__(self, module, name, called):
+        self._module, self._name, self._called = module, name, called
+
+    def __getattr__(self, attr):
+        value = getattr(self._module, attr)
+        if not callable(value):
+            return value
+
+        def record(*args, **kwargs):
+            self._called.add(self._name)
+            return value(*args, **kwargs)
+        return record
 
 
 @pytest.mark.parametrize("fmt", ["csv", "npy"])

@@ -8,14 +8,111 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 
 from __future__ import annotations
 
-from sklearn.base import _fit_context
-from sklearn.linear_model._base import LinearClassifierMixin as _LinearClassifierMixin
+from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
 __all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
            "validate_params"]
+
+
+try:  # the names scikit-learn's LinearClassifierMixin uses, in the releases that have them
+    from sklearn.utils._array_api import (
+        _expit,
+        check_same_namespace,
+        get_namespace,
+        get_namespace_and_device,
+        indexing_dtype,
+        move_to,
+    )
+    from sklearn.utils.extmath import safe_sparse_dot
+    from sklearn.utils.validation import check_is_fitted, validate_data
+except ImportError:  # other releases: scikit-learn's own mixin, whatever its imports cost
+    from sklearn.linear_model._base import LinearClassifierMixin as _LinearClassifierMixin
+else:
+    class _LinearClassifierMixin(ClassifierMixin):
+        """scikit-learn 1.9's ``sklearn.linear_model._base.LinearClassifierMixin``, line for line.
+
+        Importing ``sklearn.linear_model`` for this one class imports ``sklearn.metrics``
+        and through it ``scipy.stats`` (0.1 s, and 0.55 s that the command line otherwise
+        defers: see ``halfspaces.cli._lazy``); its methods need neither.
+        """
+
+        def decision_function(self, X):
+            """
+            Predict confidence scores for samples.
+
+            The confidence score for a sample is proportional to the signed
+            distance of that sample to the hyperplane.
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+                The data matrix for which we want to get the confidence scores.
+
+            Returns
+            -------
+            scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+                Confidence scores per `(n_samples, n_classes)` combination. In the
+                binary case, confidence score for `self.classes_[1]` where >0 means
+                this class would be predicted.
+            """
+            check_is_fitted(self)
+            xp, _ = get_namespace(X)
+            check_same_namespace(X, self, attribute="coef_", method="decision_function")
+            X = validate_data(self, X, accept_sparse="csr", reset=False)
+            coef_T = self.coef_.T if self.coef_.ndim == 2 else self.coef_
+            scores = safe_sparse_dot(X, coef_T, dense_output=True) + self.intercept_
+            return (
+                xp.reshape(scores, (-1,))
+                if (scores.ndim > 1 and scores.shape[1] == 1)
+                else scores
+            )
+
+        def predict(self, X):
+            """
+            Predict class labels for samples in X.
+
+            Parameters
+            ----------
+            X : {array-like, sparse matrix} of shape (n_samples, n_features)
+                The data matrix for which we want to get the predictions.
+
+            Returns
+            -------
+            y_pred : ndarray of shape (n_samples,)
+                Vector containing the class labels for each sample.
+            """
+            check_same_namespace(X, self, attribute="coef_", method="predict")
+            xp, _, device_ = get_namespace_and_device(X)
+            scores = self.decision_function(X)
+            if len(scores.shape) == 1:
+                indices = xp.astype(scores > 0, indexing_dtype(xp))
+            else:
+                indices = xp.argmax(scores, axis=1)
+            xp_classes, _, device_classes = get_namespace_and_device(self.classes_)
+            indices = move_to(indices, xp=xp_classes, device=device_classes)
+            y_pred = xp_classes.take(self.classes_, indices, axis=0)
+            if isinstance(y_pred[0], str):
+                return y_pred
+            return move_to(y_pred, xp=xp, device=device_)
+
+        def _predict_proba_lr(self, X):
+            # scikit-learn's one-vs-rest probabilities: expit of the scores, normalised
+            xp, _ = get_namespace(X)
+            prob = self.decision_function(X)
+            prob = _expit(prob, out=prob, xp=xp)
+            if prob.ndim == 1:
+                return xp.stack([1 - prob, prob], axis=1)
+            prob_sum = prob.sum(axis=1)
+            all_zero = prob_sum == 0
+            if xp.any(all_zero):
+                # LibLinear's uniform answer where every class has probability zero
+                prob[all_zero, :] = 1
+                prob_sum[all_zero] = prob.shape[1]
+            prob /= xp.reshape(prob_sum, (prob.shape[0], -1))
+            return prob
 
 
 class LinearClassifierMixin(_LinearClassifierMixin):

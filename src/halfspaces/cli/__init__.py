@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from halfspaces._version import __version__
-from halfspaces.cli import _output
+from halfspaces.cli import _lazy, _output
 from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli
 from halfspaces.cli.evaluate import evaluate_cli
@@ -75,7 +75,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         The arguments after the program name; None reads ``sys.argv``.
     """
     try:
-        app(args=None if argv is None else list(argv), prog_name="halfspaces")
+        # modules scikit-learn imports but no command uses load at their first use, if any
+        with _lazy.deferring():
+            app(args=None if argv is None else list(argv), prog_name="halfspaces")
     except Exception as exc:  # Typer already turned usage errors into SystemExit(2)
         if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
             raise

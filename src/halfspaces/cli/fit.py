@@ -214,7 +214,7 @@ def fit(
                          show_progress)
     estimator = make_model(model, params or {}, defaults)
     _check_outputs(data, test, out, None if stream is None else stream.checkpoint)
-    _announce_compilation(model, data, format, show_progress)
+    _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
                            format, out, stream, show_progress)
@@ -228,10 +228,10 @@ def fit(
     bound, bound_notes = _mistake_bound(model, estimator, loaded.X, loaded.y)
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
                      notes + bound_notes, bound,
-                     train=float(estimator.score(loaded.X, loaded.y)),
+                     train=_accuracy(estimator, loaded.X, loaded.y),
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0],
-                      float(estimator.score(loaded.X_test, loaded.y_test))),
+                      _accuracy(estimator, loaded.X_test, loaded.y_test)),
                      out=out, compile_time=compile_time)
     # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
@@ -280,21 +280,35 @@ def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[
             "random_state": seed, "fit_intercept": fit_intercept}
 
 
-# the compiled-loop modules each model's training needs, besides "labels" (label encoding)
+# the compiled-loop modules each model's training needs, besides "labels" (label encoding);
+# the kernel perceptron's entry is for kernels other than the named linear one (see below)
 _LOOP_MODULES = {"perceptron": "perceptron", "averaged": "perceptron", "voted": "perceptron",
                  "pocket": "perceptron", "kernel": "dual", "voted-kernel": "dual",
                  "multiclass": "multiclass",
                  "logistic": "logistic"}
 
 
-def _announce_compilation(model: str, data: Path | None, format: str | None,
+def _loop_module(model: str, estimator) -> str | None:
+    """The ``halfspaces._fast`` module whose loops training `estimator` runs.
+
+    ``KernelPerceptron(kernel="linear")`` trains with the primal perceptron loops and derives
+    its dual coefficients from their update log (``_dual_run.run_linear_perceptron``); only
+    other kernels (a callable one included) run the dual loops.
+    """
+    kernel = getattr(estimator, "kernel", None)
+    if model in ("kernel", "voted-kernel") and isinstance(kernel, str) and kernel == "linear":
+        return "perceptron"
+    return _LOOP_MODULES.get(model)
+
+
+def _announce_compilation(model: str, estimator, data: Path | None, format: str | None,
                           show: bool) -> None:
     """One note on a terminal when loops this run needs are not compiled yet."""
     if not (show and sys.stderr.isatty()):
         return
     from halfspaces._fast import is_cached
 
-    modules = ["labels", _LOOP_MODULES.get(model)]
+    modules = ["labels", _loop_module(model, estimator)]
     if _is_svmlight(data, format):
         modules.append("svmlight")  # the compiled parser
     if not all(is_cached(module) for module in filter(None, modules)):
@@ -332,6 +346,26 @@ def _timed(work) -> tuple[float, float, tuple[str, ...]]:
     compile_seconds = compiling.duration if compiling.done else 0.0
     return (max(seconds - compile_seconds, 0.0), compile_seconds,
             tuple(dict.fromkeys(str(w.message) for w in caught)))
+
+
+def _accuracy(estimator, X, y) -> float:
+    """``estimator.score(X, y)``, without importing ``sklearn.metrics`` for labels in one column.
+
+    ``score`` is scikit-learn's ``accuracy_score``, whose module imports ``scipy.stats``
+    (0.55 s, which the command line otherwise defers). For one column of class labels it is
+    the mean of ``y == predict(X)``, after the checks repeated here: both sides binary or
+    multiclass, not strings mixed with numbers. The mean of zeros and ones is a whole
+    number divided by n, so both ways give the same float. Anything else goes to ``score``.
+    """
+    import numpy as np
+    from sklearn.utils.multiclass import type_of_target, unique_labels
+
+    predicted, y = estimator.predict(X), np.asarray(y)
+    types = {type_of_target(y, input_name="y_true"), type_of_target(predicted)}
+    if y.ndim != 1 or y.shape != predicted.shape or not types <= {"binary", "multiclass"}:
+        return float(estimator.score(X, y))
+    unique_labels(y, predicted)  # refuses strings mixed with numbers, as accuracy_score does
+    return float(np.mean(y == predicted))
 
 
 def _mistake_bound(model: str, estimator, X, y) -> tuple[float | None, tuple[str, ...]]:
