@@ -1,3 +1,4 @@
+import math
 import re
 
 import numpy as np
@@ -17,9 +18,14 @@ def test_vc_dimension_of_the_line_and_its_bad_arguments():
     # on the line (d = 1): two points shattered by affine halfspaces, one by homogeneous ones
     assert vc_dimension(1) == 2 and shatters([[0.0], [1.0]])
     assert vc_dimension(1, fit_intercept=False) == 1 and shatters([[1.0]], fit_intercept=False)
-    for bad in (2.5, True, -1, "3"):
-        with pytest.raises(ValueError, match=r"n_features=.* must be an integer >= 1"):
+    for bad in (2.5, True, False, -1, 0, "3", math.nan):
+        # scikit-learn's InvalidParameterError: a ValueError and a TypeError at once
+        with pytest.raises(ValueError,
+                           match=r"'n_features' parameter .* must be an int in the range \[1, inf\)"
+                           ) as error:
             vc_dimension(bad)
+        assert isinstance(error.value, TypeError)
+    assert vc_dimension(np.int64(2)) == 3 and type(vc_dimension(np.int64(2))) is int
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4])
