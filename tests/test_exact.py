@@ -38,6 +38,7 @@ from halfspaces._exact import (
     signed_rows,
     solve,
     split_intercept,
+    tolerance_scale,
     unit_separator,
     verified_certificate,
     zero_one_erm,
@@ -243,6 +244,19 @@ def test_certificate_check_is_relative_to_each_column():
     assert abs((Z.T @ a)[0]) <= 1e-12 and abs((Z.T @ a)[1]) == pytest.approx(6e-11)
     assert verified_certificate(Z, a) is None
     assert verified_certificate(Z * 1e10, a) is None
+
+
+@pytest.mark.parametrize("Z, expected", [
+    (np.array([[0.5, -0.25], [0.0, 0.125]]), 1.0),      # unit scale: absolute tolerances
+    (np.array([[3.0, -7.5], [0.0, 2.0]]), 7.5),         # beyond: the largest |z_ij|, sign and all
+    (np.zeros((0, 3)), 1.0),                            # no rows
+    (np.zeros((2, 3)), 1.0),
+])
+def test_tolerance_scale_is_one_or_the_largest_entry(Z, expected):
+    assert tolerance_scale(Z) == expected == max(1.0, np.abs(Z).max(initial=0.0))
+    assert type(tolerance_scale(Z)) is float
+    assert tolerance_scale(sp.csr_matrix(Z)) == expected  # CSR: the stored values alone
+    assert tolerance_scale(sp.csr_matrix(Z.shape)) == 1.0  # CSR without stored entries
 
 
 def test_column_scales_are_powers_of_two_into_one_two():
