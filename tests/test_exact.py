@@ -35,6 +35,7 @@ from halfspaces._exact import (
     hinge_lp,
     min_norm_separator,
     scale_columns,
+    scores,
     signed_rows,
     solve,
     split_intercept,
@@ -74,6 +75,18 @@ def test_signed_rows_and_split_intercept():
     coef, b = split_intercept(np.array([7.0, 1.0, 2.0]), True)
     assert coef.tolist() == [1.0, 2.0] and b == 7.0
     assert split_intercept(np.array([1.0, 2.0]), False)[1] == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scores_are_flat_float64_margins(dtype, sparse):
+    # integer or single-precision rows and weights still give float64 margins <w, z_i>,
+    # the precision every tolerance downstream assumes
+    Z, w = np.array([[1, -2, 3], [0, 4, -1]], dtype=dtype), np.array([2, 1, 1], dtype=dtype)
+    got = scores(sp.csr_matrix(Z) if sparse else Z, w)
+    assert got.dtype == np.float64 and got.shape == (2,)
+    assert got.tolist() == [sum(float(a) * float(b) for a, b in zip(z, w, strict=True))
+                            for z in Z] == [3.0, 3.0]
 
 
 def test_xor_certificate_is_uniform():
