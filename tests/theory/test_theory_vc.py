@@ -1,5 +1,6 @@
 import math
 import re
+from itertools import product
 
 import numpy as np
 import pytest
@@ -105,3 +106,38 @@ def test_a_zero_point_is_a_dependence_of_its_own_without_intercept():
 def test_bad_points_are_named():
     with pytest.raises(ValueError, match="points"):
         unrealizable_labeling([[np.nan], [1.0], [2.0]])
+    with pytest.raises(ValueError, match="Input points contains NaN"):
+        shatters([[np.nan], [1.0]])
+
+
+def first_unrealisable(points, fit_intercept=True):
+    """The first labeling in itertools.product order that linprog cannot separate."""
+    for labels in product((-1, 1), repeat=len(points)):
+        if not linprog_separable(points, np.array(labels), fit_intercept):
+            return list(labels)
+    return None
+
+
+@pytest.mark.parametrize("points, fit_intercept", [
+    (np.arange(4.0)[:, None], True),     # many unrealisable pairs on a line
+    (np.arange(5.0)[:, None], True),
+    ([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], False),
+    ([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [1.0, 1.0]], True),  # a point on a segment
+])
+def test_first_unrealisable_labeling_matches_a_brute_force_search(points, fit_intercept):
+    # shatters solves only the labelings that start with -1 (a labeling and its negation
+    # are realised together); its answer must still be the first in product order
+    ok, labeling = shatters(points, fit_intercept, return_labeling=True)
+    assert not ok and labeling.tolist() == first_unrealisable(points, fit_intercept)
+
+
+def test_shatters_takes_twenty_points_and_refuses_twenty_one():
+    # 20 points on a line: the third labeling in product order, (-1, ..., -1, 1, -1),
+    # needs two thresholds, so the search stops there
+    line = np.arange(20.0)[:, None]
+    ok, labeling = shatters(line, return_labeling=True)
+    assert not ok and labeling.tolist() == [-1] * 18 + [1, -1]
+    with pytest.raises(ValueError, match=r"refuses m > 20\. For m > vc_dimension\(d\) the "
+                       r"answer is False by Theorem 9\.2; unrealizable_labeling gives a "
+                       r"witness\.$"):
+        shatters(np.vstack([line, [[20.0]]]))
