@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 from _oracles import linprog_separable
 
+import halfspaces.theory.vc as vc_module
+from halfspaces.exceptions import SolverError
 from halfspaces.theory import shatters, unrealizable_labeling, vc_dimension
+from halfspaces.theory.vc import _dependence
 
 
 def test_vc_dimension():
@@ -104,7 +107,7 @@ def test_a_zero_point_is_a_dependence_of_its_own_without_intercept():
 
 
 def test_bad_points_are_named():
-    with pytest.raises(ValueError, match="points"):
+    with pytest.raises(ValueError, match="Input points contains NaN"):
         unrealizable_labeling([[np.nan], [1.0], [2.0]])
     with pytest.raises(ValueError, match="Input points contains NaN"):
         shatters([[np.nan], [1.0]])
@@ -141,3 +144,43 @@ def test_shatters_takes_twenty_points_and_refuses_twenty_one():
                        r"answer is False by Theorem 9\.2; unrealizable_labeling gives a "
                        r"witness\.$"):
         shatters(np.vstack([line, [[20.0]]]))
+
+
+def test_points_outside_the_dependence_are_labelled_plus_one():
+    # on x' = (1, x): x'_2 = -x'_0 + 2 x'_1 for x = 0, 1, 2, so a = (-1, 2, -1) and the proof's
+    # labeling is (-1, +1, -1); the points after the dependence have a_i = 0: "the rest +1"
+    labeling = unrealizable_labeling([[0.0], [1.0], [2.0], [5.0], [7.0]])
+    assert labeling.tolist() == [-1, 1, -1, 1, 1]
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_dependence_coefficients_combine_the_points_to_zero(fit_intercept):
+    # the docstring's claim: a != 0 with sum_i a_i x'_i = 0 (a zero point is its own
+    # dependence without intercept)
+    rng = np.random.default_rng(7)
+    for points in (rng.standard_normal((4, 2)), np.array([[0.0, 0.0], [1.0, 2.0]]),
+                   np.array([[1.0, 2.0], [2.0, 4.0], [0.5, 3.0]])):
+        Xp = np.hstack([np.ones((len(points), 1)), points]) if fit_intercept else points
+        a = _dependence(Xp)
+        if a is None:
+            continue
+        assert np.all(np.isfinite(a)) and np.any(a != 0)
+        np.testing.assert_allclose(a @ Xp, 0.0, atol=1e-12)
+
+
+def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
+    # the safety check runs the LP of the same problem (affine or homogeneous) and refuses
+    # to return a witness the LP contradicts
+    seen = []
+
+    def realisable(points, labels, fit_intercept):
+        seen.append(fit_intercept)
+        return True
+
+    monkeypatch.setattr(vc_module, "_realisable", realisable)
+    for fit_intercept in (True, False):
+        with pytest.raises(SolverError, match=r"^the labeling built from the linear "
+                           r"dependence was realised by an LP; the points are too close to "
+                           r"independent for float64\.$"):
+            unrealizable_labeling([[0.0], [1.0], [2.0]], fit_intercept)
+    assert seen == [True, False]
