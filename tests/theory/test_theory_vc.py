@@ -184,3 +184,21 @@ def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
                            r"independent for float64\.$"):
             unrealizable_labeling([[0.0], [1.0], [2.0]], fit_intercept)
     assert seen == [True, False]
+
+
+@pytest.mark.parametrize("points", [[[0.5]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+def test_shatters_solves_one_labeling_of_each_pair(monkeypatch, points):
+    # a labeling and its negation are realised together (negate w, b): of the 2^m labelings
+    # shatters solves the 2^(m-1) that start with -1, and every one on shattered points
+    solved = []
+    real = vc_module._realisable
+
+    def realisable(points, labels, fit_intercept):
+        solved.append(labels.tolist())
+        return real(points, labels, fit_intercept)
+
+    monkeypatch.setattr(vc_module, "_realisable", realisable)
+    assert shatters(points)
+    m = len(points)
+    assert len(solved) == 2 ** (m - 1) and all(labels[0] == -1 for labels in solved)
+    assert sorted(map(tuple, solved)) == [(-1, *rest) for rest in product((-1, 1), repeat=m - 1)]
