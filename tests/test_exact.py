@@ -36,9 +36,11 @@ from halfspaces._exact import (
     hinge_lp,
     min_norm_separator,
     scale_columns,
+    scores,
     signed_rows,
     solve,
     split_intercept,
+    tolerance_scale,
     unit_separator,
     verified_certificate,
     zero_one_erm,
@@ -74,6 +76,18 @@ def test_signed_rows_and_split_intercept():
     coef, b = split_intercept(np.array([7.0, 1.0, 2.0]), True)
     assert coef.tolist() == [1.0, 2.0] and b == 7.0
     assert split_intercept(np.array([1.0, 2.0]), False)[1] == 0.0
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_scores_are_flat_float64_margins(dtype, sparse):
+    # integer or single-precision rows and weights still give float64 margins <w, z_i>,
+    # the precision every tolerance downstream assumes
+    Z, w = np.array([[1, -2, 3], [0, 4, -1]], dtype=dtype), np.array([2, 1, 1], dtype=dtype)
+    got = scores(sp.csr_matrix(Z) if sparse else Z, w)
+    assert got.dtype == np.float64 and got.shape == (2,)
+    assert got.tolist() == [sum(float(a) * float(b) for a, b in zip(z, w, strict=True))
+                            for z in Z] == [3.0, 3.0]
 
 
 def test_xor_certificate_is_uniform():
@@ -244,6 +258,19 @@ def test_certificate_check_is_relative_to_each_column():
     assert abs((Z.T @ a)[0]) <= 1e-12 and abs((Z.T @ a)[1]) == pytest.approx(6e-11)
     assert verified_certificate(Z, a) is None
     assert verified_certificate(Z * 1e10, a) is None
+
+
+@pytest.mark.parametrize("Z, expected", [
+    (np.array([[0.5, -0.25], [0.0, 0.125]]), 1.0),      # unit scale: absolute tolerances
+    (np.array([[3.0, -7.5], [0.0, 2.0]]), 7.5),         # beyond: the largest |z_ij|, sign and all
+    (np.zeros((0, 3)), 1.0),                            # no rows
+    (np.zeros((2, 3)), 1.0),
+])
+def test_tolerance_scale_is_one_or_the_largest_entry(Z, expected):
+    assert tolerance_scale(Z) == expected == max(1.0, np.abs(Z).max(initial=0.0))
+    assert type(tolerance_scale(Z)) is float
+    assert tolerance_scale(sp.csr_matrix(Z)) == expected  # CSR: the stored values alone
+    assert tolerance_scale(sp.csr_matrix(Z.shape)) == 1.0  # CSR without stored entries
 
 
 def test_column_scales_are_powers_of_two_into_one_two():

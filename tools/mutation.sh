@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mutation testing of the plain-Python core with mutmut (pip install -e '.[mutation]').
-# Run by hand, not in CI: on 2 shared cores it takes the better part of an hour.
+# Run by hand, not in CI: the core has some 5,400 mutants, hours on 2 shared cores, so run a
+# few modules at a time (each call first runs the whole test selection once).
 # The modules and the tests each mutant is judged by are set in pyproject.toml's
 # [tool.mutmut]; mutmut works in mutants/ (git-ignored) and keeps its verdicts there, so a
 # second run only re-tests what changed. Scores and the surviving mutants: benchmarks/MUTATION.md.

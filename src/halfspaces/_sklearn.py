@@ -8,13 +8,15 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from sklearn.base import ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
-__all__ = ["Interval", "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
-           "validate_params"]
+__all__ = ["IntegerInterval", "Interval", "LinearClassifierMixin", "StrOptions", "check_params",
+           "fit_context", "validate_params"]
 
 
 try:  # the names scikit-learn's LinearClassifierMixin uses, in the releases that have them
@@ -123,6 +125,21 @@ class LinearClassifierMixin(_LinearClassifierMixin):
     def decision_function(self, X):
         refuse_dask(type(self).__name__, X=X)
         return super().decision_function(check_sparse_structure(X))
+
+
+class IntegerInterval(Interval):
+    """scikit-learn's ``Interval(Integral, left, right, closed=...)`` that refuses bools.
+
+    Python counts ``True`` as the Integral 1, so scikit-learn's interval accepts it; where a
+    count or a dimension is asked for, ``True`` is a slip (a flag passed in the wrong place)
+    and fails with the parameter's name instead.
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Integral, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, bool) and super().is_satisfied_by(val)
 
 
 def fit_context(method):

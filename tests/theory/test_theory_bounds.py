@@ -72,8 +72,9 @@ def test_freund_schapire_formula_by_hand():
     assert freund_schapire_bound(X, y, u, 0.3) == pytest.approx(((R + D) / 0.3) ** 2)
     with pytest.raises(ValueError, match="unit vector"):
         freund_schapire_bound(X, y, 2 * u, 0.3)
-    with pytest.raises(ValueError, match="gamma"):
-        freund_schapire_bound(X, y, u, 0.0)
+    for gamma in (0.0, -0.3, math.inf, math.nan, "0.3"):
+        with pytest.raises(ValueError, match="'gamma' parameter"):
+            freund_schapire_bound(X, y, u, gamma)
 
 
 def test_best_freund_schapire_beats_a_brute_force_grid():
@@ -109,16 +110,21 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
     assert sample_complexity(eps, delta, d + 1, realizable, C) >= m
 
 
-@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon=0.0"),
-                                        ((0.1, 1.0, 3), "delta=1.0"),
-                                        ((0.1, 0.1, -1), "vc_dim=-1"),
-                                        ((0.1, 0.1, 2.5), "vc_dim=2.5"),
-                                        ((0.1, 0.1, 3, True, 0.0), "C=0.0"),
-                                        ((0.1, 0.1, 3, True, -1.0), "C=-1.0"),
-                                        ((0.1, 0.1, 3, True, math.inf), "C=inf"),
-                                        ((0.1, 0.1, 3, True, "2"), "C='2'")])
+@pytest.mark.parametrize("args, name", [((0.0, 0.1, 3), "epsilon"),
+                                        ((math.nan, 0.1, 3), "epsilon"),
+                                        ((0.1, 1.0, 3), "delta"),
+                                        ((0.1, math.nan, 3), "delta"),
+                                        ((0.1, 0.1, -1), "vc_dim"),
+                                        ((0.1, 0.1, 2.5), "vc_dim"),
+                                        ((0.1, 0.1, True), "vc_dim"),
+                                        ((0.1, 0.1, 3, True, 0.0), "C"),
+                                        ((0.1, 0.1, 3, True, -1.0), "C"),
+                                        ((0.1, 0.1, 3, True, math.inf), "C"),
+                                        ((0.1, 0.1, 3, True, math.nan), "C"),
+                                        ((0.1, 0.1, 3, True, "2"), "C")])
 def test_sample_complexity_validates(args, name):
-    with pytest.raises(ValueError, match=f"^{re.escape(name)} must be"):
+    # scikit-learn's InvalidParameterError (a ValueError and a TypeError), naming the parameter
+    with pytest.raises(ValueError, match=f"^The {re.escape(repr(name))} parameter "):
         sample_complexity(*args)
 
 

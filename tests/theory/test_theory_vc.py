@@ -1,10 +1,15 @@
+import math
 import re
+from itertools import product
 
 import numpy as np
 import pytest
 from _oracles import linprog_separable
 
+import halfspaces.theory.vc as vc_module
+from halfspaces.exceptions import SolverError
 from halfspaces.theory import shatters, unrealizable_labeling, vc_dimension
+from halfspaces.theory.vc import _dependence
 
 
 def test_vc_dimension():
@@ -17,9 +22,14 @@ def test_vc_dimension_of_the_line_and_its_bad_arguments():
     # on the line (d = 1): two points shattered by affine halfspaces, one by homogeneous ones
     assert vc_dimension(1) == 2 and shatters([[0.0], [1.0]])
     assert vc_dimension(1, fit_intercept=False) == 1 and shatters([[1.0]], fit_intercept=False)
-    for bad in (2.5, True, -1, "3"):
-        with pytest.raises(ValueError, match=r"n_features=.* must be an integer >= 1"):
+    for bad in (2.5, True, False, -1, 0, "3", math.nan):
+        # scikit-learn's InvalidParameterError: a ValueError and a TypeError at once
+        with pytest.raises(ValueError,
+                           match=r"'n_features' parameter .* must be an int in the range \[1, inf\)"
+                           ) as error:
             vc_dimension(bad)
+        assert isinstance(error.value, TypeError)
+    assert vc_dimension(np.int64(2)) == 3 and type(vc_dimension(np.int64(2))) is int
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4])
@@ -97,5 +107,98 @@ def test_a_zero_point_is_a_dependence_of_its_own_without_intercept():
 
 
 def test_bad_points_are_named():
-    with pytest.raises(ValueError, match="points"):
+    with pytest.raises(ValueError, match="Input points contains NaN"):
         unrealizable_labeling([[np.nan], [1.0], [2.0]])
+    with pytest.raises(ValueError, match="Input points contains NaN"):
+        shatters([[np.nan], [1.0]])
+
+
+def first_unrealisable(points, fit_intercept=True):
+    """The first labeling in itertools.product order that linprog cannot separate."""
+    for labels in product((-1, 1), repeat=len(points)):
+        if not linprog_separable(points, np.array(labels), fit_intercept):
+            return list(labels)
+    return None
+
+
+@pytest.mark.parametrize("points, fit_intercept", [
+    (np.arange(4.0)[:, None], True),     # many unrealisable pairs on a line
+    (np.arange(5.0)[:, None], True),
+    ([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], False),
+    ([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0], [1.0, 1.0]], True),  # a point on a segment
+])
+def test_first_unrealisable_labeling_matches_a_brute_force_search(points, fit_intercept):
+    # shatters solves only the labelings that start with -1 (a labeling and its negation
+    # are realised together); its answer must still be the first in product order
+    ok, labeling = shatters(points, fit_intercept, return_labeling=True)
+    assert not ok and labeling.tolist() == first_unrealisable(points, fit_intercept)
+
+
+def test_shatters_takes_twenty_points_and_refuses_twenty_one():
+    # 20 points on a line: the third labeling in product order, (-1, ..., -1, 1, -1),
+    # needs two thresholds, so the search stops there
+    line = np.arange(20.0)[:, None]
+    ok, labeling = shatters(line, return_labeling=True)
+    assert not ok and labeling.tolist() == [-1] * 18 + [1, -1]
+    with pytest.raises(ValueError, match=r"refuses m > 20\. For m > vc_dimension\(d\) the "
+                       r"answer is False by Theorem 9\.2; unrealizable_labeling gives a "
+                       r"witness\.$"):
+        shatters(np.vstack([line, [[20.0]]]))
+
+
+def test_points_outside_the_dependence_are_labelled_plus_one():
+    # on x' = (1, x): x'_2 = -x'_0 + 2 x'_1 for x = 0, 1, 2, so a = (-1, 2, -1) and the proof's
+    # labeling is (-1, +1, -1); the points after the dependence have a_i = 0: "the rest +1"
+    labeling = unrealizable_labeling([[0.0], [1.0], [2.0], [5.0], [7.0]])
+    assert labeling.tolist() == [-1, 1, -1, 1, 1]
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_dependence_coefficients_combine_the_points_to_zero(fit_intercept):
+    # the docstring's claim: a != 0 with sum_i a_i x'_i = 0 (a zero point is its own
+    # dependence without intercept)
+    rng = np.random.default_rng(7)
+    for points in (rng.standard_normal((4, 2)), np.array([[0.0, 0.0], [1.0, 2.0]]),
+                   np.array([[1.0, 2.0], [2.0, 4.0], [0.5, 3.0]])):
+        Xp = np.hstack([np.ones((len(points), 1)), points]) if fit_intercept else points
+        a = _dependence(Xp)
+        if a is None:
+            continue
+        assert np.all(np.isfinite(a)) and np.any(a != 0)
+        np.testing.assert_allclose(a @ Xp, 0.0, atol=1e-12)
+
+
+def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
+    # the safety check runs the LP of the same problem (affine or homogeneous) and refuses
+    # to return a witness the LP contradicts
+    seen = []
+
+    def realisable(points, labels, fit_intercept):
+        seen.append(fit_intercept)
+        return True
+
+    monkeypatch.setattr(vc_module, "_realisable", realisable)
+    for fit_intercept in (True, False):
+        with pytest.raises(SolverError, match=r"^the labeling built from the linear "
+                           r"dependence was realised by an LP; the points are too close to "
+                           r"independent for float64\.$"):
+            unrealizable_labeling([[0.0], [1.0], [2.0]], fit_intercept)
+    assert seen == [True, False]
+
+
+@pytest.mark.parametrize("points", [[[0.5]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
+def test_shatters_solves_one_labeling_of_each_pair(monkeypatch, points):
+    # a labeling and its negation are realised together (negate w, b): of the 2^m labelings
+    # shatters solves the 2^(m-1) that start with -1, and every one on shattered points
+    solved = []
+    real = vc_module._realisable
+
+    def realisable(points, labels, fit_intercept):
+        solved.append(labels.tolist())
+        return real(points, labels, fit_intercept)
+
+    monkeypatch.setattr(vc_module, "_realisable", realisable)
+    assert shatters(points)
+    m = len(points)
+    assert len(solved) == 2 ** (m - 1) and all(labels[0] == -1 for labels in solved)
+    assert sorted(map(tuple, solved)) == [(-1, *rest) for rest in product((-1, 1), repeat=m - 1)]

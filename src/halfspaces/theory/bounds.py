@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from numbers import Integral, Real
+from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.optimize import minimize
 
 from halfspaces._exact import decide, min_norm_separator, scores, unit_separator
+from halfspaces._sklearn import IntegerInterval, Interval, validate_params
 from halfspaces.losses import hinge
 from halfspaces.theory._data import signed_sample
 from halfspaces.theory.margins import radius
@@ -34,6 +35,10 @@ __all__ = [
     "perceptron_mistake_bound",
     "sample_complexity",
 ]
+
+# NaN and inf fail both (scikit-learn's Interval refuses NaN; the open bounds refuse inf)
+_POSITIVE = Interval(Real, 0, math.inf, closed="neither")
+_UNIT = Interval(Real, 0, 1, closed="neither")
 
 
 class FreundSchapireBound(NamedTuple):
@@ -98,7 +103,7 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     return (radius(X, fit_intercept) / gamma) ** 2
 
 
-def _check_u_gamma(u: ArrayLike, gamma: float, n_columns: int, fit_intercept: bool) -> NDArray:
+def _check_u(u: ArrayLike, n_columns: int, fit_intercept: bool) -> NDArray:
     u = np.asarray(u, dtype=np.float64).ravel()
     if u.shape[0] != n_columns:
         first = " (the first for the constant feature)" if fit_intercept else ""
@@ -107,11 +112,10 @@ def _check_u_gamma(u: ArrayLike, gamma: float, n_columns: int, fit_intercept: bo
     if not abs(norm - 1.0) <= 1e-9:
         raise ValueError(f"u must be a unit vector but ||u|| = {norm!r}; pass "
                          "u / np.linalg.norm(u) (the bound is stated for ||u|| = 1).")
-    if not (isinstance(gamma, Real) and gamma > 0 and math.isfinite(gamma)):
-        raise ValueError(f"gamma={gamma!r} must be a finite number > 0.")
     return u
 
 
+@validate_params({"gamma": [_POSITIVE]}, prefer_skip_nested_validation=True)
 def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float,
                           fit_intercept: bool = True) -> float:
     r"""Freund and Schapire's mistake bound for the online perceptron on any data.
@@ -149,7 +153,7 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     16.0
     """
     X, Z = signed_sample(X, y, fit_intercept)
-    u = _check_u_gamma(u, gamma, Z.shape[1], fit_intercept)
+    u = _check_u(u, Z.shape[1], fit_intercept)
     return ((radius(X, fit_intercept) + hinge_deficit(Z, u, gamma)) / gamma) ** 2
 
 
@@ -257,6 +261,9 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     return FreundSchapireBound(freund_schapire_bound(X, y, u, gamma, fit_intercept), u, gamma)
 
 
+@validate_params({"epsilon": [_UNIT], "delta": [_UNIT],
+                  "vc_dim": [IntegerInterval(0, None, closed="left")], "C": [_POSITIVE]},
+                 prefer_skip_nested_validation=True)
 def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: bool = True,
                       C: float = 1.0) -> int:
     r"""Samples that suffice to PAC-learn a class of VC dimension d, up to the constant C.
@@ -297,13 +304,6 @@ def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: boo
     >>> sample_complexity(0.1, 0.05, vc_dim=3), sample_complexity(0.1, 0.05, 3, realizable=False)
     (60, 600)
     """
-    for name, value in (("epsilon", epsilon), ("delta", delta)):
-        if not (isinstance(value, Real) and 0 < value < 1):
-            raise ValueError(f"{name}={value!r} must be a number in (0, 1).")
-    if isinstance(vc_dim, bool) or not isinstance(vc_dim, Integral) or vc_dim < 0:
-        raise ValueError(f"vc_dim={vc_dim!r} must be an integer >= 0.")
-    if not (isinstance(C, Real) and C > 0 and math.isfinite(C)):
-        raise ValueError(f"C={C!r} must be a finite number > 0.")
     # exact: in floats epsilon ** 2 underflows to 0 for epsilon = 1e-200, and d = 1e30 plus
     # ln(1/delta) rounds back to d, giving less than the formula. epsilon and C are read as
     # the decimals they print as (0.1 is 1/10, not the binary float just above it)

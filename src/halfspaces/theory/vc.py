@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import column_scales, decide, scale_columns, signed_rows
+from halfspaces._sklearn import IntegerInterval, validate_params
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import check_X
 
@@ -25,6 +26,8 @@ __all__ = ["shatters", "unrealizable_labeling", "vc_dimension"]
 MAX_SHATTER_POINTS = 20
 
 
+@validate_params({"n_features": [IntegerInterval(1, None, closed="left")]},
+                 prefer_skip_nested_validation=True)
 def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
     r"""The VC dimension of halfspaces in R^d: d + 1 affine, d homogeneous.
 
@@ -50,9 +53,6 @@ def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
     >>> vc_dimension(3), vc_dimension(3, fit_intercept=False)
     (4, 3)
     """
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)) \
-            or n_features < 1:
-        raise ValueError(f"n_features={n_features!r} must be an integer >= 1.")
     return int(n_features) + (1 if fit_intercept else 0)
 
 
