@@ -1,7 +1,8 @@
 """halfspaces.dask.LogisticRegression: 2 worker processes against 1, serial and dask-ml.
 
 Run: python benchmarks/bench_dask.py [--quick] [--full] [--rows N] [--features D]
-     [--a9a-copies K] [--partitions P] [--rounds R] [--json FILE]
+     [--a9a-copies K] [--partitions P] [--rounds R] [--only dense|a9a] [--no-dask-ml]
+     [--json FILE]
 
 Cases (issue 11, Speed): LogisticRegression lbfgs, alpha = 1/N, on dense Gaussian data
 (default 400,000 x 100; --full 4,000,000 x 100) and on a9a repeated K times (CSR; default
@@ -113,7 +114,7 @@ def dask_ml(client, X, y, partitions, J, best, results, name, solvers):
     _, dX, dy = on_cluster(client, X, y, partitions)
     with client.as_current():
         if sp.issparse(X):
-            print("dask-ml: sparse chunks not supported by its solvers here (dask-ml#827)")
+            print("dask-ml: not run on CSR partitions (its solvers take dense chunks, dask-ml#827)")
             return
         dX, dy = dX.persist(), dy.persist()
         for solver in solvers:
@@ -163,6 +164,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=8)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-dask-ml", action="store_true")
+    parser.add_argument("--only", choices=["dense", "a9a"], help="one data set")
     parser.add_argument("--json")
     args = parser.parse_args()
     if args.full:
@@ -175,8 +177,10 @@ def main() -> None:
                                 dashboard_address=":0") for k in (1, 2)}
     clients = {k: Client(c, set_as_default=False) for k, c in clusters.items()}
     try:
-        bench_data("dense", *dense(args.rows, args.features), args, clients, results)
-        bench_data("a9a", *a9a_copies(args.a9a_copies), args, clients, results)
+        if args.only in (None, "dense"):
+            bench_data("dense", *dense(args.rows, args.features), args, clients, results)
+        if args.only in (None, "a9a"):
+            bench_data("a9a", *a9a_copies(args.a9a_copies), args, clients, results)
         multinomial(clients[2])
     finally:
         for k in clusters:
