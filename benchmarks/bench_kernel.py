@@ -1,7 +1,8 @@
 """KernelPerceptron against SVC, MulticlassPerceptron against scikit-learn's Perceptron (OvR).
 
 Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE] [--models-only]
-     python benchmarks/bench_kernel.py --issue14 [a9a,mnist,scale] [--rounds N] [--epochs 1,3,10]
+     python benchmarks/bench_kernel.py --issue14 [gram,a9a,mnist,scale] [--rounds N]
+     [--epochs 1,3,10]
 
 Cases (issue 5):
 - KernelPerceptron(kernel="rbf") against SVC(kernel="rbf"), the same gamma, on a 10,000-row
@@ -22,6 +23,8 @@ Cases (issue 5):
 
 Cases of issue 14 (``--issue14``; each fit timed in rounds interleaved with the reference's,
 the median of the per-round ratios reported, and the machine's load printed with them):
+- Gram rows one at a time (block=1) against blocks of 16 (the default), on the a9a subset
+  below: the same run (the same alpha), fit time only.
 - a9a, 10,000 training rows (seed 0), RBF gamma 0.08, tested on a9a test: the last,
   averaged (``KernelPerceptron(average=True)``) and voted (``VotedKernelPerceptron``)
   hypotheses after 1, 3 and 10 epochs against SVC (C=1): fit time / SVC's, accuracy. The
@@ -45,6 +48,7 @@ import subprocess
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -279,7 +283,8 @@ def against(title: str, models: dict, reference: str, train, test, rounds: int) 
                 start = time.perf_counter()
                 fitted[name] = models[name]().fit(*train)
                 times[name].append(time.perf_counter() - start)
-        accuracy = {name: fitted[name].score(*test) for name in names}
+        accuracy = {name: fitted[name].score(*test) if test else float("nan")
+                    for name in names}
     ref = times[reference]
     rows = {name: {"fit_s": float(np.median(t)),
                    "ratio": float(np.median([a / b for a, b in zip(t, ref, strict=True)])),
@@ -358,10 +363,41 @@ def issue14_scale(rounds: int) -> list[dict]:
     return results
 
 
+def with_block(block: int, make):
+    """A factory whose fit computes Gram rows ``block`` at a time (1: the one-row path)."""
+    from halfspaces._dual_run import GramRows
+
+    def fit_with_block(X, y):
+        defaults = GramRows.__init__.__kwdefaults__
+        kept, defaults["block"] = defaults["block"], block
+        try:
+            return make().fit(X, y)
+        finally:
+            defaults["block"] = kept
+
+    return lambda: type("Blocked", (), {"fit": staticmethod(fit_with_block)})()
+
+
+def issue14_gram(rounds: int) -> list[dict]:
+    """Gram rows one at a time against blocks of 16, the last hypothesis (the same run)."""
+    train, test = a9a_subset(10_000)
+    results = []
+    for epochs, cache in [(1, 1000), (10, 1000), (10, 200)]:
+        make = partial(KernelPerceptron, kernel="rbf", gamma=0.08, max_epochs=epochs,
+                       cache_size=cache)
+        models = {"rows one at a time": with_block(1, make),
+                  "blocks of 16": with_block(16, make)}
+        results.append(against(f"a9a 10,000 rows, rbf, {epochs} epochs, cache {cache} MB: "
+                               "Gram rows", models, "rows one at a time", train, None, rounds))
+    return results
+
+
 def issue14(sections: list[str], rounds: int, epochs_list) -> list[dict]:
     print(f"{load_note()}; numba threads {__import__('numba').get_num_threads()}")
     warm_up()
     results = []
+    if "gram" in sections:
+        results += issue14_gram(rounds)
     if "a9a" in sections:
         results.append(issue14_a9a(rounds, epochs_list))
     if "mnist" in sections:
@@ -380,8 +416,9 @@ def main() -> None:
                         help="only the every---model cases on a9a")
     parser.add_argument("--dual", action="store_true",
                         help="also time the dual loop with the linear kernel once (slow)")
-    parser.add_argument("--issue14", nargs="?", const="a9a,mnist,scale",
-                        help="only issue 14's cases (comma-separated: a9a, mnist, scale)")
+    parser.add_argument("--issue14", nargs="?", const="gram,a9a,mnist,scale",
+                        help="only issue 14's cases (comma-separated: gram, a9a, mnist, "
+                             "scale)")
     parser.add_argument("--epochs", default="1,3,10",
                         help="epochs of the issue-14 a9a cases (the largest for MNIST)")
     args = parser.parse_args()

@@ -88,3 +88,50 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
     if average:
         W = np.mean(history, axis=0)
     return W, n_updates, epoch, converged
+
+
+def kernel_perceptron_history(K, y, fit_intercept=True, max_epochs=1000, selection="cyclic",
+                              rng=None):
+    """:func:`kernel_perceptron`, keeping every hypothesis it visits.
+
+    Returns ``(visited, hypotheses)``: ``visited`` holds alpha after each step (every
+    example visited), ``hypotheses`` each distinct alpha of the run with its survival count
+    (the examples it saw, counting the one whose mistake created it, before its first
+    mistake), the voted perceptron of Freund and Schapire (1999) as the paper states it.
+    """
+    G = K + float(fit_intercept)
+    n = len(y)
+    alpha = np.zeros(n, dtype=np.int64)
+    visited, hypotheses, count = [], [], 0
+    for _ in range(max_epochs):
+        order = rng.permutation(n) if selection == "shuffle" else np.arange(n)
+        updates = 0
+        for i in order:
+            f = sum(alpha[j] * y[j] * G[j, i] for j in range(n) if alpha[j])
+            if y[i] * f <= 0:
+                hypotheses.append((alpha.copy(), count))
+                alpha[i] += 1
+                updates, count = updates + 1, 1
+            else:
+                count += 1
+            visited.append(alpha.copy())
+        if updates == 0:
+            break
+    hypotheses.append((alpha.copy(), count))
+    return visited, hypotheses
+
+
+def averaged_coefficients(visited, y):
+    """The mean of the visited alphas, signed: the averaged hypothesis's coefficients."""
+    return np.mean(np.array(visited, dtype=np.float64), axis=0) * y
+
+
+def vote(hypotheses, y, K_test, fit_intercept=True):
+    """sum_k c_k sign(f_k(x)) for each test row; K_test[r, j] = k(x_r, x_j); sign(0) = -1."""
+    G = K_test + float(fit_intercept)
+    votes = np.zeros(G.shape[0])
+    for alpha, count in hypotheses:
+        for r in range(G.shape[0]):
+            f = sum(alpha[j] * y[j] * G[r, j] for j in range(len(y)) if alpha[j])
+            votes[r] += count if f > 0 else -count
+    return votes

@@ -207,10 +207,11 @@ def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
 # ---------------------------------------------------------------------------------------
 # Every model and every format, predict/evaluate/certify/datasets, exit codes, --help time.
 
-ALL_MODELS = ["perceptron", "averaged", "voted", "pocket", "kernel", "multiclass", "logistic",
-              "lp", "max-margin", "zero-one"]
+ALL_MODELS = ["perceptron", "averaged", "voted", "pocket", "kernel", "voted-kernel",
+              "multiclass", "logistic", "lp", "max-margin", "zero-one"]
 FORMATS = ["svm", "csv", "tsv", "parquet", "npy", "npz"]
-EXTRA = {"zero-one": ["--param", "time_limit=5"], "kernel": ["--param", "kernel=linear"]}
+EXTRA = {"zero-one": ["--param", "time_limit=5"], "kernel": ["--param", "kernel=linear"],
+         "voted-kernel": ["--param", "kernel=rbf", "--param", "gamma=0.5"]}
 
 
 def available(model):
@@ -376,7 +377,7 @@ def test_datasets_lists_the_bundled_sets():
     ["fit", "--param", "no_such_param=1"],
     ["fit", "--param", "max_epochs=-3"],
     ["fit", "--checkpoint", "x.ck"],
-    ["fit", "--stream", "--model", "kernel", "x.svm"],
+    ["fit", "--stream", "--model", "lp", "x.svm"],  # no partial_fit
     ["fit", "--stream"],
     ["predict", "only-one-argument"],
 ])

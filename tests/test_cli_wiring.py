@@ -162,6 +162,33 @@ def test_mistake_bound_fields_are_novikoffs_bound_and_its_comparison(shifted_fil
     assert report["bound_holds"] is True
 
 
+def test_averaged_kernel_through_param_is_the_averaged_kernel_perceptron(tmp_path):
+    train, test = separable_pair(tmp_path)
+    report = run_cli("fit", str(train), "--test", str(test), "--model", "kernel",
+                     "--param", "average=true", "--param", "kernel=rbf", "--param", "gamma=0.5")
+    X, y = load_svmlight_file(str(train), n_features=4)
+    X_test, y_test = load_svmlight_file(str(test), n_features=4)
+    estimator = fitted(halfspaces.KernelPerceptron(kernel="rbf", gamma=0.5, average=True,
+                                                   max_epochs=10, random_state=0), X, y)
+    assert report["train_accuracy"] == pytest.approx(accuracy(estimator, X, y), abs=1e-12)
+    assert report["test_accuracy"] == pytest.approx(accuracy(estimator, X_test, y_test),
+                                                    abs=1e-12)
+
+
+@pytest.mark.parametrize("model, cls", [("kernel", "KernelPerceptron"),
+                                        ("voted-kernel", "VotedKernelPerceptron")])
+def test_kernel_models_stream_through_partial_fit(shifted_file, model, cls):
+    X, y = load_svmlight_file(str(shifted_file))
+    report = run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "16",
+                     "--model", model, "--param", "kernel=rbf", "--param", "gamma=0.5")
+    estimator = getattr(halfspaces, cls)(kernel="rbf", gamma=0.5, random_state=0)
+    for start in range(0, X.shape[0], 16):
+        estimator.partial_fit(X[start:start + 16], y[start:start + 16], classes=[-1.0, 1.0])
+    assert report["streamed"] is True
+    assert report["n_updates"] == estimator.n_updates_
+    assert report["train_accuracy"] == accuracy(estimator, X, y)
+
+
 def test_streaming_train_accuracy_is_that_of_the_streamed_model(shifted_file):
     X, y = load_svmlight_file(str(shifted_file))
     report = run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "16",
@@ -186,6 +213,7 @@ def separable_pair(tmp_path):
 # the CLI's defaults for these models: 10 epochs where the model has epochs, seed 0
 INDEPENDENT = {
     "kernel": lambda: halfspaces.KernelPerceptron(max_epochs=10, random_state=0),
+    "voted-kernel": lambda: halfspaces.VotedKernelPerceptron(max_epochs=10, random_state=0),
     "multiclass": lambda: halfspaces.MulticlassPerceptron(max_epochs=10, random_state=0),
     "logistic": lambda: halfspaces.LogisticRegression(random_state=0),
     "lp": lambda: halfspaces.LinearProgramClassifier(),

@@ -22,6 +22,7 @@ from halfspaces._fast import multiclass as km
 from halfspaces._fast import perceptron as kp
 
 EMPTY = np.empty(0, dtype=np.int64)
+NO_LOG = np.empty((2, 0), dtype=np.int64)
 
 
 def binary_run(X, y, mode, fit_intercept=True, max_epochs=4, selection="cyclic", seed=0):
@@ -298,12 +299,14 @@ def dual_run(K, y, fit_intercept, max_epochs, present, selection="cyclic", seed=
     for i in present:
         rows[i], slot[i] = G[i], i
     f, alpha = np.zeros(n), np.zeros(n, dtype=np.int64)
+    state = (alpha, np.zeros(n, dtype=np.int64), np.zeros(2, dtype=np.int64))
     last_use = np.zeros(n + 1, dtype=np.int64)
     rng, n_updates, stops = np.random.RandomState(seed), 0, 0
     for epoch in range(1, max_epochs + 1):
         order, pos, k = rng.permutation(n) if selection == "shuffle" else EMPTY, 0, 0
         while pos < n:
-            pos, done = kd.dual_epoch(rows, slot, (y, 1.0), order, pos, f, alpha, last_use)
+            pos, done = kd.dual_epoch(rows, slot, (y, 1.0), order, pos, f, state, NO_LOG,
+                                      last_use)
             assert pos >= 0
             k += done
             if pos < n:
@@ -312,8 +315,8 @@ def dual_run(K, y, fit_intercept, max_epochs, present, selection="cyclic", seed=
                 rows[i], slot[i], stops = G[i], i, stops + 1
         n_updates += k
         if k == 0:
-            return alpha, n_updates, epoch, True, stops
-    return alpha, n_updates, max_epochs, False, stops
+            return alpha, n_updates, epoch, True, stops, state[2][0]
+    return alpha, n_updates, max_epochs, False, stops, state[2][0]
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
@@ -322,18 +325,21 @@ def dual_run(K, y, fit_intercept, max_epochs, present, selection="cyclic", seed=
 def test_dual_epoch_equals_twin(fit_intercept, selection, present):
     X, y = noisy(30, 3, seed=8)
     K = _naive_kernel.kernel(X, X, "rbf", gamma=0.5)
-    alpha, n_updates, n_epochs, converged, stops = dual_run(
+    alpha, n_updates, n_epochs, converged, stops, n_steps = dual_run(
         K, y, fit_intercept, 6, range(30) if present == "all" else [], selection, seed=2)
     expected = _naive_kernel.kernel_perceptron(K, y, fit_intercept, 6, selection,
                                                np.random.RandomState(2))
     assert_array_equal(alpha, expected[0])
     assert (n_updates, n_epochs, converged) == expected[1:]
     assert stops == (0 if present == "all" else np.count_nonzero(alpha))
+    assert n_steps == 30 * n_epochs  # a stop for a missing row does not count its step twice
 
 
 def test_dual_epoch_returns_the_row_of_a_non_finite_value():
     K = np.array([[1.0, np.inf, 0.5], [np.inf, 1.0, 0.5], [0.5, 0.5, 1.0]])
     y = np.array([1.0, -1.0, 1.0])
     f, alpha = np.zeros(3), np.zeros(3, dtype=np.int64)
-    pos, k = kd.dual_epoch(K, np.arange(3), (y, 1.0), EMPTY, 0, f, alpha, np.zeros(4, np.int64))
+    state = (alpha, np.zeros(3, dtype=np.int64), np.zeros(2, dtype=np.int64))
+    pos, k = kd.dual_epoch(K, np.arange(3), (y, 1.0), EMPTY, 0, f, state, NO_LOG,
+                           np.zeros(4, np.int64))
     assert (pos, k) == (-1 - 1, 1)  # the update on row 0 made f_1 infinite

@@ -13,6 +13,7 @@ from halfspaces import (
     MulticlassPerceptron,
     Perceptron,
     PocketPerceptron,
+    VotedKernelPerceptron,
 )
 from halfspaces._progress import listen, report
 
@@ -26,7 +27,7 @@ def heard_during(fit):
 
 
 @pytest.mark.parametrize("cls", [Perceptron, PocketPerceptron, KernelPerceptron,
-                                 MulticlassPerceptron])
+                                 VotedKernelPerceptron, MulticlassPerceptron])
 def test_epoch_loops_report_every_epoch(cls):
     X, y = noisy(60, 3, seed=0, flip=0.2)
     estimator, heard = heard_during(lambda: cls(max_epochs=4).fit(X, y))

@@ -41,8 +41,8 @@ Y = np.array([1, -1, 1, -1])
 GOOD = sp.csr_matrix(np.array([[1.0, 0, 0], [0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 0]]))
 Y_GOOD = np.array([1, -1, 1, -1])
 ESTIMATORS = ["Perceptron", "AveragedPerceptron", "VotedPerceptron", "PocketPerceptron",
-              "KernelPerceptron", "MulticlassPerceptron", "LogisticRegression",
-              "LinearProgramClassifier", "MaxMarginClassifier"]
+              "KernelPerceptron", "VotedKernelPerceptron", "MulticlassPerceptron",
+              "LogisticRegression", "LinearProgramClassifier", "MaxMarginClassifier"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -66,6 +66,8 @@ def test_predict_refuses_an_invalid_csr_matrix(name, kind):
 def test_partial_fit_linear_regression_and_theory_refuse_it(kind):
     with pytest.raises(ValueError, match="not a valid CSR matrix"):
         halfspaces.Perceptron().partial_fit(broken(kind), Y, classes=[-1, 1])
+    with pytest.raises(ValueError, match="not a valid CSR matrix"):
+        halfspaces.KernelPerceptron().partial_fit(broken(kind), Y, classes=[-1, 1])
     with pytest.raises(ValueError, match="not a valid CSR matrix"):
         halfspaces.LinearRegression().fit(broken(kind), Y.astype(float))
     with pytest.raises(ValueError, match="not a valid CSR matrix"):

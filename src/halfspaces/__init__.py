@@ -30,6 +30,7 @@ __all__ = [
     "Perceptron",
     "PocketPerceptron",
     "SolverError",
+    "VotedKernelPerceptron",
     "VotedPerceptron",
     "ZeroOneERMClassifier",
     "augment",
@@ -44,7 +45,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
     from halfspaces.io.model import load, save
-    from halfspaces.kernel import KernelPerceptron
+    from halfspaces.kernel import KernelPerceptron, VotedKernelPerceptron
     from halfspaces.linear_regression import LinearRegression
     from halfspaces.logistic import LogisticRegression
     from halfspaces.multiclass import MulticlassPerceptron

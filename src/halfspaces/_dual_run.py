@@ -9,6 +9,11 @@ Section 16.2). :func:`run_kernel_perceptron` supplies one pass of the compiled d
 Gram matrix an update needs, and keeps as many as ``cache_size`` allows. With the linear
 kernel the dual run is the primal run, so :func:`run_linear_perceptron` runs the primal loop
 (O(nnz) per update instead of an O(n nnz) Gram row) and reads alpha off its update log.
+Both runs also return what the averaged and voted forms of Freund and Schapire (1999) need:
+the step count, the sums of the steps of each example's updates (the average of the
+hypotheses is alpha - sums / T) and, when asked, the log of the updates; and both continue
+an earlier hypothesis (its decision values, or its primal weights) for warm starts and
+``partial_fit``.
 
 References
 ----------
@@ -35,7 +40,8 @@ from numpy.typing import ArrayLike, NDArray
 from halfspaces._epochs import run_epochs
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
-from halfspaces._perceptron_run import run_perceptron
+from halfspaces._fast import perceptron as kp
+from halfspaces._perceptron_run import PerceptronState, run_perceptron
 
 __all__ = [
     "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64", "kernel_matrix", "named_kernel",
@@ -161,10 +167,13 @@ def as_float64(A):
 # 10,000 a9a rows (RBF, one thread): 0.97 ms for one row, 2.3 ms for 16 (0.15 ms a row), 9 ms
 # for 32: past 16 rows the block's columns of Zt (d x block) no longer stay in L1.
 GRAM_BLOCK = 16
-# Multiply-adds of a block (block x nnz(X)) from which its rows are split between threads:
-# starting the threads cost about 20 ms on the 2-core machine shared with other jobs where
-# this was measured (a 2.3 ms block took 20 ms in parallel), so only long blocks pay it back.
+# Multiply-adds of a block (block x nnz(X); dense rows skip their zeros) from which its rows
+# are split between threads: starting the threads cost about 20 ms on the 2-core machine
+# shared with other jobs where this was measured (a 2.3 ms block took 20 ms in parallel), so
+# only long blocks pay it back.
 PARALLEL_WORK = 2**25
+
+
 class GramRows:
     """The rows k(x_i, .) + c of a training Gram matrix, computed when an update needs them.
 
@@ -214,7 +223,7 @@ class GramRows:
         if gram is None and kernel_rows is None:
             self.Xk, self.sq = loop_input(X), _squared_norms(X)
             self.Zt = np.zeros((X.shape[1], self.block))
-            work = self.block * (X.nnz if sp.issparse(X) else X.size)
+            work = self.block * (X.nnz if sp.issparse(X) else np.count_nonzero(X))
             parallel = work >= PARALLEL_WORK and numba.get_num_threads() > 1
             self.gram_rows = kd.gram_rows_parallel if parallel else kd.gram_rows
 
@@ -270,34 +279,63 @@ class KernelRun:
     """The outcome of :func:`run_kernel_perceptron` on one binary problem.
 
     ``alpha[i]`` counts the updates on example i; the hypothesis is
-    f(x) = sum_i alpha_i y_i (k(x_i, x) + c).
+    f(x) = sum_i alpha_i y_i (k(x_i, x) + c), added to the starting hypothesis of a resumed
+    run. ``sums[i]`` is the sum of t - 1 over the 1-based steps t of those updates, and
+    ``n_steps`` the step count T at the end (including the steps of earlier runs): the
+    average of the coefficients after every step is alpha - sums / T (Freund and Schapire
+    1999). ``update_rows`` and ``update_steps`` list the row and step of every update, in
+    order, when the run recorded them (the voted perceptron's hypotheses).
     """
 
     alpha: NDArray[np.int64]
     n_updates: int
     n_epochs: int
     converged: bool
+    sums: NDArray[np.int64] | None = None
+    n_steps: int = 0
+    update_rows: NDArray[np.int64] | None = None
+    update_steps: NDArray[np.int64] | None = None
 
 
 def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epochs: int = 1,
                           selection: str = "cyclic",
-                          rng: np.random.RandomState | None = None) -> KernelRun:
+                          rng: np.random.RandomState | None = None,
+                          f0: NDArray | None = None, n_steps: int = 0,
+                          record_updates: bool = False) -> KernelRun:
     """The dual perceptron on the targets +1 where ``y == positive``, -1 elsewhere.
 
     Stops after a pass with no update (converged) or after ``max_epochs`` passes; with
-    ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``.
+    ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``. A run
+    that continues an earlier hypothesis h (warm start, partial_fit) starts from its
+    decision values ``f0`` = h(x_j) on these rows and from its step count ``n_steps``;
+    alpha then counts the new updates only.
     """
     n = y.shape[0]
     Y = (y, y.dtype.type(positive))
-    f, alpha = np.zeros(n), np.zeros(n, dtype=np.int64)
-    epochs = run_epochs(partial(_one_epoch, gram, Y, f, alpha), n, max_epochs=max_epochs,
-                        selection=selection, rng=rng, bad_row=_overflow_error)
-    return KernelRun(alpha, epochs.n_updates, epochs.n_epochs, epochs.converged)
+    f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
+    alpha, sums = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    clock = np.array([n_steps, 0], dtype=np.int64)
+    log = np.empty((2, n if record_updates else 0), dtype=np.int64)
+    logs = []
+
+    def one_epoch(order: NDArray[np.int64]) -> int:
+        clock[1] = 0
+        k = _one_epoch(gram, Y, f, (alpha, sums, clock), log, order)
+        if k >= 0:
+            logs.append(log[:, :clock[1]].copy())
+        return k
+
+    epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
+                        bad_row=_overflow_error)
+    rows, steps = np.concatenate(logs, axis=1) if record_updates else (None, None)
+    return KernelRun(alpha, epochs.n_updates, epochs.n_epochs, epochs.converged, sums,
+                     int(clock[0]), rows, steps)
 
 
 def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = True,
                           max_epochs: int = 1, selection: str = "cyclic",
-                          rng: np.random.RandomState | None = None) -> KernelRun:
+                          rng: np.random.RandomState | None = None,
+                          w0: NDArray | None = None, n_steps: int = 0) -> KernelRun:
     """:func:`run_kernel_perceptron` with the linear kernel, run in the primal.
 
     The dual loop visits the examples in the same order and updates on the same sign test
@@ -307,22 +345,40 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
     exact (integers, a9a's 0/1 features) they are the same numbers and the runs agree bit
     for bit; on real-valued data they differ by rounding, which changes a run only where a
     decision value is within rounding of zero. ``rng`` draws the same permutations as
-    there (the same epoch driver).
+    there (the same epoch driver). A resumed run starts from the primal weights ``w0``
+    (d coefficients, then the intercept) of the earlier hypothesis and its step count.
+
+    The log of updates holds the row and the step of each, which is all the averaged and
+    voted forms need (the sums of :class:`KernelRun`), so the primal loop runs in its
+    plain mode: the same updates as its averaged mode, without the running sum over d
+    coordinates, which the dual coefficients do not use.
     """
+    state = None
+    if w0 is not None or n_steps:
+        state = PerceptronState.zeros(X.shape[1])
+        if w0 is not None:
+            state.w[:] = w0
+        state.counters[kp.STEP] = n_steps
     run = run_perceptron(X, y, positive=positive, fit_intercept=fit_intercept,
-                         max_epochs=max_epochs, selection=selection, rng=rng,
+                         max_epochs=max_epochs, selection=selection, rng=rng, state=state,
                          record_updates=True)
     n = X.shape[0]
-    rows = run.update_rows if run.update_rows is not None else np.empty(0, dtype=np.int64)
+    empty = np.empty(0, dtype=np.int64)
+    rows = run.update_rows if run.update_rows is not None else empty
+    steps = run.update_steps if run.update_steps is not None else empty
     alpha = np.bincount(rows, minlength=n).astype(np.int64, copy=False)
-    return KernelRun(alpha, run.n_updates, run.n_epochs, run.converged)
+    sums = np.zeros(n, dtype=np.int64)
+    np.add.at(sums, rows, steps - 1)
+    return KernelRun(alpha, run.n_updates, run.n_epochs, run.converged, sums,
+                     run.state.n_steps, rows, steps)
 
 
-def _one_epoch(gram: GramRows, Y, f, alpha, order) -> int:
+def _one_epoch(gram: GramRows, Y, f, state, log, order) -> int:
     """One pass of the dual loop, computing missing Gram rows (a block) where the pass stops."""
     n, pos, total = f.shape[0], 0, 0
     while True:
-        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, alpha, gram.last_use)
+        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, state, log,
+                               gram.last_use)
         total += k
         if pos < 0:
             return pos  # -1 - i for row i: the driver raises

@@ -34,7 +34,7 @@ from halfspaces._fast import perceptron as kp
 
 __all__ = [
     "MODES", "MulticlassRun", "PerceptronRun", "PerceptronState", "non_finite_row_error",
-    "run_multiclass_perceptron", "run_perceptron",
+    "run_multiclass_perceptron", "run_perceptron", "survival_counts",
 ]
 
 MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
@@ -138,6 +138,16 @@ def run_perceptron(
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
                          state, rows, steps)
+
+
+def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
+    """c_0..c_K from the 1-based steps s_1..s_K of the updates and the total step count T.
+
+    w_0 saw s_1 - 1 examples; w_k (created at s_k, counting that example) saw
+    s_{k+1} - s_k; the last one saw T - s_K + 1.
+    """
+    bounds = np.concatenate([[1], steps, [n_steps + 1]])
+    return np.diff(bounds).astype(np.int64)
 
 
 def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:

@@ -28,6 +28,7 @@ ESTIMATORS = {
     "MaxMarginClassifier": "halfspaces.erm",
     "ZeroOneERMClassifier": "halfspaces.erm",
     "KernelPerceptron": "halfspaces.kernel",
+    "VotedKernelPerceptron": "halfspaces.kernel",
     "MulticlassPerceptron": "halfspaces.multiclass",
     "LogisticRegression": "halfspaces.logistic",
     "LinearRegression": "halfspaces.linear_regression",

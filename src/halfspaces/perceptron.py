@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
-from halfspaces._perceptron_run import PerceptronRun, run_perceptron
+from halfspaces._perceptron_run import PerceptronRun, run_perceptron, survival_counts
 from halfspaces._progress import report
 from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._validation import (
@@ -389,7 +389,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
                  for k, run in enumerate(runs)]
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
-        self.vote_counts_ = [_survival_counts(s, st.n_steps)
+        self.vote_counts_ = [survival_counts(s, st.n_steps)
                              for s, st in zip(steps, self._states, strict=True)]
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -467,16 +467,6 @@ def _stack_rows(A, B):
     if sp.issparse(A) or sp.issparse(B):
         return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
     return np.vstack([A, B])
-
-
-def _survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
-    """c_0..c_K from the 1-based steps s_1..s_K of the updates and the total step count T.
-
-    w_0 saw s_1 - 1 examples; w_k (created at s_k, counting that example) saw
-    s_{k+1} - s_k; the last one saw T - s_K + 1.
-    """
-    bounds = np.concatenate([[1], steps, [n_steps + 1]])
-    return np.diff(bounds).astype(np.int64)
 
 
 @dataclass(frozen=True)

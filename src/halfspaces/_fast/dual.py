@@ -12,6 +12,10 @@ the loop stops for a missing one, then resumes the loop at the same position. Fo
 caller's least-recently-used eviction, ``last_use[s]`` gets a fresh tick of the clock
 ``last_use[-1]`` whenever row s is used.
 
+The loop also keeps what the averaged and voted perceptrons need (Freund and Schapire 1999):
+the step count, and per example the sum of the steps of its updates (see
+:func:`dual_epoch`), plus a log of the updates when asked.
+
 Status: :func:`dual_epoch` returns ``(position, n_updates)``. ``position == n`` means the
 pass is complete; ``0 <= position < n`` means the example at that position needs an update
 and its row is not in ``K`` (the caller adds it and calls again from there); a negative
@@ -49,28 +53,46 @@ def _add_row(K, s, a, f):
 
 
 @njit(cache=True)
-def dual_epoch(K, slot, Y, order, start, f, alpha, last_use):
+def dual_epoch(K, slot, Y, order, start, f, state, log, last_use):
     """Continue a pass from position ``start`` over ``order`` (all rows in turn when empty).
 
-    On y_i f_i <= 0: alpha_i += 1 and f += y_i K[slot[i], :].
+    ``state`` is ``(alpha, sums, clock)``: on y_i f_i <= 0 at the 1-based step t (examples
+    visited over all passes and calls), alpha_i += 1, sums_i += t - 1 and
+    f += y_i K[slot[i], :]. ``clock[0]`` holds the steps made so far and ``clock[1]`` the
+    updates of this pass written to ``log`` (row, then step t), while it has room. The
+    average of the alphas after each of T steps is then alpha - sums / T: the running-sum
+    trick of the primal averaged perceptron (Freund and Schapire 1999), on the dual
+    coefficients, with no work on a correct prediction. A stop for a missing row leaves the
+    step of that row uncounted, so the resumed pass counts it once.
     """
+    alpha, sums, clock = state
     n = f.shape[0]
     cyclic = order.shape[0] == 0
     n_updates = 0
+    step, logged = clock[0], clock[1]
     for pos in range(start, n):
         i = pos if cyclic else order[pos]
         if not math.isfinite(f[i]):
+            clock[0], clock[1] = step, logged
             return -1 - i, n_updates
         yi = target(Y, i)
         if yi * f[i] <= 0.0:
             s = slot[i]
             if s < 0:
+                clock[0], clock[1] = step, logged
                 return pos, n_updates
             alpha[i] += 1
+            sums[i] += step
             _add_row(K, s, yi, f)
             last_use[-1] += 1
             last_use[s] = last_use[-1]
+            if logged < log.shape[1]:
+                log[0, logged] = i
+                log[1, logged] = step + 1
+                logged += 1
             n_updates += 1
+        step += 1
+    clock[0], clock[1] = step, logged
     return n, n_updates
 
 

@@ -21,6 +21,7 @@ MODEL_CLASSES = {
     "voted": "VotedPerceptron",
     "pocket": "PocketPerceptron",
     "kernel": "KernelPerceptron",
+    "voted-kernel": "VotedKernelPerceptron",
     "multiclass": "MulticlassPerceptron",
     "logistic": "LogisticRegression",
     "lp": "LinearProgramClassifier",

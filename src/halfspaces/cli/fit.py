@@ -242,7 +242,7 @@ def _check_outputs(data, test, out, checkpoint) -> None:
 
 
 def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
-    if epochs is None and model in PERCEPTRON_FAMILY + ("kernel", "multiclass"):
+    if epochs is None and model in PERCEPTRON_FAMILY + ("kernel", "voted-kernel", "multiclass"):
         epochs = DEFAULT_EPOCHS
     passes = None if streaming else epochs
     return {"max_epochs": passes, "max_iter": passes, "selection": selection,
@@ -251,7 +251,8 @@ def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[
 
 # the compiled-loop modules each model's training needs, besides "labels" (label encoding)
 _LOOP_MODULES = {"perceptron": "perceptron", "averaged": "perceptron", "voted": "perceptron",
-                 "pocket": "perceptron", "kernel": "dual", "multiclass": "multiclass",
+                 "pocket": "perceptron", "kernel": "dual", "voted-kernel": "dual",
+                 "multiclass": "multiclass",
                  "logistic": "logistic"}
 
 

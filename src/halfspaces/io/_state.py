@@ -274,10 +274,15 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
                   "intercept_": Float(), **solver}
     kernel = {**common, "classes_": Classes(),
               "alpha_": Choice(Array(i64, ("t",), low=0), Array(i64, ("p", "t"), low=0)),
-              "support_": Array(i64, ("s",), low=0, high="t"),
+              "support_": _KernelSupport(),
               "dual_coef_": Array(f64, ("p", "s")), "intercept_": Array(f64, ("p",)),
               "support_vectors_": _KernelVectors(), "n_updates_": per_problem_int,
-              "n_epochs_": Int(), "converged_": Bool()}
+              "n_epochs_": Int(), "converged_": Bool(),
+              # the last hypothesis, the averaging sums and the step counts that a warm
+              # start or partial_fit continues from
+              "_last_coef": Array(f64, ("p", "s")), "_coef_sums": Array(f64, ("p", "s")),
+              "_n_steps": Array(i64, ("p",), low=0)}
+    voted_kernel = {**kernel, **{k: Items(list, "p", spec) for k, spec in per_list.items()}}
     support = Choice(Array(i64, ("m",), low=0), Items(list, "p", Array(i64, ("m#",), low=0)))
     return {
         "Perceptron": ("ovr", perceptron),
@@ -287,6 +292,7 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
         "MulticlassPerceptron": ("all", {**linear, "n_updates_": Int(), "n_epochs_": Int(),
                                          "converged_": Bool()}),
         "KernelPerceptron": ("ovr", kernel),
+        "VotedKernelPerceptron": ("ovr", voted_kernel),
         "LogisticRegression": ("ovr", logistic),
         "LinearRegression": ("one", regression),
         "LinearProgramClassifier": ("ovr", {**linear, "separable_": Choice(
@@ -320,6 +326,16 @@ class _KernelVectors(Spec):
             dims.size("t", "n_features_in_ of a precomputed kernel", dims.values["d"], None)
         else:
             Rows("s").check(value, dims, where, index)
+
+
+class _KernelSupport(Spec):
+    """The kernel perceptrons' ``support_``: indices into the last call's rows (t of them),
+    of the support vectors it added (m); for a precomputed kernel (no warm start) they are
+    all the support vectors (s), and index the columns of X at predict."""
+
+    def check(self, value, dims, where, index=None):
+        rows = "s" if dims.values.get("precomputed") else "m"
+        Array("int64", (rows,), low=0, high="t").check(value, dims, where, index)
 
 
 _SCHEMAS: dict[str, tuple[str, dict[str, Spec]]] = {}
