@@ -61,7 +61,10 @@ from sklearn.svm import SVC
 import halfspaces
 from halfspaces import AveragedPerceptron, KernelPerceptron, MulticlassPerceptron
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data beside the checkout (a worktree one level deeper: beside its parent)
+SHARED_DATA = next((parent / "shared" / "data" for parent in Path(__file__).resolve().parents[2:4]
+                    if (parent / "shared" / "data").exists()),
+                   Path(__file__).resolve().parents[2] / "shared" / "data")
 EPOCHS = 10
 
 
