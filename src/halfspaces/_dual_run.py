@@ -185,13 +185,13 @@ class GramRows:
     When the dual loop stops for a missing row, :meth:`fetch_block` computes it together
     with the rows of the next ``block - 1`` examples of the pass that have no row and are
     mistakes of the current hypothesis (:func:`halfspaces._fast.dual.missing_rows`): one
-    pass over X for the block, in parallel. A block costs little more than its first row
-    (the pass over X, not the kernel map, dominates a row), so the rows computed ahead that
-    the loop turns out not to need (the update on an earlier example corrected them) cost
-    less than the passes they save. Rows are computed ahead only into free slots, and enter
-    the cache as its oldest rows: once it is full, the loop's own rows evict those never
-    used first, and a block is the one missing row. A block of at least ``PARALLEL_WORK``
-    multiply-adds is split between Numba's threads.
+    pass over X for the block. A block of 16 a9a rows costs 2.4 times one row, so the rows
+    computed ahead that the loop turns out not to need (an update on an earlier example
+    corrected them; about half of them on a9a) cost less than the passes they save. Rows
+    are computed ahead only into free slots, and enter the cache as its oldest rows: once
+    it is full, the loop's own rows evict those never used first, and a block is the one
+    missing row. A block of at least ``PARALLEL_WORK`` multiply-adds is split between
+    Numba's threads.
 
     The rows come from ``spec`` = (kind, gamma, coef0, degree, c) for a named kernel (the
     compiled loop over X, :func:`halfspaces._fast.dual.gram_rows`), from ``kernel_rows(A)``
