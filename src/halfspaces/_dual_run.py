@@ -6,7 +6,8 @@ k(x_i, x) gives the kernel perceptron (Aizerman, Braverman and Rozonoer 1964; Fr
 Schapire 1999; Shalev-Shwartz and Ben-David, *Understanding Machine Learning*, 2014,
 Section 16.2). :func:`run_kernel_perceptron` supplies one pass of the compiled dual loop
 (:mod:`halfspaces._fast.dual`) to the epoch driver; :class:`GramRows` computes the rows of the
-Gram matrix an update needs, and keeps as many as ``cache_size`` allows. With the linear
+Gram matrix an update needs (with the rows of the next likely updates, in one pass over X),
+and keeps as many as ``cache_size`` allows. With the linear
 kernel the dual run is the primal run, so :func:`run_linear_perceptron` runs the primal loop
 (O(nnz) per update instead of an O(n nnz) Gram row) and reads alpha off its update log.
 Both runs also return what the averaged and voted forms of Freund and Schapire (1999) need:
