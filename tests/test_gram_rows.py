@@ -13,11 +13,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import FORMATS, in_format, noisy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import pairwise
 
 from halfspaces import KernelPerceptron
-from halfspaces._dual_run import GramRows, training_gram
+from halfspaces._dual_run import GramRows, run_kernel_perceptron, training_gram
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
 
@@ -137,3 +139,24 @@ def test_blocks_change_no_run(fmt, cache_size, monkeypatch):
     assert runs[1].n_updates_ > 100
     assert_array_equal(runs[16].alpha_, runs[1].alpha_)
     assert runs[16].n_updates_ == runs[1].n_updates_
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
+    # integer features: every dot product is exact, so dense and CSR, blocks and single
+    # rows give the same Gram entries and therefore the same run, bit for bit
+    n = data.draw(st.integers(2, 40))
+    d = data.draw(st.integers(1, 5))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(-3, 3), min_size=d, max_size=d),
+                                    min_size=n, max_size=n)), dtype=np.float64)
+    y = np.array(data.draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)))
+    block = data.draw(st.integers(2, 16))
+    cache_size = data.draw(st.sampled_from([3 * 8 * n / 2**20, 200.0]))  # 3 rows, or all
+    runs = []
+    for A, b in [(X, 1), (X, block), (sp.csr_matrix(X), block)]:
+        gram = GramRows(A, cache_size, spec=(kd.POLY, 1.0, 1.0, 2.0, 1.0), block=b)
+        runs.append(run_kernel_perceptron(gram, y, max_epochs=3))
+    for run in runs[1:]:
+        assert_array_equal(run.alpha, runs[0].alpha)
+        assert run.n_updates == runs[0].n_updates
