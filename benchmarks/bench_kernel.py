@@ -51,7 +51,9 @@ import warnings
 from functools import partial
 from pathlib import Path
 
+import numba
 import numpy as np
+import scipy.sparse as sp
 from _harness import Bench, dump, machine
 from sklearn.datasets import load_digits, load_svmlight_file, make_circles
 from sklearn.linear_model import Perceptron as SkPerceptron
@@ -210,7 +212,6 @@ def linear_callable(A, B):
 
 
 def model_benches(rounds: int, dual: bool) -> list[dict]:
-    import scipy.sparse as sp
 
     from halfspaces import VotedPerceptron
     from halfspaces.datasets import load_a9a
@@ -307,7 +308,7 @@ def warm_up() -> None:
     X, y = make_classification(60, 5, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for data in (X, __import__("scipy.sparse").sparse.csr_matrix(X)):
+        for data in (X, sp.csr_matrix(X)):
             for make in dual_forms(2, kernel="rbf").values():
                 make().fit(data, y).predict(data)
 
@@ -396,7 +397,7 @@ def issue14_gram(rounds: int) -> list[dict]:
 
 
 def issue14(sections: list[str], rounds: int, epochs_list) -> list[dict]:
-    print(f"{load_note()}; numba threads {__import__('numba').get_num_threads()}")
+    print(f"{load_note()}; numba threads {numba.get_num_threads()}")
     warm_up()
     results = []
     if "gram" in sections:
