@@ -212,7 +212,6 @@ def linear_callable(A, B):
 
 
 def model_benches(rounds: int, dual: bool) -> list[dict]:
-
     from halfspaces import VotedPerceptron
     from halfspaces.datasets import load_a9a
 
