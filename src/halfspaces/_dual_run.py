@@ -322,7 +322,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     def one_epoch(order: NDArray[np.int64]) -> int:
         clock[1] = 0
         k = _one_epoch(gram, Y, f, (alpha, sums, clock), log, order)
-        if k >= 0:
+        if record_updates and k >= 0:
             logs.append(log[:, :clock[1]].copy())
         return k
 

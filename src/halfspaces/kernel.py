@@ -473,8 +473,10 @@ class KernelPerceptron(_BaseKernelPerceptron):
     {_PARAMETERS_DOC}    average : bool, default=False
         Predict with the average of the hypotheses over all steps instead of the last one.
     {_ATTRIBUTES_DOC}
-    ``dual_coef_`` and ``intercept_`` are those of the averaged hypothesis with
-    ``average=True`` (``alpha_`` still counts the updates).
+    Notes
+    -----
+    With ``average=True``, ``dual_coef_`` and ``intercept_`` are those of the averaged
+    hypothesis (``alpha_`` still counts the updates of the last call).
 
     See Also
     --------
