@@ -1,6 +1,8 @@
 """KernelPerceptron against SVC, MulticlassPerceptron against scikit-learn's Perceptron (OvR).
 
 Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE] [--models-only]
+     python benchmarks/bench_kernel.py --issue14 [gram,a9a,mnist,scale] [--rounds N]
+     [--epochs 1,3,10]
 
 Cases (issue 5):
 - KernelPerceptron(kernel="rbf") against SVC(kernel="rbf"), the same gamma, on a 10,000-row
@@ -18,6 +20,24 @@ Cases (issue 5):
   (the linear kernel, run in the primal) and VotedPerceptron.decision_function on a9a's
   48,842 rows (train and test, as the command scores them). The dual loop with the linear
   kernel (a callable, 75 s) runs once with --dual.
+
+Cases of issue 14 (``--issue14``; each fit timed in rounds interleaved with the reference's,
+the median of the per-round ratios reported, and the machine's load printed with them):
+- Gram rows one at a time (block=1) against blocks of 16 (the default), on the a9a subset
+  below: the same run (the same alpha), fit time only.
+- a9a, 10,000 training rows (seed 0), RBF gamma 0.08, tested on a9a test: the last,
+  averaged (``KernelPerceptron(average=True)``) and voted (``VotedKernelPerceptron``)
+  hypotheses after 1, 3 and 10 epochs against SVC (C=1): fit time / SVC's, accuracy. The
+  whole Gram matrix is cached (cache_size=1000), as SVC's libsvm cache would hold it.
+- MNIST t10k (../shared/data: first 8,000 rows train, last 2,000 test, pixels / 255),
+  polynomial kernels of degree 3 and 4 and RBF, gamma = 1 / (d Var X) (SVC's "scale"),
+  coef0=1: averaged and voted multiclass (one-vs-rest) kernel perceptrons against SVC
+  (one-vs-one, C=1), the same kernels.
+- Kernels at scale: at n = 10,000 and all 32,561 a9a rows, the averaged dual (3 epochs)
+  against Nystroem (1,000 components) and RBFSampler (2,000) pipelines with
+  AveragedPerceptron (10 epochs), same gamma: where each wins.
+A class that this checkout lacks (the averaged and voted forms before they land) is skipped
+with a printed note.
 """
 
 from __future__ import annotations
@@ -28,18 +48,25 @@ import subprocess
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
+import numba
 import numpy as np
+import scipy.sparse as sp
 from _harness import Bench, dump, machine
 from sklearn.datasets import load_digits, load_svmlight_file, make_circles
 from sklearn.linear_model import Perceptron as SkPerceptron
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
-from halfspaces import KernelPerceptron, MulticlassPerceptron
+import halfspaces
+from halfspaces import AveragedPerceptron, KernelPerceptron, MulticlassPerceptron
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+# ../shared/data beside the checkout (a worktree one level deeper: beside its parent)
+SHARED_DATA = next((parent / "shared" / "data" for parent in Path(__file__).resolve().parents[2:4]
+                    if (parent / "shared" / "data").exists()),
+                   Path(__file__).resolve().parents[2] / "shared" / "data")
 EPOCHS = 10
 
 
@@ -185,8 +212,6 @@ def linear_callable(A, B):
 
 
 def model_benches(rounds: int, dual: bool) -> list[dict]:
-    import scipy.sparse as sp
-
     from halfspaces import VotedPerceptron
     from halfspaces.datasets import load_a9a
 
@@ -214,6 +239,177 @@ def model_benches(rounds: int, dual: bool) -> list[dict]:
     return results
 
 
+# ---------------------------------------------------------------- issue 14
+
+def load_note() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+NOTES: set[str] = set()
+
+
+def note(text: str) -> None:
+    if text not in NOTES:
+        NOTES.add(text)
+        print(f"note: {text}")
+
+
+def dual_forms(epochs: int, **kernel) -> dict:
+    """The last, averaged and voted kernel perceptrons this checkout has, by name."""
+    forms = {f"last, {epochs} ep": lambda: KernelPerceptron(max_epochs=epochs, **kernel)}
+    if "average" in KernelPerceptron().get_params():
+        forms[f"averaged, {epochs} ep"] = lambda: KernelPerceptron(
+            max_epochs=epochs, average=True, **kernel)
+    else:
+        note("KernelPerceptron has no average parameter here: averaged cases skipped")
+    voted = getattr(halfspaces, "VotedKernelPerceptron", None)
+    if voted is not None:
+        forms[f"voted, {epochs} ep"] = lambda: voted(max_epochs=epochs, **kernel)
+    else:
+        note("no VotedKernelPerceptron here: voted cases skipped")
+    return forms
+
+
+def against(title: str, models: dict, reference: str, train, test, rounds: int) -> dict:
+    """Fit every model ``rounds`` times, interleaved; score the last fit of each.
+
+    Reports each model's median fit time, the median over rounds of fit time / the
+    reference's (fit times taken in the same round, so the same load), and test accuracy.
+    """
+    times = {name: [] for name in models}
+    fitted = {}
+    names = list(models)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in range(rounds):
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                start = time.perf_counter()
+                fitted[name] = models[name]().fit(*train)
+                times[name].append(time.perf_counter() - start)
+        accuracy = {name: fitted[name].score(*test) if test else float("nan")
+                    for name in names}
+    ref = times[reference]
+    rows = {name: {"fit_s": float(np.median(t)),
+                   "ratio": float(np.median([a / b for a, b in zip(t, ref, strict=True)])),
+                   "accuracy": float(accuracy[name])} for name, t in times.items()}
+    print(f"\n## {title} ({rounds} rounds; {load_note()})")
+    print(f"{'model':<40} {'fit s':>9} {'/ ' + reference:>14} {'accuracy':>9} {'- ref':>8}")
+    for name, row in rows.items():
+        print(f"{name:<40} {row['fit_s']:>9.3f} {row['ratio']:>14.3f} "
+              f"{row['accuracy']:>9.4f} {row['accuracy'] - accuracy[reference]:>+8.4f}")
+    return {"title": title, "load": load_note(), "rows": rows}
+
+
+def warm_up() -> None:
+    """Compile the dual loops (every form, dense and CSR) outside the timings."""
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(60, 5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for data in (X, sp.csr_matrix(X)):
+            for make in dual_forms(2, kernel="rbf").values():
+                make().fit(data, y).predict(data)
+
+
+def issue14_a9a(rounds: int, epochs_list) -> dict:
+    train, test = a9a_subset(10_000)
+    kernel = dict(kernel="rbf", gamma=0.08, cache_size=1000)
+    models = {"SVC rbf (C=1)": lambda: SVC(kernel="rbf", gamma=0.08)}
+    for epochs in epochs_list:
+        models.update(dual_forms(epochs, **kernel))
+    return against("a9a 10,000 rows, rbf gamma 0.08", models, "SVC rbf (C=1)", train, test,
+                   rounds)
+
+
+def issue14_mnist(rounds: int, epochs: int) -> list[dict]:
+    if not (SHARED_DATA / "mnist-t10k-images-idx3-ubyte").exists():
+        print(f"\nMNIST: skipped, not in {SHARED_DATA}")
+        return []
+    train, test = mnist_t10k()
+    gamma = 1.0 / (train[0].shape[1] * train[0].var())  # SVC's gamma="scale"
+    results = []
+    for name, kernel in [("poly 3", dict(kernel="poly", degree=3, gamma=gamma, coef0=1.0)),
+                         ("poly 4", dict(kernel="poly", degree=4, gamma=gamma, coef0=1.0)),
+                         ("rbf", dict(kernel="rbf", gamma=gamma))]:
+        forms = dual_forms(epochs, cache_size=600, **kernel)  # the 8,000^2 Gram matrix
+        forms.pop(f"last, {epochs} ep")
+        models = {"SVC (OvO, C=1)": lambda kernel=kernel: SVC(**kernel), **forms}
+        results.append(against(f"MNIST t10k 8,000/2,000, {name}, gamma {gamma:.4f}", models,
+                               "SVC (OvO, C=1)", train, test, rounds))
+    return results
+
+
+def issue14_scale(rounds: int) -> list[dict]:
+    from sklearn.kernel_approximation import Nystroem, RBFSampler
+    from sklearn.pipeline import make_pipeline
+
+    from halfspaces.datasets import load_a9a
+
+    (X, y), test = load_a9a("train"), load_a9a("test")
+    forms = dual_forms(3, kernel="rbf", gamma=0.08)
+    dual = {name: make for name, make in forms.items() if name.startswith("averaged")} or forms
+    results = []
+    for n in (10_000, X.shape[0]):
+        rows = np.random.default_rng(0).choice(X.shape[0], n, replace=False)
+        models = {
+            "Nystroem 1000 + AveragedPerceptron 10 ep": lambda: make_pipeline(
+                Nystroem(gamma=0.08, n_components=1000, random_state=0),
+                AveragedPerceptron(max_epochs=10)),
+            "RBFSampler 2000 + AveragedPerceptron 10 ep": lambda: make_pipeline(
+                RBFSampler(gamma=0.08, n_components=2000, random_state=0),
+                AveragedPerceptron(max_epochs=10)),
+            **dual,
+        }
+        results.append(against(f"a9a {n:,} rows, rbf gamma 0.08: dual or feature map",
+                               models, next(iter(models)), (X[rows], y[rows]), test, rounds))
+    return results
+
+
+def with_block(block: int, make):
+    """A factory whose fit computes Gram rows ``block`` at a time (1: the one-row path)."""
+    from halfspaces._dual_run import GramRows
+
+    def fit_with_block(X, y):
+        defaults = GramRows.__init__.__kwdefaults__
+        kept, defaults["block"] = defaults["block"], block
+        try:
+            return make().fit(X, y)
+        finally:
+            defaults["block"] = kept
+
+    return lambda: type("Blocked", (), {"fit": staticmethod(fit_with_block)})()
+
+
+def issue14_gram(rounds: int) -> list[dict]:
+    """Gram rows one at a time against blocks of 16, the last hypothesis (the same run)."""
+    train, test = a9a_subset(10_000)
+    results = []
+    for epochs, cache in [(1, 1000), (10, 1000), (10, 200)]:
+        make = partial(KernelPerceptron, kernel="rbf", gamma=0.08, max_epochs=epochs,
+                       cache_size=cache)
+        models = {"rows one at a time": with_block(1, make),
+                  "blocks of 16": with_block(16, make)}
+        results.append(against(f"a9a 10,000 rows, rbf, {epochs} epochs, cache {cache} MB: "
+                               "Gram rows", models, "rows one at a time", train, None, rounds))
+    return results
+
+
+def issue14(sections: list[str], rounds: int, epochs_list) -> list[dict]:
+    print(f"{load_note()}; numba threads {numba.get_num_threads()}")
+    warm_up()
+    results = []
+    if "gram" in sections:
+        results += issue14_gram(rounds)
+    if "a9a" in sections:
+        results.append(issue14_a9a(rounds, epochs_list))
+    if "mnist" in sections:
+        results += issue14_mnist(rounds, max(epochs_list))
+    if "scale" in sections:
+        results += issue14_scale(rounds)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, a smoke test")
@@ -223,8 +419,17 @@ def main() -> None:
                         help="only the every---model cases on a9a")
     parser.add_argument("--dual", action="store_true",
                         help="also time the dual loop with the linear kernel once (slow)")
+    parser.add_argument("--issue14", nargs="?", const="gram,a9a,mnist,scale",
+                        help="only issue 14's cases (comma-separated: gram, a9a, mnist, "
+                             "scale)")
+    parser.add_argument("--epochs", default="1,3,10",
+                        help="epochs of the issue-14 a9a cases (the largest for MNIST)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
+    if args.issue14:
+        epochs = [int(e) for e in args.epochs.split(",")]
+        dump(issue14(args.issue14.split(","), args.rounds, epochs), args.json)
+        return
     n, rounds = (1_000, 1) if args.quick else (10_000, args.rounds)
     results = model_benches(rounds, args.dual)
     if not args.models_only:

@@ -282,11 +282,12 @@ def test_gram_rows_equal_the_kernel_formulas(fmt, name, params):
     Xd = _naive_kernel.dense(X)
     sq = np.einsum("ij,ij->i", Xd, Xd)
     rows, slots = np.array([5, 0, 17]), np.array([2, 0, 1])
-    K, Z = np.full((3, 20), np.nan), np.zeros((3, 4))
-    kd.gram_rows(loop_input(X), rows, spec, sq, Z, K, slots)
     expected = _naive_kernel.kernel(X[rows], X, name, **params) + 1.0
-    assert_allclose(K[slots], expected, rtol=1e-6 if "32" in fmt else 1e-12, atol=1e-12)
-    assert not Z.any()  # the scratch is zero again
+    for gram_rows in (kd.gram_rows, kd.gram_rows_parallel):
+        K, Zt = np.full((3, 20), np.nan), np.zeros((4, 3))
+        gram_rows(loop_input(X), rows, spec, sq, Zt, K, slots)
+        assert_allclose(K[slots], expected, rtol=1e-6 if "32" in fmt else 1e-12, atol=1e-12)
+        assert not Zt.any()  # the scratch is zero again
 
 
 def dual_run(K, y, fit_intercept, max_epochs, present, selection="cyclic", seed=0):

@@ -42,6 +42,37 @@ def _axpy_csr(X, i, a, w):
         w[indices[k]] += a * data[k]
 
 
+def _dots_dense(X, i, Zt, out):
+    for r in range(out.shape[0]):
+        out[r] = 0.0
+    for k in range(X.shape[1]):
+        a = X[i, k]
+        if a != 0.0:  # adds only zeros (data are finite): a dense row with many zeros
+            for r in range(out.shape[0]):
+                out[r] += a * Zt[k, r]
+
+
+def _dots_csr(X, i, Zt, out):
+    data, indices, indptr = X
+    for r in range(out.shape[0]):
+        out[r] = 0.0
+    for p in range(indptr[i], indptr[i + 1]):
+        a, k = data[p], indices[p]
+        for r in range(out.shape[0]):
+            out[r] += a * Zt[k, r]
+
+
+def _scatter_dense(X, i, a, Zt, r):
+    for k in range(X.shape[1]):
+        Zt[k, r] += a * X[i, k]
+
+
+def _scatter_csr(X, i, a, Zt, r):
+    data, indices, indptr = X
+    for p in range(indptr[i], indptr[i + 1]):
+        Zt[indices[p], r] += a * data[p]
+
+
 def _n_rows_dense(X):
     return X.shape[0]
 
@@ -58,6 +89,21 @@ def row_dot(X, i, w):
 def row_axpy(X, i, a, w):
     """w[:d] += a * x_i."""
     (_axpy_csr if isinstance(X, tuple) else _axpy_dense)(X, i, a, w)
+
+
+def row_dots(X, i, Zt, out):
+    """out[r] = <x_i, Zt[:, r]> for r < len(out): one pass over x_i for a block of vectors.
+
+    Each sum runs over x_i's entries in increasing feature order, from 0.0, one product at
+    a time: on a CSR row the sum :func:`row_dot` takes, bit for bit; on a dense row the plain
+    sequential sum (row_dot's vectorised reduction reassociates it), zero entries skipped.
+    """
+    (_dots_csr if isinstance(X, tuple) else _dots_dense)(X, i, Zt, out)
+
+
+def row_scatter(X, i, a, Zt, r):
+    """Zt[:d, r] += a * x_i (x_i into column r of a feature-major block)."""
+    (_scatter_csr if isinstance(X, tuple) else _scatter_dense)(X, i, a, Zt, r)
 
 
 def n_rows(X):
@@ -91,6 +137,16 @@ def _overload_row_dot_csr(X, i, w):
 @overload(row_axpy)
 def _overload_row_axpy(X, i, a, w):
     return _pick(X, _axpy_dense, _axpy_csr)
+
+
+@overload(row_dots)
+def _overload_row_dots(X, i, Zt, out):
+    return _pick(X, _dots_dense, _dots_csr)
+
+
+@overload(row_scatter)
+def _overload_row_scatter(X, i, a, Zt, r):
+    return _pick(X, _scatter_dense, _scatter_csr)
 
 
 @overload(n_rows)

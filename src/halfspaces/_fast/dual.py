@@ -21,9 +21,12 @@ pass is complete; ``0 <= position < n`` means the example at that position needs
 and its row is not in ``K`` (the caller adds it and calls again from there); a negative
 ``position`` is ``-1 - i`` for a non-finite decision value at row i.
 
-:func:`gram_rows` computes rows of a named kernel's Gram matrix straight into ``K``, so
-that a row costs one pass over X with no temporary matrices, and each entry is the same
-number whichever rows are computed together (the run does not depend on ``cache_size``).
+:func:`gram_rows` computes a block of rows of a named kernel's Gram matrix straight into
+``K``: one pass over X for the whole block (the sparse-dense or dense-dense product X Z with
+the block's rows as the columns of Z, then the kernel's elementwise map);
+:func:`gram_rows_parallel` splits X's rows between threads. Each entry is the same number
+whichever rows are computed together and on whichever thread (the run does not depend on
+``cache_size`` or the block).
 
 References: Freund and Schapire (1999), the perceptron in the dual; Shalev-Shwartz and
 Ben-David, Understanding Machine Learning (2014), Chapter 16, kernels.
@@ -33,9 +36,10 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+import numpy as np
+from numba import njit, prange
 
-from halfspaces._fast._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast._rows import n_rows, row_dots, row_scatter
 from halfspaces._fast.perceptron import target
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
@@ -105,20 +109,70 @@ def kernel_value(spec, dot, sq_a, sq_b):
     return dot
 
 
-@njit(cache=True)
-def gram_rows(X, rows, spec, sq, Z, K, slots):
-    """K[slots[r], j] = k(x_rows[r], x_j) + c for every training row j.
+# rows of X per task of gram_rows_parallel: enough to amortise the task, few enough that two
+# threads stay balanced on a few thousand rows
+GRAM_CHUNK = 256
 
-    ``sq`` holds ||x_j||^2; ``Z`` is a zero scratch of shape (>= len(rows), d), zero again
-    on return (each row is scattered into it, then subtracted back out exactly).
-    """
+
+@njit(cache=True)
+def _gram_chunk(X, rows, spec, sq, Zt, K, slots, start, stop):
+    """K[slots[r], j] for the rows j in [start, stop), from x_rows[r] scattered into Zt."""
     c = spec[4]
     m = rows.shape[0]
-    for r in range(m):
-        row_axpy(X, rows[r], 1.0, Z[r])
-    for j in range(n_rows(X)):
+    dots = np.empty(m)
+    for j in range(start, stop):
+        row_dots(X, j, Zt, dots)
         for r in range(m):
-            dot = row_dot(X, j, Z[r])
-            K[slots[r], j] = kernel_value(spec, dot, sq[rows[r]], sq[j]) + c
-    for r in range(m):
-        row_axpy(X, rows[r], -1.0, Z[r])
+            K[slots[r], j] = kernel_value(spec, dots[r], sq[rows[r]], sq[j]) + c
+
+
+@njit(cache=True)
+def gram_rows(X, rows, spec, sq, Zt, K, slots):
+    """K[slots[r], j] = k(x_rows[r], x_j) + c for every training row j and every r.
+
+    ``sq`` holds ||x_j||^2; ``Zt`` is a zero scratch of shape (d, >= len(rows)), zero again
+    on return: the block's rows are scattered into its columns, so that <x_j, z_r> for all
+    r is one pass over row j (:func:`halfspaces._fast._rows.row_dots`), then subtracted
+    back out exactly. Each entry's sum is taken over x_j's entries in increasing feature
+    order, whatever the block.
+    """
+    for r in range(rows.shape[0]):
+        row_scatter(X, rows[r], 1.0, Zt, r)
+    _gram_chunk(X, rows, spec, sq, Zt, K, slots, 0, n_rows(X))
+    for r in range(rows.shape[0]):
+        row_scatter(X, rows[r], -1.0, Zt, r)
+
+
+@njit(cache=True, parallel=True)
+def gram_rows_parallel(X, rows, spec, sq, Zt, K, slots):
+    """:func:`gram_rows` with chunks of ``GRAM_CHUNK`` rows j in parallel: the same numbers."""
+    n = n_rows(X)
+    for r in range(rows.shape[0]):
+        row_scatter(X, rows[r], 1.0, Zt, r)
+    for chunk in prange((n + GRAM_CHUNK - 1) // GRAM_CHUNK):
+        start = chunk * GRAM_CHUNK
+        _gram_chunk(X, rows, spec, sq, Zt, K, slots, start, min(n, start + GRAM_CHUNK))
+    for r in range(rows.shape[0]):
+        row_scatter(X, rows[r], -1.0, Zt, r)
+
+
+@njit(cache=True)
+def missing_rows(slot, Y, order, start, f, out):
+    """The examples that would need a row now, from position ``start`` of the pass on.
+
+    Writes into ``out`` the first examples i, in the pass's order, whose row is not in
+    ``K`` (slot[i] < 0) and that are mistakes of the current hypothesis (y_i f_i <= 0);
+    returns how many (at most len(out)). The example at ``start`` is the first of them when
+    the pass stopped there.
+    """
+    n = f.shape[0]
+    cyclic = order.shape[0] == 0
+    count = 0
+    for pos in range(start, n):
+        i = pos if cyclic else order[pos]
+        if slot[i] < 0 and target(Y, i) * f[i] <= 0.0:
+            out[count] = i
+            count += 1
+            if count == out.shape[0]:
+                break
+    return count

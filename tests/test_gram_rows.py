@@ -1,0 +1,162 @@
+"""Gram rows computed in blocks (GramRows, the compiled gram_rows): oracles and bookkeeping.
+
+The block path is checked against scikit-learn's pairwise kernels, against itself one row
+at a time (the same numbers whatever the block and the threads), and at the level of runs:
+blocks change which rows are computed, never the run.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import FORMATS, in_format, noisy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.metrics import pairwise
+
+from halfspaces import KernelPerceptron
+from halfspaces._dual_run import GramRows, run_kernel_perceptron, training_gram
+from halfspaces._fast import dual as kd
+from halfspaces._fast import loop_input
+
+KERNELS = {
+    "linear": ({}, lambda A, B: pairwise.linear_kernel(A, B)),
+    "poly": (dict(degree=3, gamma=0.4, coef0=0.5),
+             lambda A, B: pairwise.polynomial_kernel(A, B, degree=3, gamma=0.4, coef0=0.5)),
+    "rbf": (dict(gamma=0.3), lambda A, B: pairwise.rbf_kernel(A, B, gamma=0.3)),
+    "sigmoid": (dict(gamma=0.1, coef0=0.2),
+                lambda A, B: pairwise.sigmoid_kernel(A, B, gamma=0.1, coef0=0.2)),
+}
+
+
+def dense64(X):
+    return np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_a_block_of_rows_equals_sklearns_pairwise_kernel(fmt, name):
+    X, _ = noisy(90, 7, seed=3, sparsity=0.4)
+    X = in_format(X, fmt)
+    params, oracle = KERNELS[name]
+    gram = training_gram(X, name, fit_intercept=True, **params)
+    rows = np.array([4, 70, 0, 33, 89, 12], dtype=np.int64)
+    gram.fetch_block(rows)
+    expected = oracle(dense64(X)[rows], dense64(X)) + 1.0
+    assert gram.n_blocks == 1 and gram.n_computed == rows.size
+    assert_allclose(gram.K[gram.slot[rows]], expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_entries_do_not_depend_on_the_block_or_the_threads(fmt):
+    X, _ = noisy(300, 6, seed=5, sparsity=0.5)
+    Xk = loop_input(in_format(X, fmt))
+    sq = np.einsum("ij,ij->i", X, X)
+    spec = (kd.RBF, 0.2, 1.0, 3.0, 1.0)
+    rows = np.array([7, 250, 3, 99, 180], dtype=np.int64)
+    one = np.empty((5, 300))
+    for r in range(rows.size):  # one row at a time
+        kd.gram_rows(Xk, rows[r:r + 1], spec, sq, np.zeros((6, 1)), one, np.array([r]))
+    block, parallel = np.empty((5, 300)), np.empty((5, 300))
+    kd.gram_rows(Xk, rows, spec, sq, np.zeros((6, 5)), block, np.arange(5))
+    kd.gram_rows_parallel(Xk, rows, spec, sq, np.zeros((6, 5)), parallel, np.arange(5))
+    assert_array_equal(block, one)
+    assert_array_equal(parallel, one)
+
+
+@pytest.mark.parametrize("fmt", ["csr64", "csr32"])
+def test_csr_entries_are_the_plain_sparse_dot_products(fmt):
+    # each <x_j, x_i> summed over x_j's stored entries in order from 0.0, as the one-row
+    # loop before blocks did: a Python twin of that sum, bit for bit
+    X, _ = noisy(40, 5, seed=8, sparsity=0.5)
+    X = in_format(X, fmt)
+    gram = training_gram(X, "linear", fit_intercept=False)
+    gram.fetch_block(np.array([2, 31, 17], dtype=np.int64))
+    A = sp.csr_matrix(X, dtype=np.float64)
+    for i in (2, 31, 17):
+        x = A[i].toarray().ravel()
+        for j in range(40):
+            s = 0.0
+            for p in range(A.indptr[j], A.indptr[j + 1]):
+                s += float(A.data[p]) * float(x[A.indices[p]])
+            assert gram.K[gram.slot[i], j] == s
+
+
+def test_missing_rows_are_the_next_uncached_mistakes_in_order():
+    rng = np.random.default_rng(11)
+    n = 50
+    y = rng.choice([-1.0, 1.0], n)
+    f = rng.normal(size=n)
+    slot = np.where(rng.random(n) < 0.3, 0, -1).astype(np.int64)
+    order = rng.permutation(n)
+    for start, limit in [(0, 4), (17, 8), (45, 16)]:
+        out = np.empty(limit, dtype=np.int64)
+        count = kd.missing_rows(slot, (y, 1.0), order, start, f, out)
+        twin = [i for i in order[start:] if slot[i] < 0 and y[i] * f[i] <= 0][:limit]
+        assert_array_equal(out[:count], twin)
+    out = np.empty(3, dtype=np.int64)
+    count = kd.missing_rows(slot, (y, 1.0), np.empty(0, dtype=np.int64), 0, f, out)
+    assert_array_equal(out[:count], [i for i in range(n) if slot[i] < 0 and y[i] * f[i] <= 0][:3])
+
+
+def test_rows_ahead_fill_only_free_slots_and_leave_first():
+    X, y = noisy(12, 3, seed=2)
+    linear = (kd.LINEAR, 0.0, 0.0, 0.0, 1.0)
+    gram = GramRows(X, cache_size=5 * 12 * 8 / 2**20, spec=linear, block=4)  # five rows
+    Y, f = (y, 1.0), np.zeros(12)  # every example a mistake
+    gram.last_use[-1] = 3
+    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 0)
+    assert_array_equal(np.flatnonzero(gram.slot >= 0), [0, 1, 2, 3])
+    assert gram.last_use[gram.slot[0]] == gram.last_use[-1]  # asked for
+    assert (gram.last_use[gram.slot[[1, 2, 3]]] == 0).all()  # ahead: the oldest
+    gram.last_use[-1] += 5
+    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 4)  # one slot free: one row
+    assert gram.used == 5 and gram.n_computed == 5
+    gram.last_use[gram.slot[4]] = gram.last_use[-1] = 9  # row 4 used since
+    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 5)  # full: row 5 alone
+    assert gram.slot[5] >= 0 and gram.slot[4] >= 0 and gram.slot[0] >= 0
+    assert (gram.slot >= 0).sum() == 5 and gram.n_computed == 6
+    assert_allclose(gram.K[gram.slot[5]], X[5] @ X.T + 1.0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("cache_size", [0.3, 200.0])  # rows evicted / all rows kept
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+def test_blocks_change_no_run(fmt, cache_size, monkeypatch):
+    X, y = noisy(400, 6, seed=9, flip=0.1)
+    X = in_format(X, fmt)
+    runs = {}
+    for block in (1, 16):
+        monkeypatch.setitem(GramRows.__init__.__kwdefaults__, "block", block)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[block] = KernelPerceptron(kernel="rbf", gamma=0.5, max_epochs=4,
+                                           selection="shuffle", random_state=0,
+                                           cache_size=cache_size).fit(X, y)
+    assert runs[1].n_updates_ > 100
+    assert_array_equal(runs[16].alpha_, runs[1].alpha_)
+    assert runs[16].n_updates_ == runs[1].n_updates_
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
+    # integer features: every dot product is exact, so dense and CSR, blocks and single
+    # rows give the same Gram entries and therefore the same run, bit for bit
+    n = data.draw(st.integers(2, 40))
+    d = data.draw(st.integers(1, 5))
+    X = np.array(data.draw(st.lists(st.lists(st.integers(-3, 3), min_size=d, max_size=d),
+                                    min_size=n, max_size=n)), dtype=np.float64)
+    y = np.array(data.draw(st.lists(st.sampled_from([-1.0, 1.0]), min_size=n, max_size=n)))
+    block = data.draw(st.integers(2, 16))
+    cache_size = data.draw(st.sampled_from([3 * 8 * n / 2**20, 200.0]))  # 3 rows, or all
+    runs = []
+    for A, b in [(X, 1), (X, block), (sp.csr_matrix(X), block)]:
+        gram = GramRows(A, cache_size, spec=(kd.POLY, 1.0, 1.0, 2.0, 1.0), block=b)
+        runs.append(run_kernel_perceptron(gram, y, max_epochs=3))
+    for run in runs[1:]:
+        assert_array_equal(run.alpha, runs[0].alpha)
+        assert run.n_updates == runs[0].n_updates
