@@ -63,3 +63,13 @@ def load_a9a():
 
     X, y = load_svmlight_file(str(path), n_features=123)
     return X.tocsr(), y
+
+
+def dask_chunked(X, y, sizes):
+    """(X, y) as dask arrays whose row chunks have the given sizes (empty chunks allowed),
+    each chunk dense or CSR as X is."""
+    import dask.array as da
+
+    rows = sizes if isinstance(sizes, int) else tuple(sizes)
+    return (da.from_array(X, chunks=(rows, X.shape[1]), asarray=False),
+            da.from_array(np.asarray(y), chunks=(rows,)))

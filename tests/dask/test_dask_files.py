@@ -9,19 +9,11 @@ pytest.importorskip("distributed")
 
 import scipy.sparse as sp  # noqa: E402
 from _data import noisy  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
 from numpy.testing import assert_array_equal  # noqa: E402
 
 import halfspaces  # noqa: E402
 from halfspaces import dask as hd  # noqa: E402
 from halfspaces.io import read, read_svmlight_files  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
 
 
 def gathered(parts):

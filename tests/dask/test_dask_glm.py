@@ -17,6 +17,7 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
+from _data import dask_chunked  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 
@@ -37,14 +38,6 @@ def cluster_client(n_workers=2, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def client():
-    cluster, c = cluster_client()
-    with cluster, c:
-        with c.as_current():
-            yield c
-
-
-@pytest.fixture(scope="module")
 def a9a():
     return load_a9a()
 
@@ -61,11 +54,6 @@ def layouts(n):
     with a single row among the 3 and 7."""
     return {1: (n,), 2: (n // 3, n - n // 3), 3: (1, 0, n - 1),
             7: (n // 10, 1, 0, n // 7, n // 5, n // 3, n - n // 10 - 1 - n // 7 - n // 5 - n // 3)}
-
-
-def dask_xy(X, y, chunks):
-    return (da.from_array(X, chunks=(chunks, X.shape[1]), asarray=False),
-            da.from_array(y, chunks=(chunks,)))
 
 
 def same_fit(a, b):
@@ -88,7 +76,7 @@ def test_one_partition_is_the_serial_fit_bit_for_bit(client, a9a, digits, case):
     X, y = {"a9a": a9a, "digits": digits, "tall": tall_dense()}[data]
     params = dict(solver=solver, alpha=1.0 / X.shape[0] if data == "a9a" else 1e-2)
     serial = halfspaces.LogisticRegression(**params).fit(X, y)
-    dist = LogisticRegression(**params).fit(*dask_xy(X, y, (X.shape[0],)))
+    dist = LogisticRegression(**params).fit(*dask_chunked(X, y, (X.shape[0],)))
     same_fit(dist, serial)
     np.testing.assert_array_equal(dist.loss_curve_, serial.loss_curve_)
     assert dist.converged_ == serial.converged_
@@ -110,7 +98,7 @@ def test_partitions_reach_the_serial_optimum(client, a9a, digits, data, n_parts)
     X, y = {"a9a": a9a, "digits": digits}[data]
     params = dict(alpha=1.0 / X.shape[0] if data == "a9a" else 1e-2, tol=1e-9)
     serial = halfspaces.LogisticRegression(**params).fit(X, y)
-    dist = LogisticRegression(**params).fit(*dask_xy(X, y, layouts(X.shape[0])[n_parts]))
+    dist = LogisticRegression(**params).fit(*dask_chunked(X, y, layouts(X.shape[0])[n_parts]))
     best = objective_at(serial, X, y)
     assert abs(objective_at(dist, X, y) - best) <= 1e-8 * best
     scale = max(1.0, np.abs(serial.coef_).max())
@@ -120,7 +108,8 @@ def test_partitions_reach_the_serial_optimum(client, a9a, digits, data, n_parts)
 
 def test_sampled_curvature_takes_each_partitions_share(client):
     X, y = tall_dense()
-    dist = LogisticRegression(solver="newton", tol=1e-10).fit(*dask_xy(X, y, layouts(12_000)[3]))
+    dist = LogisticRegression(solver="newton", tol=1e-10).fit(
+        *dask_chunked(X, y, layouts(12_000)[3]))
     serial = halfspaces.LogisticRegression(solver="newton", tol=1e-10).fit(X, y)
     np.testing.assert_allclose(dist.coef_, serial.coef_, rtol=0, atol=1e-8)
 
@@ -128,10 +117,10 @@ def test_sampled_curvature_takes_each_partitions_share(client):
 def test_one_and_two_workers_give_the_same_bits(client, a9a):
     X, y = a9a
     chunks = layouts(X.shape[0])[7]
-    two = LogisticRegression(solver="newton", alpha=1e-4).fit(*dask_xy(X, y, chunks))
+    two = LogisticRegression(solver="newton", alpha=1e-4).fit(*dask_chunked(X, y, chunks))
     cluster, c = cluster_client(n_workers=1)
     with cluster, c, c.as_current():
-        one = LogisticRegression(solver="newton", alpha=1e-4).fit(*dask_xy(X, y, chunks))
+        one = LogisticRegression(solver="newton", alpha=1e-4).fit(*dask_chunked(X, y, chunks))
     same_fit(one, two)
 
 
@@ -156,12 +145,12 @@ class LosesAWorker(LogisticRegression):
 def test_a_worker_lost_mid_fit_changes_nothing(client, a9a):
     X, y = a9a
     chunks = layouts(X.shape[0])[7]
-    expected = LogisticRegression(alpha=1e-4).fit(*dask_xy(X, y, chunks))
+    expected = LogisticRegression(alpha=1e-4).fit(*dask_chunked(X, y, chunks))
     cluster, c = cluster_client()
     with cluster, c, c.as_current():
         est = LosesAWorker(alpha=1e-4)
         est.cluster_, est.worker_ = cluster, next(iter(cluster.workers.values()))
-        est.fit(*dask_xy(X, y, chunks))
+        est.fit(*dask_chunked(X, y, chunks))
         assert len(c.scheduler_info()["workers"]) == 1
     assert est.held_ > 0  # the closed worker did hold partitions
     same_fit(est, expected)
@@ -170,12 +159,12 @@ def test_a_worker_lost_mid_fit_changes_nothing(client, a9a):
 def test_worker_processes_pickle_everything(client, digits):
     X, y = digits
     chunks = layouts(X.shape[0])[2]
-    threads = LogisticRegression(alpha=1e-2).fit(*dask_xy(X, y, chunks))
+    threads = LogisticRegression(alpha=1e-2).fit(*dask_chunked(X, y, chunks))
     with LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
                       dashboard_address=":0") as cluster, \
             Client(cluster, set_as_default=False) as c, c.as_current():
-        procs = LogisticRegression(alpha=1e-2).fit(*dask_xy(X, y, chunks))
-        proba = procs.predict_proba(dask_xy(X, y, chunks)[0]).compute()
+        procs = LogisticRegression(alpha=1e-2).fit(*dask_chunked(X, y, chunks))
+        proba = procs.predict_proba(dask_chunked(X, y, chunks)[0]).compute()
     same_fit(procs, threads)
     np.testing.assert_allclose(proba, threads.to_local().predict_proba(X), rtol=1e-12)
 
@@ -189,13 +178,13 @@ def test_least_squares_match_lstsq(client, fmt):
     expected = np.linalg.lstsq(A, y, rcond=None)[0]
     Xf = sp.csr_matrix(X) if fmt == "csr" else X
     for solver in ("lstsq", "cholesky"):
-        reg = LinearRegression(solver=solver).fit(*dask_xy(Xf, y, layouts(500)[7]))
+        reg = LinearRegression(solver=solver).fit(*dask_chunked(Xf, y, layouts(500)[7]))
         np.testing.assert_allclose(np.append(reg.coef_, reg.intercept_), expected,
                                    rtol=1e-10, atol=1e-10)
-    one = LinearRegression(solver="cholesky").fit(*dask_xy(Xf, y, (500,)))
+    one = LinearRegression(solver="cholesky").fit(*dask_chunked(Xf, y, (500,)))
     serial = halfspaces.LinearRegression(solver="cholesky").fit(Xf, y)
     np.testing.assert_array_equal(one.coef_, serial.coef_)
-    ridge = LinearRegression(alpha=0.1).fit(*dask_xy(X, y, layouts(500)[3]))
+    ridge = LinearRegression(alpha=0.1).fit(*dask_chunked(X, y, layouts(500)[3]))
     np.testing.assert_allclose(ridge.coef_, halfspaces.LinearRegression(alpha=0.1).fit(X, y).coef_,
                                rtol=1e-10)
 
@@ -210,8 +199,9 @@ def test_qr_path_keeps_ill_conditioned_least_squares_accurate(client):
     w = rng.normal(size=5)
     y = X @ w
     chunks = layouts(400)[7]
-    qr = LinearRegression(solver="lstsq", fit_intercept=False).fit(*dask_xy(X, y, chunks))
-    normal = LinearRegression(solver="cholesky", fit_intercept=False).fit(*dask_xy(X, y, chunks))
+    qr = LinearRegression(solver="lstsq", fit_intercept=False).fit(*dask_chunked(X, y, chunks))
+    normal = LinearRegression(solver="cholesky", fit_intercept=False).fit(
+        *dask_chunked(X, y, chunks))
     expected = np.linalg.lstsq(X, y, rcond=None)[0]
     assert np.abs(qr.coef_ - expected).max() < 1e-6
     assert np.abs(normal.coef_ - expected).max() > 100 * np.abs(qr.coef_ - expected).max()
@@ -226,14 +216,14 @@ def test_dataframe_input_is_the_array_fit(client, digits):
     labels = dd.from_pandas(pd.Series(y), npartitions=3)
     chunks = tuple(frame.map_partitions(len).compute())
     from_frame = LogisticRegression(alpha=1e-2).fit(frame, labels)
-    same_fit(from_frame, LogisticRegression(alpha=1e-2).fit(*dask_xy(X, y, chunks)))
+    same_fit(from_frame, LogisticRegression(alpha=1e-2).fit(*dask_chunked(X, y, chunks)))
     assert list(from_frame.feature_names_in_) == columns
     np.testing.assert_array_equal(from_frame.predict(frame).compute(), from_frame.predict(X))
 
 
 def test_predictions_are_dask_arrays_block_by_block(client, digits, tmp_path):
     X, y = digits
-    dX, dy = dask_xy(X, y, layouts(X.shape[0])[7])
+    dX, dy = dask_chunked(X, y, layouts(X.shape[0])[7])
     clf = LogisticRegression(alpha=1e-2).fit(dX, dy)
     local = clf.to_local()
     assert type(local) is halfspaces.LogisticRegression
@@ -255,14 +245,14 @@ def test_binary_string_labels(client, a9a):
     X, y = a9a
     names = np.where(y > 0, "yes", "no")
     chunks = layouts(X.shape[0])[3]
-    by_name = LogisticRegression(alpha=1e-2).fit(*dask_xy(X, names, chunks))
-    by_sign = LogisticRegression(alpha=1e-2).fit(*dask_xy(X, y, chunks))
+    by_name = LogisticRegression(alpha=1e-2).fit(*dask_chunked(X, names, chunks))
+    by_sign = LogisticRegression(alpha=1e-2).fit(*dask_chunked(X, y, chunks))
     np.testing.assert_array_equal(by_name.coef_, by_sign.coef_)
     assert by_name.classes_.tolist() == ["no", "yes"]
 
 
 def test_solvers_that_need_rows_are_refused(client, digits):
-    dX, dy = dask_xy(*digits, (1797,))
+    dX, dy = dask_chunked(*digits, (1797,))
     with pytest.raises(ValueError, match="solver='sgd'.*halfspaces.LogisticRegression"):
         LogisticRegression(solver="sgd").fit(dX, dy)
     with pytest.raises(ValueError, match="solver='gd'.*halfspaces.LinearRegression"):
@@ -272,7 +262,7 @@ def test_solvers_that_need_rows_are_refused(client, digits):
 
 def test_serial_estimators_refuse_dask_collections(client, digits):
     X, y = digits
-    dX, dy = dask_xy(X, y, (1797,))
+    dX, dy = dask_chunked(X, y, (1797,))
     for fit in (lambda: halfspaces.LogisticRegression().fit(dX, y),
                 lambda: halfspaces.LinearRegression().fit(X, dy),
                 lambda: halfspaces.Perceptron().fit(dX, dy),

@@ -12,18 +12,11 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from _data import dask_chunked  # noqa: E402
 
 from halfspaces.dask import Partitions  # noqa: E402
 
 CHUNKS = (7, 0, 1, 12)  # unequal, one empty, one single row
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
-                      dashboard_address=None) as cluster, Client(cluster) as c:
-        yield c
 
 
 @pytest.fixture
@@ -35,8 +28,7 @@ def data():
 
 
 def partitioned(X, y, chunks=CHUNKS):
-    return (da.from_array(X, chunks=(chunks, X.shape[1]), asarray=False),
-            da.from_array(y, chunks=(chunks,)))
+    return dask_chunked(X, y, chunks)
 
 
 @pytest.mark.parametrize("fmt", ["dense", "csr", "float32"])

@@ -11,8 +11,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-import scipy.sparse as sp  # noqa: E402
-from _data import in_format, noisy, separable  # noqa: E402
+from _data import dask_chunked, in_format, noisy, separable  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
@@ -21,21 +20,6 @@ from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 import halfspaces  # noqa: E402
 from halfspaces import ConvergenceWarning  # noqa: E402
 from halfspaces import dask as hd  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
-
-
-def chunked(X, y, sizes):
-    """(X, y) as dask arrays whose row chunks have the given sizes (zeros allowed)."""
-    rows = (tuple(sizes),)
-    asarray = not sp.issparse(X)
-    return (da.from_array(X, chunks=rows + ((X.shape[1],)), asarray=asarray),
-            da.from_array(np.asarray(y), chunks=rows))
 
 
 def quiet(estimator, *args):
@@ -60,7 +44,7 @@ def test_one_partition_is_the_serial_class_bit_for_bit(client, fmt, cls, data):
         X, _ = noisy(150, 4, seed=5)
         y = np.array(["a", "b", "c"])[np.argmax(X[:, :3], axis=1)]
     X = in_format(X, fmt)
-    ours = quiet(cls(max_epochs=6), *chunked(X, y, [X.shape[0]]))
+    ours = quiet(cls(max_epochs=6), *dask_chunked(X, y, [X.shape[0]]))
     theirs = quiet(SERIAL[cls](max_epochs=6), X, y)
     for name in ("coef_", "intercept_", "n_updates_", "classes_"):
         assert_array_equal(getattr(ours, name), getattr(theirs, name))
@@ -105,7 +89,7 @@ def naive_ipm(blocks, n_features, epochs, mixing, averaged):
 def test_mixing_matches_its_plain_python_twin(client, mixing, cls):
     X, y = noisy(60, 3, seed=7)
     sizes = [25, 0, 1, 34]  # unequal, one empty, one of a single row
-    ours = quiet(cls(max_epochs=5, mixing=mixing), *chunked(X, y, sizes))
+    ours = quiet(cls(max_epochs=5, mixing=mixing), *dask_chunked(X, y, sizes))
     cuts = np.cumsum([0, *sizes])
     blocks = [(X[a:b], y[a:b]) for a, b in zip(cuts[:-1], cuts[1:], strict=True)]
     h, k, mu = naive_ipm(blocks, 3, 5, mixing, cls is hd.AveragedPerceptron)
@@ -120,7 +104,7 @@ def test_mixing_matches_its_plain_python_twin(client, mixing, cls):
 @pytest.mark.parametrize("fmt", ["dense64", "csr64"])
 def test_stops_with_no_training_error_on_separable_data(client, sizes, fmt):
     X, y, _, _ = separable(400, 5, seed=2, gap=0.1)
-    clf = hd.Perceptron().fit(*chunked(in_format(X, fmt), y, sizes))
+    clf = hd.Perceptron().fit(*dask_chunked(in_format(X, fmt), y, sizes))
     assert clf.converged_
     assert np.all(clf.predict(in_format(X, fmt)) == y)
     assert clf.mistakes_[:, -1].sum() == 0 and clf.mistakes_.shape == (len(sizes), clf.n_epochs_)
@@ -149,7 +133,7 @@ def test_mixed_mistakes_respect_novikoffs_bound(client, seed, n, d, cuts, mixing
     bounds = sorted(min(c, n) for c in cuts)
     sizes = np.diff([0, *bounds, n])
     clf = hd.Perceptron(max_epochs=10_000, mixing=mixing, fit_intercept=intercept).fit(
-        *chunked(X, y, sizes))
+        *dask_chunked(X, y, sizes))
     assert clf.converged_
     mixed = np.sum(clf.mixing_weights_ * clf.mistakes_)
     assert mixed <= bound * (1 + 1e-12)
@@ -159,7 +143,7 @@ def test_mixed_mistakes_respect_novikoffs_bound(client, seed, n, d, cuts, mixing
 
 def test_attributes_and_to_local_save_and_load(client, tmp_path):
     X, y = noisy(80, 3, seed=8)
-    clf = quiet(hd.AveragedPerceptron(max_epochs=3), *chunked(X, y, [30, 50]))
+    clf = quiet(hd.AveragedPerceptron(max_epochs=3), *dask_chunked(X, y, [30, 50]))
     assert_allclose(clf.mixing_weights_.sum(axis=0), 1.0)
     assert clf.mistakes_.sum() == clf.n_updates_
     local = clf.to_local()
@@ -173,7 +157,7 @@ def test_attributes_and_to_local_save_and_load(client, tmp_path):
 
 def test_warm_start_continues_the_mixed_state(client):
     X, y = noisy(60, 3, seed=9)
-    Xd, yd = chunked(X, y, [20, 40])
+    Xd, yd = dask_chunked(X, y, [20, 40])
     once = quiet(hd.Perceptron(max_epochs=4), Xd, yd)
     twice = quiet(hd.Perceptron(max_epochs=2, warm_start=True), Xd, yd)
     quiet(twice, Xd, yd)
@@ -183,7 +167,7 @@ def test_warm_start_continues_the_mixed_state(client):
 
 def test_bad_arguments_name_the_fix(client):
     X, y = noisy(20, 2)
-    Xd, yd = chunked(X, y, [10, 10])
+    Xd, yd = dask_chunked(X, y, [10, 10])
     with pytest.raises(ValueError, match="selection"):
         hd.Perceptron(selection="worst").fit(Xd, yd)
     with pytest.raises(ValueError, match="only one class"):
@@ -194,7 +178,7 @@ def test_bad_arguments_name_the_fix(client):
 
 def test_shuffle_is_reproducible_and_differs_from_cyclic(client):
     X, y = noisy(90, 3, seed=10)
-    Xd, yd = chunked(X, y, [45, 45])
+    Xd, yd = dask_chunked(X, y, [45, 45])
     a = quiet(hd.Perceptron(max_epochs=3, selection="shuffle", random_state=0), Xd, yd)
     b = quiet(hd.Perceptron(max_epochs=3, selection="shuffle", random_state=0), Xd, yd)
     c = quiet(hd.Perceptron(max_epochs=3), Xd, yd)
@@ -204,11 +188,11 @@ def test_shuffle_is_reproducible_and_differs_from_cyclic(client):
 
 def test_one_and_two_workers_give_the_same_bits(client):
     X, y = noisy(100, 4, seed=11)
-    Xd, yd = chunked(X, y, [30, 30, 40])
+    Xd, yd = dask_chunked(X, y, [30, 30, 40])
     two = quiet(hd.AveragedPerceptron(max_epochs=4), Xd, yd)
     with LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
                       dashboard_address=":0") as cluster, Client(cluster):
-        one = quiet(hd.AveragedPerceptron(max_epochs=4), *chunked(X, y, [30, 30, 40]))
+        one = quiet(hd.AveragedPerceptron(max_epochs=4), *dask_chunked(X, y, [30, 30, 40]))
     assert_array_equal(one.coef_, two.coef_)
     assert_array_equal(one.intercept_, two.intercept_)
 
@@ -219,7 +203,7 @@ def test_a_worker_lost_mid_fit_leaves_the_result_unchanged(monkeypatch):
     X, y = noisy(400, 4, seed=12)
     with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
                       dashboard_address=":0") as cluster, Client(cluster) as c:
-        Xd, yd = chunked(X, y, [100, 100, 100, 100])
+        Xd, yd = dask_chunked(X, y, [100, 100, 100, 100])
         reference = quiet(hd.AveragedPerceptron(max_epochs=5), Xd, yd)
         report = ipm.report
 

@@ -7,28 +7,13 @@ import pytest
 
 pytest.importorskip("distributed")
 
-import dask.array as da  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-from _data import in_format, noisy, separable  # noqa: E402
-from distributed import Client, LocalCluster  # noqa: E402
+from _data import dask_chunked, in_format, noisy, separable  # noqa: E402
 from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 
 from halfspaces import augment, theory  # noqa: E402
 from halfspaces import dask as hd  # noqa: E402
 from halfspaces.exceptions import NotSeparableError  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
-                      dashboard_address=":0") as cluster, Client(cluster) as c:
-        yield c
-
-
-def chunked(X, y, sizes):
-    rows = (tuple(sizes),)
-    return (da.from_array(X, chunks=rows + ((X.shape[1],)), asarray=not sp.issparse(X)),
-            da.from_array(np.asarray(y), chunks=rows))
 
 
 def signed(X, y, fit_intercept):
@@ -68,7 +53,7 @@ def test_separability_on_partitions_is_the_serial_answer_and_verifies(
     X = in_format(X, fmt)
     n = X.shape[0]
     sizes = [n // 3, 0, 1, n - n // 3 - 1] if n > 4 else [1, 0, 3]
-    ours = hd.separability(*chunked(X, y, sizes), fit_intercept=fit_intercept)
+    ours = hd.separability(*dask_chunked(X, y, sizes), fit_intercept=fit_intercept)
     theirs = theory.separability(X, y, fit_intercept)
     assert ours.separable == theirs.separable
     verify(ours, X, y, fit_intercept)
@@ -83,7 +68,7 @@ def test_separability_on_partitions_is_the_serial_answer_and_verifies(
 def test_max_margin_on_partitions_is_the_serial_hyperplane(client, fmt, fit_intercept):
     X, y, _, _ = separable(2500, 5, seed=3, gap=0.05, intercept=fit_intercept)
     X = in_format(X, fmt)
-    ours = hd.max_margin(*chunked(X, y, [700, 0, 1, 1799]), fit_intercept=fit_intercept)
+    ours = hd.max_margin(*dask_chunked(X, y, [700, 0, 1, 1799]), fit_intercept=fit_intercept)
     theirs = theory.max_margin(X, y, fit_intercept)
     assert_allclose(ours.coef, theirs.coef, rtol=1e-12)
     assert_allclose([ours.margin, ours.norm_bound, ours.augmented_margin],
@@ -97,7 +82,7 @@ def test_max_margin_on_partitions_is_the_serial_hyperplane(client, fmt, fit_inte
 def test_max_margin_of_inseparable_partitions_raises_with_a_certificate(client):
     X, y = noisy(300, 3, seed=4)
     with pytest.raises(NotSeparableError) as err:
-        hd.max_margin(*chunked(X, y, [100, 200]))
+        hd.max_margin(*dask_chunked(X, y, [100, 200]))
     a = err.value.certificate
     Z = signed(X, y, True)
     assert np.all(a >= 0) and abs(a.sum() - 1) < 1e-12
@@ -107,8 +92,8 @@ def test_max_margin_of_inseparable_partitions_raises_with_a_certificate(client):
 def test_labels_map_as_in_the_theory_tools(client):
     X, y, _, _ = separable(200, 3, seed=5)
     words = np.where(y > 0, "yes", "no")
-    ours = hd.separability(*chunked(X, words, [50, 150]))
+    ours = hd.separability(*dask_chunked(X, words, [50, 150]))
     theirs = theory.separability(X, words)
     assert_allclose(ours.coef, theirs.coef, rtol=1e-12)
     with pytest.raises(ValueError, match="3 classes"):
-        hd.separability(*chunked(X, np.arange(200) % 3, [100, 100]))
+        hd.separability(*dask_chunked(X, np.arange(200) % 3, [100, 100]))
