@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from halfspaces.cli._models import configure
+
 __all__ = ["DASK_MODELS", "certify_on_cluster", "dask_client", "fit_on_cluster"]
 
 DASK_MODELS = {"perceptron": "Perceptron", "averaged": "AveragedPerceptron",
@@ -45,14 +47,7 @@ def _estimator(model: str, params: dict[str, Any], defaults: dict[str, Any]):
     if model not in DASK_MODELS:
         raise ValueError(f"--model {model} does not train on a cluster; with --dask use one "
                          f"of {', '.join(DASK_MODELS)}.")
-    cls = getattr(hd, DASK_MODELS[model])
-    known = cls().get_params()
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        raise KeyError(f"{cls.__name__} has no parameter {', '.join(unknown)} (it has "
-                       f"{', '.join(sorted(known))})")
-    settings = {k: v for k, v in defaults.items() if k in known and v is not None}
-    return cls(**{**settings, **params})
+    return configure(getattr(hd, DASK_MODELS[model]), params, defaults)
 
 
 def _block_score(X, y, local, regression: bool):

@@ -13,7 +13,8 @@ from typing import Any
 
 from halfspaces._registry import ESTIMATORS, estimator_class
 
-__all__ = ["MODEL_CLASSES", "ModelName", "available_models", "make_model", "parse_params"]
+__all__ = ["MODEL_CLASSES", "ModelName", "available_models", "configure", "make_model",
+           "parse_params"]
 
 MODEL_CLASSES = {
     "perceptron": "Perceptron",
@@ -58,7 +59,12 @@ def make_model(name: str, params: dict[str, Any], defaults: dict[str, Any]) -> A
     KeyError
         If `params` names a parameter the model does not have (the message lists them).
     """
-    cls = model_class(name)
+    return configure(model_class(name), params, defaults)
+
+
+def configure(cls: type, params: dict[str, Any], defaults: dict[str, Any]) -> Any:
+    """``cls(...)`` with `defaults` where it has such a parameter, then `params`, all of
+    which it must have (a KeyError lists its parameters otherwise)."""
     known = cls().get_params()
     unknown = sorted(set(params) - set(known))
     if unknown:
