@@ -14,10 +14,9 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator
 
 from halfspaces._objective import GLMObjective
-from halfspaces._sklearn import Interval, StrOptions
+from halfspaces._sklearn import BaseEstimator, Interval, StrOptions
 from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning

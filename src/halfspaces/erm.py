@@ -22,7 +22,6 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 
 from halfspaces._exact import (
@@ -35,7 +34,13 @@ from halfspaces._exact import (
     unit_separator,
     zero_one_erm,
 )
-from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._sklearn import (
+    BaseEstimator,
+    Interval,
+    LinearClassifierMixin,
+    StrOptions,
+    fit_context,
+)
 from halfspaces._validation import SparseInputMixin, per_problem, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 

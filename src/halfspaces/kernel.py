@@ -64,7 +64,7 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -83,7 +83,7 @@ from halfspaces._dual_run import (
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
-from halfspaces._sklearn import Interval, StrOptions, fit_context
+from halfspaces._sklearn import BaseEstimator, Interval, StrOptions, fit_context
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,

@@ -23,11 +23,16 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 
 from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
-from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._sklearn import (
+    BaseEstimator,
+    Interval,
+    LinearClassifierMixin,
+    StrOptions,
+    fit_context,
+)
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state, check_X_y
 from sklearn.utils.validation import check_is_fitted
 
@@ -36,7 +36,13 @@ from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron, survival_counts
 from halfspaces._progress import report
-from halfspaces._sklearn import Interval, LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._sklearn import (
+    BaseEstimator,
+    Interval,
+    LinearClassifierMixin,
+    StrOptions,
+    fit_context,
+)
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,

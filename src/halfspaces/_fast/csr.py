@@ -2,8 +2,9 @@
 
 SciPy's ``check_format(full_check=True)`` makes four vectorised passes (min and max of the
 indices, a diff of indptr and its min). This loop reads each array once and has no branch in
-its inner loop (the flags are or-ed, not tested per entry), so it vectorises: about 0.1 ms on
-a9a, against 0.34 ms for SciPy's check and 0.7 ms for the same loop returning at the first bad
+its inner loops (a flag or-ed over indptr, a running min and max over the indices), so they
+vectorise: 0.033 ms on a9a, against 0.069 ms for the same pass testing each index against
+both bounds, 0.34 ms for SciPy's check and 0.7 ms for a loop returning at the first bad
 entry.
 """
 
@@ -21,6 +22,8 @@ def csr_is_valid(indices, indptr, n_columns):
     bad = False
     for r in range(indptr.shape[0] - 1):
         bad |= indptr[r + 1] < indptr[r]
+    low = high = indices.dtype.type(0)
     for k in range(indices.shape[0]):
-        bad |= (indices[k] < 0) | (indices[k] >= n_columns)
-    return not bad
+        low = min(low, indices[k])
+        high = max(high, indices[k])
+    return not bad and low >= 0 and (indices.shape[0] == 0 or high < n_columns)

@@ -34,13 +34,12 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._perceptron_run import PerceptronState, perceptron_block_epoch
 from halfspaces._progress import report
-from halfspaces._sklearn import Interval, StrOptions, fit_context
+from halfspaces._sklearn import BaseEstimator, Interval, StrOptions, fit_context
 from halfspaces._validation import per_problem
 from halfspaces.dask._partitions import Partitions
 from halfspaces.exceptions import ConvergenceWarning
