@@ -68,6 +68,27 @@ def test_entries_do_not_depend_on_the_block_or_the_threads(fmt):
     assert_array_equal(parallel, one)
 
 
+@pytest.mark.parametrize("fmt", ["dense64", "dense32"])
+def test_dense_rows_from_blas_do_not_depend_on_the_block(fmt):
+    # real-valued data, so the sums' order shows: one row at a time (padded to a product of
+    # two rows, never gemv), a block of five, and the one-row compiled loop for scale
+    X, _ = noisy(300, 9, seed=6, sparsity=0.3)
+    X = in_format(X, fmt)
+    rows = np.array([7, 250, 3, 99, 180], dtype=np.int64)
+    alone = training_gram(X, "rbf", gamma=0.2, cache_size=200.0)
+    for r in rows:
+        alone.fetch_block(np.array([r], dtype=np.int64))
+    block = training_gram(X, "rbf", gamma=0.2, cache_size=200.0)
+    block.fetch_block(rows)
+    assert block.dense and block.n_blocks == 1
+    assert_array_equal(block.K[block.slot[rows]], alone.K[alone.slot[rows]])
+    loop = np.empty((5, 300))
+    kd.gram_rows(loop_input(X), rows, (kd.RBF, 0.2, 1.0, 3.0, 1.0),
+                 np.einsum("ij,ij->i", dense64(X), dense64(X)), np.zeros((9, 5)), loop,
+                 np.arange(5))
+    assert_allclose(block.K[block.slot[rows]], loop, rtol=1e-13)
+
+
 @pytest.mark.parametrize("fmt", ["csr64", "csr32"])
 def test_csr_entries_are_the_plain_sparse_dot_products(fmt):
     # each <x_j, x_i> summed over x_j's stored entries in order from 0.0, as the one-row
