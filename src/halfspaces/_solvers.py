@@ -304,9 +304,12 @@ def armijo(obj: GLMObjective, w: NDArray, f: float, g: NDArray, s: NDArray, t: f
     for _ in range(60):
         w_new = w - t * s
         f_new, g_new = obj.value_grad(w_new)
-        if f_new < f and f_new <= f - 1e-4 * t * slope:
+        flat = abs(f_new - f) <= tiny
+        if f_new < f and f_new <= f - 1e-4 * t * slope and not flat:
             return t, w_new, f_new, g_new
-        if abs(f_new - f) <= tiny and np.abs(g_new).sum() < g_sum:
+        # where J is flat a decrease is rounding too: taking it as progress let gd cycle
+        # between two points 6 ulps apart, one "lower" J and one smaller ||g||_1
+        if flat and np.abs(g_new).sum() < g_sum:
             return t, w_new, f_new, g_new
         t *= 0.5
     return None
