@@ -1,8 +1,8 @@
 """halfspaces.dask.LogisticRegression: 2 worker processes against 1, serial and dask-ml.
 
 Run: python benchmarks/bench_dask.py [--quick] [--full] [--rows N] [--features D]
-     [--a9a-copies K] [--partitions P] [--rounds R] [--only dense|a9a] [--no-dask-ml]
-     [--json FILE]
+     [--a9a-copies K] [--partitions P] [--rounds R] [--only dense|a9a] [--on-workers]
+     [--no-dask-ml] [--json FILE]
 
 Cases (issue 11, Speed): LogisticRegression lbfgs, alpha = 1/N, on dense Gaussian data
 (default 400,000 x 100; --full 4,000,000 x 100) and on a9a repeated K times (CSR; default
@@ -82,10 +82,35 @@ def _nothing(X, y):
     return 0.0
 
 
-def bench_data(name, X, y, args, clients, results):
+def dense_block(part, rows, d):
+    """Partition ``part`` of the dense data made on a worker: rows of N(0, 1) features with
+    logistic-noise labels of one fixed direction (the same for every partition)."""
+    rng = np.random.default_rng([0, part])
+    X = rng.normal(size=(rows, d))
+    w = np.random.default_rng(12345).normal(size=d)
+    return X, (X @ w / np.sqrt(d) + rng.logistic(size=rows) > 0).astype(np.int64)
+
+
+def block_rows(n, parts):
+    return [n // parts + (i < n % parts) for i in range(parts)]
+
+
+def made_on_workers(client, n, d, parts):
+    """Partitions made by the workers themselves: nothing goes through the client."""
+    from dask import delayed
+
+    make = delayed(dense_block, pure=True)
+    with client.as_current():
+        return Partitions.from_blocks(
+            [make(i, rows, d) for i, rows in enumerate(block_rows(n, parts))], client)
+
+
+def bench_data(name, X, y, args, clients, results, partitions=None):
+    """``partitions(client)`` gives the data on a cluster; default: X and y sent there."""
     alpha = 1.0 / X.shape[0]
     J = objective(X, y, alpha)
-    parts = {k: on_cluster(c, X, y, args.partitions)[0] for k, c in clients.items()}
+    partitions = partitions or (lambda c: on_cluster(c, X, y, args.partitions)[0])
+    parts = {k: partitions(c) for k, c in clients.items()}
     bench = Bench(f"{name}: {X.shape[0]:,} x {X.shape[1]} "
                   f"{'CSR' if sp.issparse(X) else 'dense'}, {args.partitions} partitions")
     bench.case("serial, one core", lambda: halfspaces.LogisticRegression(alpha=alpha).fit(X, y))
@@ -165,6 +190,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-dask-ml", action="store_true")
     parser.add_argument("--only", choices=["dense", "a9a"], help="one data set")
+    parser.add_argument("--on-workers", action="store_true",
+                        help="make the dense data on the workers (the client keeps a copy "
+                             "for the serial fit) instead of sending it from the client")
     parser.add_argument("--json")
     args = parser.parse_args()
     if args.full:
@@ -177,7 +205,14 @@ def main() -> None:
                                 dashboard_address=":0") for k in (1, 2)}
     clients = {k: Client(c, set_as_default=False) for k, c in clusters.items()}
     try:
-        if args.only in (None, "dense"):
+        if args.only in (None, "dense") and args.on_workers:
+            blocks = [dense_block(i, rows, args.features)
+                      for i, rows in enumerate(block_rows(args.rows, args.partitions))]
+            X, y = np.concatenate([b[0] for b in blocks]), np.concatenate([b[1] for b in blocks])
+            del blocks
+            bench_data("dense, made on the workers", X, y, args, clients, results,
+                       lambda c: made_on_workers(c, args.rows, args.features, args.partitions))
+        elif args.only in (None, "dense"):
             bench_data("dense", *dense(args.rows, args.features), args, clients, results)
         if args.only in (None, "a9a"):
             bench_data("a9a", *a9a_copies(args.a9a_copies), args, clients, results)
