@@ -87,6 +87,26 @@ def test_fit_on_a_scheduler_with_a_test_set(address, tmp_path, model):
     assert record["test_accuracy"] == pytest.approx(model_.score(X_test, y[150:]), rel=1e-9)
 
 
+def test_zero_based_files_keep_their_index_base_for_the_test_set_and_the_model(address,
+                                                                               tmp_path):
+    # the training files use index 0; the test file has no entry in column 0, so on its own
+    # it would read as one-based and every feature would shift by one
+    X, y = noisy(200, 3, seed=4)
+    X[150:, 0] = 0.0
+    for i, (a, b) in enumerate([(0, 70), (70, 150)]):
+        dump_svmlight_file(X[a:b], y[a:b], str(tmp_path / f"part-{i}.svm"), zero_based=True)
+    test = tmp_path / "test.svm"
+    dump_svmlight_file(X[150:], y[150:], str(test), zero_based=True)
+    out = tmp_path / "m.npz"
+    record = json.loads(run("fit", tmp_path / "part-*.svm", "--dask", address, "--model",
+                            "logistic", "--test", test, "--out", out, "--json"))
+    model = halfspaces.load(out)
+    assert record["test_accuracy"] == pytest.approx(model.score(X[150:], y[150:]), rel=1e-12)
+    predicted = tmp_path / "predicted.txt"
+    run("predict", out, test, "--out", predicted)
+    assert np.loadtxt(predicted).tolist() == model.predict(X[150:]).tolist()
+
+
 def test_usage_errors_name_the_option(tmp_path):
     X, y = noisy(20, 2)
     pattern = parts_on_disk(tmp_path, X, y, [0, 10, 20])

@@ -93,15 +93,17 @@ def fit_on_cluster(paths: Sequence[Path], *, dask: str, test: Sequence[Path] | N
         train = cluster_score(parts, local, regression)
         tested = None
         if test:
+            # the training files' index base, not the test files' own guess
+            base = "auto" if parts.zero_based is None else parts.zero_based
             test_parts = read_files([str(p) for p in test], n_features=parts.n_features,
-                                    **read)
+                                    zero_based=base, **read)
             tested = (test_parts.n_samples, cluster_score(test_parts, local, regression))
     name = ", ".join(str(p) for p in paths)
     result = report(name, model, estimator, parts.shape, fit_time, notes, None, train=train,
                     test=tested, out=out, compile_time=compile_time)
     from halfspaces.io import detect_format
 
-    save(local, out, detect_format(paths[0], format), None, label_column, None)
+    save(local, out, detect_format(paths[0], format), parts.zero_based, label_column, None)
     return result
 
 

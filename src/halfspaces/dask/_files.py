@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from halfspaces.dask._partitions import Partitions, _client
@@ -98,7 +99,9 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     Returns
     -------
     Partitions
-        Row blocks in file order, then row order; ``partitions.classes`` holds the labels.
+        Row blocks in file order, then row order; ``partitions.classes`` holds the labels,
+        and ``partitions.zero_based`` the index base of svmlight files (pass it to read a
+        test set: a file without index 0 would otherwise read as one-based).
 
     Examples
     --------
@@ -134,4 +137,5 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
             blocks.append(client.submit(
                 _read_block, path, fmt, skip, rows_per_partition, width, label_column, zero,
                 classes, pure=True))
-    return Partitions.from_blocks(blocks, client)
+    parts = Partitions.from_blocks(blocks, client)
+    return replace(parts, zero_based=bool(zero)) if fmt == "svmlight" else parts

@@ -73,6 +73,9 @@ class Partitions:
         :meth:`map_targets` they are still the labels the blocks were built with.
     column_max_abs : ndarray of shape (n_features,)
         max_i |x_ij| over all rows, float64: the datafits' scales.
+    zero_based : bool or None
+        The index base of the svmlight files :func:`halfspaces.dask.read_files` read them
+        from (None for other sources): read further files of the same data with it.
     """
 
     client: object
@@ -85,6 +88,7 @@ class Partitions:
     sparse: bool
     classes: NDArray | None
     column_max_abs: NDArray
+    zero_based: bool | None = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
