@@ -77,6 +77,21 @@ def test_freund_schapire_formula_by_hand():
             freund_schapire_bound(X, y, u, gamma)
 
 
+def test_a_bad_u_is_refused_naming_the_fix():
+    X, y = noisy_sample(np.random.default_rng(2), 10, 2)
+    with pytest.raises(ValueError, match=r"^u has 2 entries; it needs 3 \(the first for the "
+                                         r"constant feature\)\.$"):
+        freund_schapire_bound(X, y, [0.6, 0.8], 0.3)
+    with pytest.raises(ValueError, match=r"^u has 3 entries; it needs 2\.$"):
+        freund_schapire_bound(X, y, [0.6, 0.0, 0.8], 0.3, fit_intercept=False)
+    with pytest.raises(ValueError, match=r"\|\|u\|\| = 2\.0; pass u / np\.linalg\.norm\(u\) "
+                                         r"\(the bound is stated for \|\|u\|\| = 1\)\.$"):
+        freund_schapire_bound(X, y, [1.2, 0.0, 1.6], 0.3)
+    # integer entries are read as floats: the unit vector (0, 0, 1) is accepted as such
+    assert freund_schapire_bound(X, y, [0, 0, 1], 0.3) == freund_schapire_bound(
+        X, y, [0.0, 0.0, 1.0], 0.3)
+
+
 def test_best_freund_schapire_beats_a_brute_force_grid():
     X, y = noisy_sample(np.random.default_rng(2), 40, 1, flip=0.2)  # u in R^2: a circle
     best = best_freund_schapire_bound(X, y).bound

@@ -52,3 +52,25 @@ def test_errors_name_the_parameter():
         margin([[1.0]], [1], [0.0])
     with pytest.raises(ValueError, match="one label per row"):
         margin([[1.0]], [1, -1], [1.0])
+
+
+def test_the_intercept_defaults_to_zero():
+    # a homogeneous hyperplane unless told otherwise: every margin function alike
+    X, y, w = np.array([[1.0, 2.0], [-3.0, 0.5]]), np.array([1, -1]), np.array([0.5, -1.0])
+    plain = naive_functional(X, y, w, 0.0)
+    np.testing.assert_allclose(functional_margins(X, y, w), plain, rtol=1e-15)
+    np.testing.assert_allclose(geometric_margins(X, y, w), plain / np.linalg.norm(w),
+                               rtol=1e-15)
+    assert margin(X, y, w) == pytest.approx(plain.min() / np.linalg.norm(w), rel=1e-15)
+
+
+def test_bad_weights_are_refused_naming_the_fix():
+    X, y = np.array([[1.0, 2.0]]), np.array([1])
+    with pytest.raises(ValueError, match=r"coef has 3 entries but X has 2 features; pass one "
+                                         r"weight per column of X \(the intercept goes in "
+                                         r"`intercept`\)\.$"):
+        functional_margins(X, y, [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"^coef is all zeros, so the hyperplane and its "
+                                         r"geometric margins are undefined; pass a nonzero "
+                                         r"coef\.$"):
+        geometric_margins(X, y, [0.0, 0.0])

@@ -1,0 +1,77 @@
+"""The middle layer's perceptron runs called with their defaults, against the plain twins.
+
+The estimators always pass every option, so a wrong default in the runs themselves (one
+epoch, cyclic order, an intercept, no update log, a fresh step count) would pass the
+estimator tests; these call the runs as the dask workers and the kernel module do.
+"""
+
+from __future__ import annotations
+
+import _naive
+import _naive_kernel
+import numpy as np
+from _data import noisy
+from numpy.testing import assert_array_equal
+
+from halfspaces._perceptron_run import (
+    perceptron_block_epoch,
+    run_multiclass_perceptron,
+    run_perceptron,
+    survival_counts,
+)
+
+
+def integer_data(n=40, d=3, seed=0):
+    """Integer features and labels: every sum is exact, so twins agree bit for bit."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(-3, 4, size=(n, d)).astype(np.float64), rng.choice([-1.0, 1.0], n)
+
+
+def test_run_perceptron_defaults_to_one_cyclic_plain_epoch_with_an_intercept():
+    X, y = integer_data()
+    run = run_perceptron(X, y)
+    w, b, n_updates, n_epochs, _ = _naive.perceptron(X, y, max_epochs=1)
+    assert_array_equal(run.coef, w)
+    assert run.intercept == b and run.n_updates == n_updates > 0
+    assert run.n_epochs == n_epochs == 1
+    assert run.update_rows is None and run.update_steps is None  # no log unless asked
+
+
+def test_the_update_log_lists_every_update_of_every_epoch():
+    X, y = integer_data(seed=1)
+    run = run_perceptron(X, y, max_epochs=3, record_updates=True)
+    assert run.update_rows.shape == run.update_steps.shape == (run.n_updates,)
+    # replay the log: the same weights
+    w, b = np.zeros(3), 0.0
+    for i in run.update_rows:
+        w, b = w + y[i] * X[i], b + y[i]
+    assert_array_equal(run.coef, w)
+    assert run.intercept == b
+    assert np.all(np.diff(run.update_steps) > 0) and run.update_steps[-1] <= 3 * 40
+
+
+def test_run_multiclass_perceptron_defaults_to_one_cyclic_epoch_with_an_intercept():
+    rng = np.random.default_rng(2)
+    X = rng.integers(-3, 4, size=(30, 2)).astype(np.float64)
+    labels = rng.integers(0, 3, 30)
+    run = run_multiclass_perceptron(X, labels, 3)
+    W, n_updates, n_epochs, _ = _naive_kernel.multiclass_perceptron(X, labels, 3, max_epochs=1)
+    assert_array_equal(run.coef, W[:, :-1])
+    assert_array_equal(run.intercept, W[:, -1])
+    assert run.n_updates == n_updates > 0 and run.n_epochs == n_epochs == 1
+
+
+def test_a_block_epoch_from_zero_weights_is_the_first_serial_epoch():
+    X, y = noisy(50, 3, seed=3)
+    block = perceptron_block_epoch(X, y, np.zeros(4))
+    serial = run_perceptron(X, y, max_epochs=1)
+    assert_array_equal(block.w[:-1], serial.coef)
+    assert block.w[-1] == serial.intercept
+    assert block.n_updates == serial.n_updates
+    assert block.n_steps == 50  # the steps of this pass, from a fresh count
+
+
+def test_survival_counts_are_whole_numbers_of_examples():
+    counts = survival_counts(np.array([2, 5], dtype=np.int64), 7)
+    assert counts.dtype == np.int64
+    assert_array_equal(counts, [1, 3, 3])  # w_0 saw 1 example, w_1 3, w_2 the last 3
