@@ -553,7 +553,7 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
                                       f"{model.n_features_in_} feature columns")
         truth = np.searchsorted(classes, y.astype(classes.dtype))
         guess = np.searchsorted(classes, model.predict(X))
-        np.add.at(confusion, (truth, guess), 1)
+        confusion += np.bincount(truth * k + guess, minlength=k * k).reshape(k, k)
         if has_proba:
             proba = np.clip(model.predict_proba(X)[np.arange(len(y)), truth], _EPS, 1.0)
             loss -= float(np.log(proba).sum())
