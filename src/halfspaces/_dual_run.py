@@ -175,8 +175,8 @@ GRAM_BLOCK = 16
 # (MNIST, 784 pixels: 0.10 ms a row per 4,096 columns at 16 rows, 0.073 at 128).
 DENSE_BLOCK = 128
 GRAM_COLUMNS = 4096
-# Multiply-adds of a block (block x nnz(X); dense rows skip their zeros) from which its rows
-# are split between threads: starting the threads cost about 20 ms on the 2-core machine
+# Multiply-adds of a block of CSR rows (block x nnz(X)) from which its rows are split
+# between threads: starting the threads cost about 20 ms on the 2-core machine
 # shared with other jobs where this was measured (a 2.3 ms block took 20 ms in parallel), so
 # only long blocks pay it back.
 PARALLEL_WORK = 2**25
@@ -198,8 +198,8 @@ class GramRows:
     corrected them; about half of them on a9a) cost less than the passes they save. Rows
     are computed ahead only into free slots, and enter the cache as its oldest rows: once
     it is full, the loop's own rows evict those never used first, and a block is the one
-    missing row. A block of at least ``PARALLEL_WORK`` multiply-adds is split between
-    Numba's threads.
+    missing row. On CSR X a block of at least ``PARALLEL_WORK`` multiply-adds is split
+    between Numba's threads (on dense X the BLAS product has its own).
 
     The rows come from ``spec`` = (kind, gamma, coef0, degree, c) for a named kernel, from
     ``kernel_rows(A)`` (the kernel matrix of the rows of A against X) for a callable, or
@@ -234,7 +234,7 @@ class GramRows:
         self.n_computed = 0
         self.n_blocks = 0
         if self.dense:
-            self.Xd, self.sq = np.ascontiguousarray(X, dtype=np.float64), _squared_norms(X)
+            self.Xd, self.sq = as_float64(X), _squared_norms(X)
             rows = max(2, self.block)  # a product of one row would be BLAS's gemv: see _blas
             self.tile = np.zeros((rows, X.shape[1]))
             widths = {min(n, GRAM_COLUMNS), n % GRAM_COLUMNS or GRAM_COLUMNS}  # all, the last
