@@ -29,6 +29,9 @@ def dask_client(spec: str) -> Iterator[Any]:
     """A distributed Client for ``--dask``: ``local:N`` or a scheduler's address."""
     from distributed import Client, LocalCluster
 
+    from halfspaces.cli import _collector
+
+    _collector.resume()  # a client and a cluster make cyclic garbage all along: collect it
     if spec.startswith("local:"):
         count = spec.removeprefix("local:")
         if not count.isdigit() or int(count) < 1:

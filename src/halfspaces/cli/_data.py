@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from halfspaces.cli import _collector
 from halfspaces.io import DataFileError, column_names, detect_format, read
 from halfspaces.io.svmlight import read_svmlight_base, read_svmlight_files
 
-__all__ = ["BUNDLED", "DataFileError", "Loaded", "load_fit_data", "read_svmlight_files",
-           "split_fraction"]
+__all__ = ["BUNDLED", "DataFileError", "Loaded", "load_fit_data", "load_model", "read_data",
+           "read_svmlight_files", "split_fraction"]
 
 BUNDLED = "a9a (bundled)"
 
@@ -40,6 +41,18 @@ def is_dataset_name(data: Path | None) -> bool:
     from halfspaces.datasets import DATASETS
 
     return data is not None and not data.exists() and str(data) in DATASETS
+
+
+def read_data(data: Path, label_column, format) -> tuple[Any, Any]:
+    """(X, y) of one file or bundled data set, for the commands that read it whole."""
+    if is_dataset_name(data):
+        from halfspaces.datasets import load
+
+        X, y = load(str(data))
+    else:
+        X, y = read(data, format=format, label_column=label_column)
+    _collector.resume()  # the command's start-up is over: its data are in memory
+    return X, y
 
 
 def load_fit_data(data: Path | None, test: Path | None, *, label_column=None,
@@ -97,6 +110,7 @@ def load_model(path: Path) -> tuple[Any, dict]:
     model, extra = load_with_extra(path)
     if not hasattr(model, "n_features_in_"):
         raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
+    _collector.resume()  # the command's start-up is over: what follows reads data
     info = extra.get("data") or extra.get("checkpoint") or {}
     zero_based = info.get("zero_based")
     return model, {"zero_based": "auto" if zero_based is None else zero_based,

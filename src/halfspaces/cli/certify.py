@@ -54,7 +54,9 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         if len(data) != 1:
             raise ValueError("certify reads one DATA file; give several files with --dask.")
         data = data[0]
-    X, y = _read(data, label_column, format)
+    from halfspaces.cli._data import read_data
+
+    X, y = read_data(data, label_column, format)
     if len(np.unique(y)) != 2:
         raise ValueError(f"{data}: certify needs exactly two classes, found "
                          f"{len(np.unique(y))}.")
@@ -79,18 +81,6 @@ def _with_complexity(record: dict[str, Any], fit_intercept: bool) -> dict[str, A
         [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=found_separable))]
         for eps in EPSILONS for delta in DELTAS]
     return record
-
-
-def _read(data: Path, label_column, format):
-    from halfspaces.cli._data import is_dataset_name
-
-    if is_dataset_name(data):
-        from halfspaces.datasets import load
-
-        return load(str(data))
-    from halfspaces.io import read
-
-    return read(data, format=format, label_column=label_column)
 
 
 def _separable(X, y, fit_intercept: bool) -> dict[str, Any]:

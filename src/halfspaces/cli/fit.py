@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from halfspaces.cli import _output
+from halfspaces.cli import _collector, _output
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     ModelName,
@@ -223,6 +223,7 @@ def fit(
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
     if test_fraction is not None:
         loaded = split_fraction(loaded, test_fraction, seed)
+    _collector.resume()  # the start-up is over: the modules and the data are loaded
     with _output.progress(f"fitting {model}", None, show_progress):
         fit_time, compile_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
     bound, bound_notes = _mistake_bound(model, estimator, loaded.X, loaded.y)
@@ -445,6 +446,7 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
                 options: StreamOptions, show_progress) -> FitReport:
     from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
 
+    _collector.resume()  # the start-up is over: the stream may run for hours
     if data is None:
         raise ValueError("--stream needs a training file DATA.")
     # no first pass here: fit_stream finds the labels and the width itself (in the same pass

@@ -53,18 +53,6 @@ def _format_of(kind: str, out: Path) -> str:
     return FORMATS.get(suffix, suffix[1:])
 
 
-def _read(data: Path, label_column, format):
-    from halfspaces.cli._data import is_dataset_name
-
-    if is_dataset_name(data):
-        from halfspaces.datasets import load
-
-        return load(str(data))
-    from halfspaces.io import read
-
-    return read(data, format=format, label_column=label_column)
-
-
 def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
              features: tuple[int, int], band: str, n_orders: int, seed: int):
     """The display of `kind` and the numbers it draws."""
@@ -190,7 +178,9 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         raise ValueError(f"halfspaces plot {kind} needs DATA (a labelled file or data set).")
     X = y = None
     if data is not None and kind != "losses":
-        X, y = _read(data, label_column, format)
+        from halfspaces.cli._data import read_data
+
+        X, y = read_data(data, label_column, format)
     if kind == "animate":
         return {"kind": kind, "path": str(out),
                 **_animate(X, y, out, passes=passes, features=features, inputs=[data])}
