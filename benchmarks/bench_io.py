@@ -95,9 +95,10 @@ def peak_rss():  # this process's own peak RSS; ru_maxrss would include the pare
 
 CLI = PEAK + r"""
 import json, sys
-from halfspaces.cli import main
+from halfspaces.cli import run  # the console script's entry point, as a user runs it
+sys.argv = ["halfspaces", *sys.argv[1:]]
 try:
-    main(sys.argv[1:])
+    run()
 except SystemExit:
     pass
 print(json.dumps({"peak_rss": peak_rss()}), file=sys.stderr)

