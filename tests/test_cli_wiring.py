@@ -8,6 +8,8 @@ rows, changes the numbers and fails the test.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -19,16 +21,41 @@ import pytest
 from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
 
 import halfspaces
+from halfspaces.cli import main
 from halfspaces.exceptions import ConvergenceWarning
 
 
 def run_cli(*args: str) -> dict:
+    """The JSON report of ``halfspaces ARGS --json``, run in this process.
+
+    In-process, so that a mutation tester's trampolines (``tools/mutation.sh``) reach the
+    CLI's code; ``test_the_command_line_process_reports_as_main_does`` checks that the
+    program run as a process reports the same.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main([*args, "--json"])
+    assert ended.value.code in (0, None), err.getvalue()
+    return json.loads(out.getvalue())
+
+
+def run_process(*args: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("HALFSPACES_DEBUG", "FORCE_COLOR")}
     env["NO_COLOR"] = "1"
     done = subprocess.run([sys.executable, "-m", "halfspaces", *args, "--json"],
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def test_the_command_line_process_reports_as_main_does(tmp_path):
+    train, test = separable_pair(tmp_path)
+    args = ("fit", str(train), "--test", str(test), "--model", "averaged", "--epochs", "3")
+    in_process, process = run_cli(*args), run_process(*args)
+    for timing in ("fit_time_s", "compile_time_s"):
+        in_process.pop(timing), process.pop(timing)
+    assert in_process == process
 
 
 def fitted(estimator, X, y):

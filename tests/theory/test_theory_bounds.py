@@ -12,6 +12,7 @@ from _oracles import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import minimize
 
 from halfspaces import NotSeparableError
 from halfspaces.perceptron import Perceptron, online_perceptron
@@ -100,6 +101,54 @@ def test_best_freund_schapire_beats_a_brute_force_grid():
         for t in np.linspace(0, 2 * math.pi, 721) for g in np.geomspace(1e-3, 10, 60)
     )
     assert best <= grid * (1 + 1e-3)
+
+
+def smallest_freund_schapire(X, y, fit_intercept):
+    """The infimum over u and gamma of ((R + D) / gamma)^2, found another way.
+
+    With v = u / gamma the root of the bound is F(v) = R ||v|| + ||(1 - Zv)_+||, convex in
+    v, so every local minimum is the global one: Nelder-Mead (no gradient, no path, none of
+    the package's search) from twelve starts, each restarted until it stops moving. F tends
+    to sqrt(n) as v -> 0, where the bound is n (not attained, as on XOR).
+    """
+    Z = signed(X, y, fit_intercept)
+    R = float(np.sqrt(np.max(np.sum(Z * Z, axis=1))))
+
+    def root(v):
+        return R * np.linalg.norm(v) + np.linalg.norm(np.maximum(0.0, 1.0 - Z @ v))
+
+    rng = np.random.default_rng(0)
+    best = math.sqrt(len(y))
+    for scale in (0.1, 1.0, 10.0):
+        for _ in range(4):
+            v, last = rng.normal(size=Z.shape[1]) * scale, math.inf
+            while True:
+                found = minimize(root, v, method="Nelder-Mead", options={
+                    "xatol": 1e-13, "fatol": 1e-15, "maxiter": 40_000, "maxfev": 80_000})
+                v = found.x
+                if found.fun >= last * (1 - 1e-13):
+                    break
+                last = found.fun
+            best = min(best, float(found.fun))
+    return best * best
+
+
+@pytest.mark.parametrize("case", ["noisy 1-D", "noisy 2-D", "noisy 2-D, no intercept",
+                                  "separable 2-D", "XOR"])
+def test_best_freund_schapire_is_the_smallest_bound(case):
+    rng = np.random.default_rng(7)
+    fit_intercept = case != "noisy 2-D, no intercept"
+    if case == "XOR":
+        X, y = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
+    elif case == "separable 2-D":
+        X, y = separable_sample(rng, 40, 2, gap=0.1)
+    else:
+        X, y = noisy_sample(rng, 40, 1 if case == "noisy 1-D" else 2, flip=0.2)
+    smallest = smallest_freund_schapire(X, y, fit_intercept)
+    bound, u, gamma = best_freund_schapire_bound(X, y, fit_intercept)
+    assert bound == pytest.approx(smallest, rel=1e-6)
+    assert bound == pytest.approx(freund_schapire_by_hand(X, y, u, gamma, fit_intercept),
+                                  rel=1e-12)
 
 
 def test_best_freund_schapire_at_most_novikoff_when_separable():
