@@ -97,3 +97,24 @@ def test_labels_map_as_in_the_theory_tools(client):
     assert_allclose(ours.coef, theirs.coef, rtol=1e-12)
     with pytest.raises(ValueError, match="3 classes"):
         hd.separability(*dask_chunked(X, np.arange(200) % 3, [100, 100]))
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("case", ["separable", "noisy", "xor"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_best_freund_schapire_bound_on_partitions_is_the_serial_bound(
+        client, fmt, case, fit_intercept):
+    X, y = CASES[case]()
+    X, y = in_format(X[:400], fmt), y[:400]
+    n = X.shape[0]
+    sizes = [n // 3, 0, 1, n - n // 3 - 1] if n > 4 else [1, 0, 3]
+    ours = hd.best_freund_schapire_bound(*dask_chunked(X, y, sizes),
+                                         fit_intercept=fit_intercept)
+    theirs = theory.best_freund_schapire_bound(X, y, fit_intercept)
+    # the same search; its sums are taken over partitions, so the path may differ in the
+    # last bits and the optimum it polishes to by the optimiser's tolerance
+    assert ours.bound == pytest.approx(theirs.bound, rel=1e-6)
+    assert np.linalg.norm(ours.u) == pytest.approx(1.0) and ours.gamma > 0
+    # a valid bound at the (u, gamma) it names: ((R + D)/gamma)^2 recomputed serially
+    assert ours.bound == pytest.approx(
+        theory.freund_schapire_bound(X, y, ours.u, ours.gamma, fit_intercept), rel=1e-12)

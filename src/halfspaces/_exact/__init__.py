@@ -8,6 +8,8 @@ problem is stated on the signed rows z_i = y_i x'_i (:func:`signed_rows`):
 - :func:`min_norm_separator`: the hard-margin QP, its duality gap checked (:mod:`.min_norm`);
 - :func:`hinge_lp` and :func:`zero_one_erm`: ERM for the hinge and the 0-1 loss by LP and
   MILP (:mod:`.risk`);
+- :func:`smallest_root`: the search for the smallest Freund-Schapire mistake bound (not
+  exact, sound wherever it stops; :mod:`.freund_schapire`);
 - :func:`solve`: the one call into HiGHS (:mod:`.highs`).
 """
 
@@ -18,6 +20,7 @@ from halfspaces._exact.feasibility import (
     unit_separator,
     verified_certificate,
 )
+from halfspaces._exact.freund_schapire import smallest_root
 from halfspaces._exact.highs import INF, HighsResult, solve
 from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
@@ -51,6 +54,7 @@ __all__ = [
     "scale_columns",
     "scores",
     "signed_rows",
+    "smallest_root",
     "solve",
     "split_intercept",
     "tolerance_scale",

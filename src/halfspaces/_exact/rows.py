@@ -18,8 +18,9 @@ from halfspaces._validation import augment, column_max_abs
 
 __all__ = [
     "NO_ROWS", "SignedRows", "Violations", "as_signed_rows", "block_violations",
-    "column_max", "column_scales", "combine_violations", "power_of_two_scales",
-    "scale_columns", "scores", "signed_rows", "split_intercept", "tolerance_scale",
+    "column_max", "column_scales", "combine_violations", "max_square_norm",
+    "power_of_two_scales", "scale_columns", "scores", "signed_rows", "split_intercept",
+    "squared_hinge", "tolerance_scale",
 ]
 
 
@@ -101,6 +102,21 @@ def scale_columns(Z, s: NDArray):
 def scores(Z, w: NDArray) -> NDArray:
     """The functional margins <w', z_i> = y_i <w', x'_i> as a flat float64 array."""
     return np.asarray(Z @ w, dtype=np.float64).ravel()
+
+
+def squared_hinge(Z, v: NDArray) -> tuple[float, NDArray]:
+    """(||(1 - Zv)_+||^2, Z^T (1 - Zv)_+): the squared hinge at v summed over the rows, and
+    the sum whose -2 multiple is its gradient."""
+    slack = np.maximum(0.0, 1.0 - scores(Z, v))
+    return float(slack @ slack), np.asarray(Z.T @ slack, dtype=np.float64).ravel()
+
+
+def max_square_norm(Z) -> float:
+    """max_i ||z_i||^2 (0.0 for no rows): R'^2, as ||z_i|| = ||x'_i|| for labels ±1."""
+    if Z.shape[0] == 0:
+        return 0.0
+    squares = Z.multiply(Z).sum(axis=1) if sp.issparse(Z) else np.einsum("ij,ij->i", Z, Z)
+    return float(np.max(np.asarray(squares, dtype=np.float64)))
 
 
 def split_intercept(w: NDArray, fit_intercept: bool) -> tuple[NDArray, float]:
@@ -213,6 +229,14 @@ class SignedRows:
     def transposed_product(self, a: NDArray) -> NDArray:
         """Z^T a as a flat array."""
         return np.asarray(self.Z.T @ a).ravel()
+
+    def squared_hinge(self, v: NDArray) -> tuple[float, NDArray]:
+        """(||(1 - Zv)_+||^2, Z^T (1 - Zv)_+) (see :func:`squared_hinge`)."""
+        return squared_hinge(self.Z, v)
+
+    def max_square_norm(self) -> float:
+        """max_i ||z_i||^2."""
+        return max_square_norm(self.Z)
 
 
 def as_signed_rows(Z) -> SignedRows:

@@ -22,6 +22,7 @@ from halfspaces.dask._partitions import Partitions  # noqa: E402
 from halfspaces.dask._perceptron import AveragedPerceptron, Perceptron  # noqa: E402
 from halfspaces.dask._separability import (  # noqa: E402
     PartitionedRows,
+    best_freund_schapire_bound,
     max_margin,
     separability,
     signed_partitions,
@@ -34,6 +35,7 @@ __all__ = [
     "PartitionedRows",
     "Partitions",
     "Perceptron",
+    "best_freund_schapire_bound",
     "max_margin",
     "read_files",
     "separability",

@@ -12,15 +12,18 @@ partitions and compared with each column's size.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._exact import SignedRows, block_violations, scale_columns, scores, signed_rows
-from halfspaces._exact.rows import combine_violations
+from halfspaces._exact.rows import combine_violations, max_square_norm, squared_hinge
 from halfspaces._validation import plus_minus
 from halfspaces.dask._partitions import Partitions, add_in_order
 from halfspaces.dask._perceptron import as_partitions
+from halfspaces.theory.bounds import FreundSchapireBound, best_freund_schapire_bound_of_rows
 from halfspaces.theory.separability import (
     MaxMargin,
     Separability,
@@ -28,7 +31,8 @@ from halfspaces.theory.separability import (
     separability_of_rows,
 )
 
-__all__ = ["PartitionedRows", "max_margin", "separability", "signed_partitions"]
+__all__ = ["PartitionedRows", "best_freund_schapire_bound", "max_margin", "separability",
+           "signed_partitions"]
 
 
 class _Signs:
@@ -74,6 +78,14 @@ def _transposed_product(X, y, index, offsets, rows, values, fit_intercept, scale
     mine = (rows >= offsets[index]) & (rows < offsets[index + 1])
     a[rows[mine] - offsets[index]] = values[mine]
     return np.asarray(Z.T @ a).ravel()
+
+
+def _squared_hinge(X, y, fit_intercept, scale, v):
+    return squared_hinge(_block_rows(X, y, fit_intercept, scale), v)
+
+
+def _max_square_norm(X, y, fit_intercept, scale):
+    return max_square_norm(_block_rows(X, y, fit_intercept, scale))
 
 
 def _column_range(X, y, fit_intercept, scale, j):
@@ -140,6 +152,12 @@ class PartitionedRows(SignedRows):
         rows = np.flatnonzero(a)
         return add_in_order(self.parts.map_with_index(
             _transposed_product, self.offsets, rows, a[rows], *self._args()))
+
+    def squared_hinge(self, v: NDArray) -> tuple[float, NDArray]:
+        return add_in_order(self.parts.map(_squared_hinge, *self._args(), v))
+
+    def max_square_norm(self) -> float:
+        return max(self.parts.map(_max_square_norm, *self._args()))
 
 
 def signed_partitions(X, y=None, fit_intercept: bool = True) -> PartitionedRows:
@@ -212,3 +230,30 @@ def max_margin(X, y=None, fit_intercept: bool = True) -> MaxMargin:
         When the data are not separable; ``.certificate`` proves it.
     """
     return max_margin_of_rows(signed_partitions(X, y, fit_intercept), fit_intercept)
+
+
+def best_freund_schapire_bound(X, y=None, fit_intercept: bool = True) -> FreundSchapireBound:
+    """:func:`halfspaces.theory.best_freund_schapire_bound` of data in partitions on a cluster.
+
+    The smallest Freund-Schapire mistake bound ((R + D)/gamma)^2 the serial search finds,
+    valid on any data, separable or not. Each evaluation of the bound's root costs one pass
+    in which every partition returns its squared hinge and Z^T of its slack (O(d) numbers),
+    added in partition order; the separable case's hard-margin point comes from the working
+    set, as in :func:`max_margin`.
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or Partitions
+        Chunked by rows (dense or CSR chunks); a Partitions holds the labels too.
+    y : dask array or Series, default=None
+        Two labels (the larger one is +1, or labels in {-1, +1}).
+    fit_intercept : bool, default=True
+        Bound the perceptron that learns an intercept (runs on x').
+
+    Returns
+    -------
+    result : halfspaces.theory.FreundSchapireBound
+        ``(bound, u, gamma)`` with ||u|| = 1.
+    """
+    rows = signed_partitions(X, y, fit_intercept)
+    return best_freund_schapire_bound_of_rows(rows, math.sqrt(rows.max_square_norm()))

@@ -20,9 +20,14 @@ from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 
-from halfspaces._exact import decide, min_norm_separator, scores, unit_separator
+from halfspaces._exact import (
+    SignedRows,
+    min_norm_separator,
+    scores,
+    smallest_root,
+    unit_separator,
+)
 from halfspaces._sklearn import IntegerInterval, Interval, validate_params
 from halfspaces.losses import hinge
 from halfspaces.theory._data import signed_sample
@@ -31,6 +36,7 @@ from halfspaces.theory.margins import radius
 __all__ = [
     "FreundSchapireBound",
     "best_freund_schapire_bound",
+    "best_freund_schapire_bound_of_rows",
     "freund_schapire_bound",
     "perceptron_mistake_bound",
     "sample_complexity",
@@ -157,57 +163,6 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     return ((radius(X, fit_intercept) + hinge_deficit(Z, u, gamma)) / gamma) ** 2
 
 
-def _root_bound(Z, R: float, v: NDArray) -> float:
-    """sqrt of the bound at u = v/||v||, gamma = 1/||v||: R||v|| + ||(1 - Zv)_+||."""
-    return R * float(np.linalg.norm(v)) + float(np.linalg.norm(hinge(scores(Z, v))))
-
-
-def _root_bound_and_grad(Z, R: float, v: NDArray) -> tuple[float, NDArray]:
-    norm = float(np.linalg.norm(v))
-    slack = hinge(scores(Z, v))
-    deficit = float(np.linalg.norm(slack))
-    grad = R * v / norm if norm > 0 else np.zeros_like(v)
-    if deficit > 0:
-        grad = grad - np.asarray(Z.T @ slack).ravel() / deficit
-    return R * norm + deficit, grad
-
-
-def _squared_hinge_path_point(Z, lam: float, v0: NDArray) -> NDArray:
-    """argmin lam ||v||^2 + ||(1 - Zv)_+||^2 (smooth and convex), by L-BFGS."""
-    def fun(v):
-        slack = hinge(scores(Z, v))
-        grad = 2.0 * lam * v - 2.0 * np.asarray(Z.T @ slack).ravel()
-        return lam * v @ v + slack @ slack, grad
-    return minimize(fun, v0, jac=True, method="L-BFGS-B", options={"maxiter": 100}).x
-
-
-def _candidates(Z, R: float) -> list[NDArray]:
-    """Points v on the trade-off path between ||v|| and the squared hinge, plus B's solution.
-
-    lam runs down from R^2 1e4 by factors of 10 and stops once the bound got worse twice
-    in a row (the bound along the path is unimodal in practice; stopping early only costs
-    optimality, never validity).
-    """
-    found, v, worse = [], np.zeros(Z.shape[1]), 0
-    for lam in R * R * np.logspace(4, -4, 9):
-        v = _squared_hinge_path_point(Z, lam, v)
-        if found and _root_bound(Z, R, v) >= min(_root_bound(Z, R, c) for c in found):
-            worse += 1
-        else:
-            worse = 0
-        found.append(v)
-        if worse == 2:
-            break
-    if decide(Z).separable:
-        found.append(unit_separator(Z, min_norm_separator(Z, free_first=False)))
-    # the bound tends to n as v -> 0 (not attained): tiny v keep a candidate when the path
-    # collapses to v = 0, as on XOR
-    tiny = np.zeros(Z.shape[1])
-    tiny[0] = 1e-9 / max(R, 1e-300)
-    found += [tiny, -tiny]
-    return [c for c in found if c is not None and np.linalg.norm(c) > 0]
-
-
 def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
                                fit_intercept: bool = True) -> FreundSchapireBound:
     r"""The smallest Freund-Schapire bound found over u and gamma; valid on any data.
@@ -218,12 +173,14 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
               = \Big(R\lVert v\rVert + \big\lVert (1 - y_i\langle v, x'_i\rangle)_+
               \big\rVert_2\Big)^2,
 
-    so the search follows the trade-off between ||v|| and the hinge term (squared-hinge
-    problems lam ||v||^2 + ||(1 - Zv)_+||^2 on a grid of lam), adds the hard-margin solution
-    when the data are separable (where the bound is Novikoff's), and finishes with a direct
-    descent on the convex function from the best point. Every u and gamma give a valid bound
-    (Freund and Schapire 1999, Theorem 2), so the search is sound even where it is not
-    optimal; the bound returned is recomputed by :func:`freund_schapire_bound` at (u, gamma).
+    so the search (:func:`halfspaces._exact.smallest_root`) follows the trade-off between
+    ||v|| and the hinge term (squared-hinge problems lam ||v||^2 + ||(1 - Zv)_+||^2 on a grid
+    of lam), adds the hard-margin solution when the data are separable (where the bound is
+    Novikoff's), and finishes with a direct descent on the convex function from the best
+    point. Every u and gamma give a valid bound (Freund and Schapire 1999, Theorem 2), so the
+    search is sound even where it is not optimal; the bound returned is recomputed by
+    :func:`freund_schapire_bound` at (u, gamma). :func:`halfspaces.dask.best_freund_schapire_bound`
+    runs the same search on a cluster.
 
     Parameters
     ----------
@@ -248,17 +205,27 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     (True, [1.0])
     """
     X, Z = signed_sample(X, y, fit_intercept)
-    R = radius(X, fit_intercept)
-    candidates = _candidates(Z, R)
-    best = min(candidates, key=lambda v: _root_bound(Z, R, v))
-    polished = minimize(lambda v: _root_bound_and_grad(Z, R, v), best, jac=True,
-                        method="L-BFGS-B", options={"maxiter": 200}).x
-    if np.linalg.norm(polished) > 0 and _root_bound(Z, R, polished) < _root_bound(Z, R, best):
-        best = polished
-    norm = float(np.linalg.norm(best))
-    u, gamma = best / norm, 1.0 / norm
-    u = u / np.linalg.norm(u)
+    u, gamma = _unit_and_gamma(smallest_root(SignedRows(Z), radius(X, fit_intercept)))
     return FreundSchapireBound(freund_schapire_bound(X, y, u, gamma, fit_intercept), u, gamma)
+
+
+def best_freund_schapire_bound_of_rows(rows: SignedRows, R: float) -> FreundSchapireBound:
+    """:func:`best_freund_schapire_bound` of signed rows held anywhere (e.g. in partitions on
+    a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`); ``R`` = max_i ||z_i||.
+
+    The bound is ((R + D)/gamma)^2 at the (u, gamma) found, D computed from the rows in one
+    more pass.
+    """
+    u, gamma = _unit_and_gamma(smallest_root(rows, R))
+    squares, _ = rows.squared_hinge(u / gamma)
+    return FreundSchapireBound(((R + gamma * math.sqrt(squares)) / gamma) ** 2, u, gamma)
+
+
+def _unit_and_gamma(v: NDArray) -> tuple[NDArray, float]:
+    """(u, gamma) = (v / ||v||, 1 / ||v||), u renormalised so that ||u|| = 1 in floating point."""
+    norm = float(np.linalg.norm(v))
+    u = v / norm
+    return u / np.linalg.norm(u), 1.0 / norm
 
 
 @validate_params({"epsilon": [_UNIT], "delta": [_UNIT],
