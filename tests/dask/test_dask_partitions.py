@@ -59,6 +59,24 @@ def test_map_and_sum_keep_partition_order(client, data):
     assert parts.map_with_index(lambda Xb, yb, i: (i, Xb.shape[0])) == list(enumerate(CHUNKS))
 
 
+def test_partitions_are_spread_evenly_and_a_pass_is_one_task_per_worker(client):
+    # all 8 chunks come from one client array, which the scheduler alone placed 6 to 2
+    X = np.arange(160.0).reshape(40, 4)
+    y = np.arange(40) % 2
+    parts = Partitions.from_collections(*dask_chunked(X, y, [5] * 8), client)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    assert parts.workers == tuple([workers[0]] * 4 + [workers[1]] * 4)  # contiguous runs
+    for i, block in enumerate(parts.X_blocks):
+        assert list(client.who_has(block)[block.key]) == [parts.workers[i]]
+    client.get_task_stream()  # start recording
+    seen = parts.map_with_index(lambda Xb, yb, i: (i, float(Xb[0, 0])))
+    assert seen == [(i, 20.0 * i) for i in range(8)]  # partition order, each its own block
+    tasks = [t for t in client.get_task_stream() if "_each_block" in str(t["key"])]
+    assert sorted(t["worker"] for t in tasks) == workers  # one task per worker, where it lives
+    # derived partitions keep the placement
+    assert parts.map_targets(lambda yb: yb + 1).workers == parts.workers
+
+
 def test_large_arguments_are_scattered_once(client, data):
     X, y = data
     parts = Partitions.from_collections(*partitioned(X, y), client)
