@@ -151,6 +151,23 @@ def test_best_freund_schapire_is_the_smallest_bound(case):
                                   rel=1e-12)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_the_bound_of_signed_rows_is_the_bound_of_the_sample(fit_intercept):
+    # the form halfspaces.dask runs on partitions: the same search, D from the rows' pass
+    from halfspaces._exact import SignedRows
+    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
+
+    X, y = noisy_sample(np.random.default_rng(11), 60, 3, flip=0.15)
+    Z = signed(X, y, fit_intercept)
+    R = float(np.sqrt(np.max(np.sum(Z * Z, axis=1))))
+    ours = best_freund_schapire_bound_of_rows(SignedRows(Z), R)
+    theirs = best_freund_schapire_bound(X, y, fit_intercept)
+    assert ours.bound == pytest.approx(theirs.bound, rel=1e-9)
+    assert ours.bound == pytest.approx(
+        freund_schapire_by_hand(X, y, ours.u, ours.gamma, fit_intercept), rel=1e-12)
+    assert np.linalg.norm(ours.u) == pytest.approx(1.0, abs=1e-15) and ours.gamma > 0
+
+
 def test_best_freund_schapire_at_most_novikoff_when_separable():
     X, y = separable_sample(np.random.default_rng(3), 50, 2, gap=0.2)
     assert best_freund_schapire_bound(X, y).bound <= perceptron_mistake_bound(X, y) * (1 + 1e-9)
