@@ -261,3 +261,36 @@ def test_other_models_report_what_an_independent_fit_gives(model, tmp_path):
     assert report["train_accuracy"] == pytest.approx(accuracy(estimator, X, y), abs=1e-12)
     assert report["test_accuracy"] == pytest.approx(accuracy(estimator, X_test, y_test),
                                                     abs=1e-12)
+
+
+def test_an_unknown_model_or_parameter_is_named_with_the_choices():
+    from halfspaces.cli._models import MODEL_CLASSES, make_model, parse_params
+    from halfspaces.cli.fit import fit
+
+    with pytest.raises(ValueError) as bad_model:
+        fit(model="nope")
+    assert str(bad_model.value) == f"model='nope' is not one of {', '.join(MODEL_CLASSES)}."
+    with pytest.raises(KeyError) as bad_param:
+        make_model("perceptron", {"epochs": 3, "alpha": 1}, {})
+    known = sorted(halfspaces.Perceptron().get_params())
+    assert bad_param.value.args[0] == (f"Perceptron has no parameter alpha, epochs (it has "
+                                       f"{', '.join(known)})")
+    with pytest.raises(ValueError, match=r"^--param 'max_epochs' is not of the form key=value$"):
+        parse_params(["max_epochs"])
+    with pytest.raises(ValueError, match=r"^--param '=3' is not of the form key=value$"):
+        parse_params(["=3"])
+    assert parse_params([" gamma = 0.5", "kernel=rbf", "average=True", "coef0=None",
+                         "shuffle=false", "degree=3"]) == {
+        "gamma": 0.5, "kernel": "rbf", "average": True, "coef0": None, "shuffle": False,
+        "degree": 3}
+
+
+def test_defaults_apply_only_where_the_model_has_them_and_params_win():
+    from halfspaces.cli._models import make_model
+
+    model = make_model("logistic", {"alpha": 0.5}, {"max_epochs": 7, "random_state": 3,
+                                                     "alpha": 2.0, "fit_intercept": None})
+    assert model.get_params() == halfspaces.LogisticRegression(
+        alpha=0.5, random_state=3).get_params()
+    model = make_model("averaged", {}, {"max_epochs": 7, "random_state": None})
+    assert model.get_params() == halfspaces.AveragedPerceptron(max_epochs=7).get_params()
