@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -294,3 +295,81 @@ def test_defaults_apply_only_where_the_model_has_them_and_params_win():
         alpha=0.5, random_state=3).get_params()
     model = make_model("averaged", {}, {"max_epochs": 7, "random_state": None})
     assert model.get_params() == halfspaces.AveragedPerceptron(max_epochs=7).get_params()
+
+
+# -- the importable fit(): its defaults, its report, the model file it writes, its refusals
+
+def test_fit_as_a_library_call_uses_its_documented_defaults(shifted_file):
+    from halfspaces.cli.fit import fit
+
+    X, y = load_svmlight_file(str(shifted_file))
+    report = fit(shifted_file).as_dict()
+    model = fitted(halfspaces.AveragedPerceptron(max_epochs=10, random_state=0), X, y)
+    assert (report["model"], report["selection"], report["seed"], report["fit_intercept"],
+            report["max_epochs"]) == ("averaged", "cyclic", 0, True, 10)
+    assert (report["n_train"], report["n_features"], report["n_test"]) == (X.shape[0], 4, 0)
+    assert report["test_accuracy"] is None and report["model_file"] is None
+    assert report["streamed"] is False
+    assert (report["n_updates"], report["n_epochs"], report["converged"]) == (
+        model.n_updates_, model.n_epochs_, model.converged_)
+    assert report["train_accuracy"] == accuracy(model, X, y)
+    for seconds in (report["fit_time_s"], report["compile_time_s"]):
+        assert isinstance(seconds, float) and seconds >= 0.0
+
+
+def test_a_model_file_records_how_its_data_were_read(tmp_path, shifted_file):
+    from halfspaces.io.model import load_with_extra
+
+    X, y = shifted_problem(seed=4)
+    table = np.column_stack([X[:, :2], y, X[:, 2:]])
+    named = tmp_path / "named.csv"
+    np.savetxt(named, table, delimiter=",", header="a,b,income,c,d", comments="", fmt="%.17g")
+    out = tmp_path / "csv.hs"
+    report = run_cli("fit", str(named), "--label-column", "income", "--epochs", "2",
+                     "--out", str(out))
+    model, extra = load_with_extra(out)
+    assert report["model_file"] == str(out)
+    assert extra["data"] == {"format": "csv", "zero_based": None, "label_column": "income",
+                             "feature_names": ["a", "b", "c", "d"]}
+    assert accuracy(model, X, y) == report["train_accuracy"]
+    out = tmp_path / "svm.hs"
+    run_cli("fit", str(shifted_file), "--epochs", "2", "--out", str(out))
+    assert load_with_extra(out)[1]["data"] == {"format": "svmlight", "zero_based": False,
+                                               "label_column": None}
+
+
+def test_format_reads_a_file_its_suffix_misnames(tmp_path):
+    X, y = shifted_problem(seed=5)
+    misnamed = tmp_path / "table.svm"  # CSV text under an svmlight suffix
+    np.savetxt(misnamed, np.column_stack([y, X]), delimiter=",", fmt="%.17g")  # label first
+    report = run_cli("fit", str(misnamed), "--format", "csv", "--model", "perceptron",
+                     "--epochs", "3")
+    model = fitted(halfspaces.Perceptron(max_epochs=3, random_state=0), X, y)
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X, y)
+    with pytest.raises(ValueError):  # read by its suffix, it is no svmlight file
+        halfspaces.cli.fit.fit(misnamed, model="perceptron")
+
+
+def test_fit_refuses_what_it_cannot_do_before_training(tmp_path, shifted_file):
+    from halfspaces.cli.fit import StreamOptions, fit
+    from halfspaces.io import OutputFileError
+
+    with pytest.raises(ValueError, match=r"^--test needs a training file DATA as well\.$"):
+        fit(None, test=shifted_file)
+    with pytest.raises(ValueError, match=r"^--stream needs a training file DATA\.$"):
+        fit(None, stream=StreamOptions())
+    with pytest.raises(ValueError, match=r"^--dask needs DATA files, read on the workers\.$"):
+        fit(None, dask="local:1")
+    with pytest.raises(OutputFileError, match="cannot go to standard output"):
+        fit(shifted_file, out=Path("-"))
+    for clobbered in ({"out": shifted_file}, {"test": shifted_file, "out": shifted_file}):
+        with pytest.raises(OutputFileError, match="same file as the input"):
+            fit(tmp_path / "other.svm" if "test" in clobbered else shifted_file,
+                **clobbered)
+    state = tmp_path / "state.hs"
+    with pytest.raises(OutputFileError, match="same file as the input"):
+        fit(shifted_file, stream=StreamOptions(checkpoint=shifted_file))
+    with pytest.raises(OutputFileError, match="it is also the --checkpoint"):
+        fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
+    assert not state.exists()
