@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -373,3 +374,160 @@ def test_fit_refuses_what_it_cannot_do_before_training(tmp_path, shifted_file):
     with pytest.raises(OutputFileError, match="it is also the --checkpoint"):
         fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
     assert not state.exists()
+
+
+def cli_error(*args: str) -> tuple[int, str]:
+    """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail."""
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main(list(args))
+    assert ended.value.code not in (0, None)
+    return ended.value.code, " ".join(err.getvalue().replace("│", " ").split())
+
+
+def test_a_model_without_partial_fit_is_refused_a_stream(shifted_file):
+    code, message = cli_error("fit", str(shifted_file), "--stream", "--model", "lp")
+    assert code == 2  # a usage error, named by its option
+    assert "--stream" in message
+    assert "--model lp cannot learn from a stream (it has no partial_fit); drop --stream." \
+        in message
+
+
+@pytest.mark.parametrize("model", ["kernel", "voted-kernel", "multiclass", "perceptron"])
+def test_epoch_models_default_to_ten_epochs_and_others_keep_their_own(shifted_file, model):
+    report = run_cli("fit", str(shifted_file), "--model", model)
+    assert report["max_epochs"] == 10
+    logistic = run_cli("fit", str(shifted_file), "--model", "logistic")
+    assert logistic["max_epochs"] == halfspaces.LogisticRegression().max_iter
+    X, y = load_svmlight_file(str(shifted_file))
+    model = fitted(halfspaces.LogisticRegression(random_state=0), X, y)
+    assert logistic["n_epochs"] == model.n_iter_  # the GLMs' n_iter_ as epochs
+    capped = run_cli("fit", str(shifted_file), "--model", "logistic", "--epochs", "2")
+    assert capped["max_epochs"] == 2 and capped["n_epochs"] <= 2
+
+
+def test_selection_and_seed_reach_the_estimator(shifted_file):
+    X, y = load_svmlight_file(str(shifted_file))
+    report = run_cli("fit", str(shifted_file), "--model", "perceptron", "--selection",
+                     "shuffle", "--seed", "5", "--epochs", "2")
+    shuffled = fitted(halfspaces.Perceptron(max_epochs=2, selection="shuffle",
+                                            random_state=5), X, y)
+    cyclic = fitted(halfspaces.Perceptron(max_epochs=2, random_state=5), X, y)
+    assert shuffled.n_updates_ != cyclic.n_updates_
+    assert (report["selection"], report["seed"]) == ("shuffle", 5)
+    assert report["n_updates"] == shuffled.n_updates_
+
+
+def test_a_streamed_report_counts_passes_and_matches_test_columns_by_name(tmp_path):
+    X, y = shifted_problem(seed=6, n=160)
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    np.savetxt(train, np.column_stack([X[:100, :2], y[:100], X[:100, 2:]]), delimiter=",",
+               header="a,b,income,c,d", comments="", fmt="%.17g")
+    # the test file's columns in another order: read by name
+    np.savetxt(test, np.column_stack([X[100:, ::-1], y[100:]]), delimiter=",",
+               header="d,c,b,a,income", comments="", fmt="%.17g")
+    report = run_cli("fit", str(train), "--test", str(test), "--stream", "--chunk-size", "32",
+                     "--label-column", "income", "--model", "perceptron", "--epochs", "2")
+    model = halfspaces.Perceptron(random_state=0)
+    for _ in range(2):
+        for start in range(0, 100, 32):
+            stop = min(start + 32, 100)
+            model.partial_fit(X[start:stop], y[start:stop], classes=[-1.0, 1.0])
+    assert (report["n_epochs"], report["max_epochs"], report["streamed"]) == (2, 2, True)
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X[:100], y[:100])
+    assert report["test_accuracy"] == accuracy(model, X[100:], y[100:])
+    assert report["compile_time_s"] >= 0.0 and report["fit_time_s"] >= 0.0
+
+
+def test_the_report_carries_per_class_counts_and_unknown_convergence():
+    from halfspaces.cli.fit import _bool, _plain
+
+    X, y = load_iris(return_X_y=True)
+    report = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "3")
+    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=3, random_state=0), X, y)
+    assert report["n_updates"] == _plain(model.n_updates_)
+    assert _plain(np.array([3, 4])) == [3, 4] and _plain(np.int64(7)) == 7
+    assert _plain(None) is None
+    assert _bool(None) is None and _bool(np.bool_(False)) is False and _bool(1) is True
+
+
+def test_timed_separates_compilation_and_keeps_warnings_as_notes():
+    import numba
+
+    from halfspaces.cli.fit import _timed
+
+    def work():
+        warnings.warn("first", UserWarning, stacklevel=1)
+        warnings.warn("first", UserWarning, stacklevel=1)
+        numba.njit(lambda a: a + 1)(1)  # a fresh function: compiled inside the work
+
+    start = time.perf_counter()
+    fit_seconds, compile_seconds, notes = _timed(work)
+    wall = time.perf_counter() - start
+    assert compile_seconds > 0.0 and fit_seconds >= 0.0
+    assert fit_seconds + compile_seconds <= wall  # the parts of one measured span
+    assert notes == ("first",)
+    fit_seconds, compile_seconds, notes = _timed(lambda: None)
+    assert compile_seconds == 0.0 and 0.0 <= fit_seconds <= time.perf_counter() - start
+    assert notes == ()
+
+
+def test_mistake_bound_is_left_empty_where_it_is_not_offered(shifted_file, tmp_path):
+    from halfspaces.cli.fit import BOUND_CELLS, _mistake_bound
+
+    X, y = load_svmlight_file(str(shifted_file))
+    X = X.toarray()
+    homogeneous = run_cli("fit", str(shifted_file), "--model", "perceptron", "--epochs",
+                          "1000", "--no-intercept")
+    assert homogeneous["mistake_bound"] == pytest.approx(
+        halfspaces.theory.perceptron_mistake_bound(X, y, fit_intercept=False), rel=1e-9)
+    for model in ("logistic", "multiclass", "kernel"):
+        assert run_cli("fit", str(shifted_file), "--model", model)["mistake_bound"] is None
+    noisy_y = y.copy()
+    noisy_y[:5] *= -1  # not separable: no finite bound, and no note either
+    clf = fitted(halfspaces.Perceptron(max_epochs=3), X, noisy_y)
+    assert _mistake_bound("perceptron", clf, X, noisy_y) == (None, ())
+    # past BOUND_CELLS the QP is not attempted (a fast a9a fit stays fast)
+    wide = np.zeros((BOUND_CELLS // 4 + 1, 4))
+    wide[:, 0] = np.where(np.arange(wide.shape[0]) % 2, 1.0, -1.0)
+    labels = wide[:, 0].copy()
+    clf = fitted(halfspaces.Perceptron(max_epochs=2), wide, labels)
+    assert _mistake_bound("perceptron", clf, wide, labels) == (None, ())
+    broken = X.copy()
+    broken[0, 0] = np.nan  # the bound's own validation raises: a note, not a crash
+    clf = fitted(halfspaces.Perceptron(max_epochs=3), X, y)
+    bound, notes = _mistake_bound("perceptron", clf, broken, y)
+    assert bound is None and len(notes) == 1
+    assert notes[0].startswith("mistake_bound not computed: ValueError: ")
+
+
+def test_accuracy_falls_back_to_score_beyond_one_column_of_classes():
+    from halfspaces.cli.fit import _accuracy
+
+    X, y = load_iris(return_X_y=True)
+    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=3, random_state=0), X, y)
+    assert _accuracy(model, X, y) == model.score(X, y)
+
+    class Recorder:
+        """predict returns what it is given; score says which path was taken."""
+
+        def __init__(self, predicted):
+            self.predicted = predicted
+
+        def predict(self, X):
+            return self.predicted
+
+        def score(self, X, y):
+            return -1.0
+
+    labels = np.array([0, 1, 1, 0])
+    assert _accuracy(Recorder(labels), None, labels) == 1.0  # the fast path: the mean
+    assert _accuracy(Recorder(np.array([0, 1, 0, 0])), None, labels) == 0.75
+    assert _accuracy(Recorder(labels[:3]), None, labels) == -1.0  # shapes differ
+    assert _accuracy(Recorder(labels[:, None]), None, labels[:, None]) == -1.0  # 2-D
+    continuous = np.array([0.5, 1.5, 2.5, 3.5])
+    assert _accuracy(Recorder(continuous), None, continuous) == -1.0  # not classes
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        _accuracy(Recorder(np.array(["a", "b", "a", "b"])), None, labels)
