@@ -383,7 +383,10 @@ def cli_error(*args: str) -> tuple[int, str]:
             pytest.raises(SystemExit) as ended:
         main(list(args))
     assert ended.value.code not in (0, None)
-    return ended.value.code, " ".join(err.getvalue().replace("│", " ").split())
+    text = err.getvalue()
+    for frame in "│╭╰─╮╯":  # Rich's box around the error
+        text = text.replace(frame, " ")
+    return ended.value.code, " ".join(text.split())
 
 
 def test_a_model_without_partial_fit_is_refused_a_stream(shifted_file):
@@ -531,3 +534,58 @@ def test_accuracy_falls_back_to_score_beyond_one_column_of_classes():
     assert _accuracy(Recorder(continuous), None, continuous) == -1.0  # not classes
     with pytest.raises(ValueError, match="Mix of label input types"):
         _accuracy(Recorder(np.array(["a", "b", "a", "b"])), None, labels)
+
+
+# each usage error: exit code 2, the option to blame and the reason, before anything is read
+USAGE_ERRORS = [
+    (["--test", "{f}", "--test-fraction", "0.2"],
+     "Invalid value for --test-fraction: give --test or --test-fraction, not both."),
+    (["--checkpoint", "{d}/state.hs"],
+     "Invalid value for --checkpoint: checkpoints need --stream."),
+    (["--checkpoint-every", "2"], "Invalid value for --checkpoint: checkpoints need --stream."),
+    (["--resume"], "Invalid value for --checkpoint: checkpoints need --stream."),
+    (["--stream", "--test-fraction", "0.2"],
+     "Invalid value for --test-fraction: --stream cannot hold out a fraction; give --test."),
+    (["--stream", "--resume"],
+     "Invalid value for --resume: --resume needs --checkpoint PATH."),
+    (["--param", "max_epochs"],
+     "Invalid value for --param: --param 'max_epochs' is not of the form key=value"),
+    (["--param", "bogus=1"], "Invalid value for --param: AveragedPerceptron has no parameter "
+     "bogus (it has fit_intercept, max_epochs, random_state, selection, warm_start)"),
+    (["--param", "max_epochs=-3"], "Invalid value for --param: The 'max_epochs' parameter of "
+     "AveragedPerceptron must be an int in the range [1, inf). Got -3 instead."),
+    (["{f}"], "Invalid value for DATA: several DATA files need --dask."),
+    (["--dask", "local:1", "--stream"], "Invalid value for --dask: --dask trains on the "
+     "whole data; drop --stream and --test-fraction."),
+    (["--dask", "local:1", "--test-fraction", "0.5"], "Invalid value for --dask: --dask "
+     "trains on the whole data; drop --stream and --test-fraction."),
+]
+
+
+@pytest.mark.parametrize("args, message", USAGE_ERRORS)
+def test_usage_errors_name_the_option_and_the_reason(shifted_file, tmp_path, args, message):
+    args = [a.format(f=shifted_file, d=tmp_path) for a in args]
+    code, stderr = cli_error("fit", str(shifted_file), *args)
+    assert code == 2 and stderr.endswith(message), stderr
+    assert list(tmp_path.iterdir()) == [shifted_file]  # nothing written
+
+
+def test_usage_errors_without_data(tmp_path):
+    code, stderr = cli_error("fit", "--stream")
+    assert code == 2 and stderr.endswith(
+        "Invalid value for --stream: --stream needs a training file DATA.")
+    code, stderr = cli_error("fit", "--dask", "local:1")
+    assert code == 2 and stderr.endswith("Invalid value for DATA: --dask needs DATA files.")
+
+
+def test_a_resumed_stream_names_the_option_that_differs(shifted_file, tmp_path):
+    state = tmp_path / "state.hs"
+    run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "20", "--checkpoint",
+            str(state), "--model", "perceptron")
+    code, stderr = cli_error("fit", str(shifted_file), "--stream", "--chunk-size", "20",
+                             "--checkpoint", str(state), "--resume", "--model", "averaged")
+    assert code == 2 and "Invalid value for --model:" in stderr
+    code, stderr = cli_error("fit", str(shifted_file), "--stream", "--chunk-size", "20",
+                             "--checkpoint", str(state), "--resume", "--model", "perceptron",
+                             "--param", "warm_start=true")
+    assert code == 2 and "Invalid value for --param warm_start:" in stderr
