@@ -159,3 +159,38 @@ def test_max_margin_of_two_points_far_apart(scale):
     assert mm.intercept / -mm.coef[0] == pytest.approx(49.5 * scale, rel=1e-9)
     assert mm.augmented_margin == pytest.approx(min_norm_point_norm(signed(X, y, True)),
                                                 rel=1e-6)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_answers_say_which_halfspaces_they_are_about(fit_intercept):
+    rng = np.random.default_rng(12)
+    X, y = separable_sample(rng, 40, 2, gap=0.2, fit_intercept=fit_intercept)
+    assert separability(X, y, fit_intercept).fit_intercept is fit_intercept
+    assert max_margin(X, y, fit_intercept).fit_intercept is fit_intercept
+    xor = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    found = separability(xor, [1, 1, -1, -1], fit_intercept)
+    assert not found.separable and found.fit_intercept is fit_intercept
+
+
+@pytest.mark.parametrize("which", [0, 1])  # the QP with the intercept free, then the one on x'
+def test_a_qp_answer_that_does_not_separate_is_an_error_not_a_margin(monkeypatch, which):
+    import importlib
+
+    from halfspaces.exceptions import SolverError
+
+    # the module, not the function of the same name that halfspaces.theory exports
+    module = importlib.import_module("halfspaces.theory.separability")
+
+    X, y = separable_sample(np.random.default_rng(13), 30, 2, gap=0.2)
+    calls = []
+    real = module.unit_separator
+
+    def failing(Z, w, *args):
+        calls.append(1)
+        return None if len(calls) == which + 1 else real(Z, w, *args)
+
+    monkeypatch.setattr(module, "unit_separator", failing)
+    with pytest.raises(SolverError) as err:
+        max_margin(X, y, fit_intercept=True)
+    assert str(err.value) == ("the hard-margin QP returned a hyperplane that does not separate "
+                              "the data in floating point; rescale X.")
