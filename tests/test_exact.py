@@ -402,3 +402,75 @@ def test_violations_of_row_blocks_combine_into_those_of_the_whole_sample(
     assert_array_equal(combined.new_scores, m[expected])
     assert combined.n_violated == whole.n_violated
     assert combined.min_score == (m.min() if n else np.inf)
+
+
+# -- the search for the smallest Freund-Schapire bound (_exact.freund_schapire) ------------
+
+def fs_rows(seed=21, n=50, d=2, flip=0.2):
+    X, y = noisy_sample(np.random.default_rng(seed), n, d, flip=flip)
+    Z = signed(X, y, True)
+    return Z, float(np.sqrt(np.max(np.sum(Z * Z, axis=1))))
+
+
+def test_each_path_point_minimises_its_squared_hinge_problem():
+    from halfspaces._exact import SignedRows
+    from halfspaces._exact.freund_schapire import _squared_hinge_path_point
+
+    Z, R = fs_rows()
+    for lam in (R * R * 10.0, R * R * 0.1, R * R * 1e-3):
+        v = _squared_hinge_path_point(SignedRows(Z), lam, np.zeros(Z.shape[1]))
+        slack = np.maximum(0.0, 1.0 - Z @ v)
+        gradient = 2.0 * lam * v - 2.0 * Z.T @ slack  # of lam ||v||^2 + ||(1 - Zv)_+||^2
+        # L-BFGS-B's own stopping rule, relative to the gradient at v = 0
+        assert np.linalg.norm(gradient) <= 1e-3 * np.linalg.norm(2.0 * Z.T @ np.ones(len(Z)))
+
+
+def test_the_root_gradient_is_the_derivative_of_the_root():
+    from halfspaces._exact import SignedRows, decide
+    from halfspaces._exact.freund_schapire import _root_and_grad
+
+    Z, R = fs_rows()
+    rng = np.random.default_rng(3)
+    points = [(Z, rng.normal(size=Z.shape[1]) * scale) for scale in (0.05, 1.0, 20.0)]
+    Zs, _ = fs_rows(seed=22, flip=0.0)
+    w = decide(Zs).separator  # margin >= 1 at w: 0.98 w leaves a hinge norm in (0, 1)
+    assert 0.0 < np.linalg.norm(np.maximum(0.0, 1.0 - Zs @ (0.98 * w))) < 1.0
+    points.append((Zs, 0.98 * w))
+    for Z, v in points:
+        rows = SignedRows(Z)
+        root, grad = _root_and_grad(rows, R, v)
+        assert root == pytest.approx(R * np.linalg.norm(v) + np.linalg.norm(
+            np.maximum(0.0, 1.0 - Z @ v)), rel=1e-12)
+        step = 1e-6 * max(1.0, np.linalg.norm(v))
+        numeric = [(_root_and_grad(rows, R, v + step * e)[0]
+                    - _root_and_grad(rows, R, v - step * e)[0]) / (2 * step)
+                   for e in np.eye(Z.shape[1])]
+        assert np.allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_points():
+    from halfspaces._exact import SignedRows, decide
+    from halfspaces._exact.freund_schapire import _candidates, _root, _squared_hinge_path_point
+
+    for Z, R in (fs_rows(), fs_rows(seed=22, flip=0.0)):
+        rows = SignedRows(Z)
+        expected, v, worse, lowest = [], np.zeros(Z.shape[1]), 0, np.inf
+        for k in range(4, -5, -1):  # the documented rule, step by step
+            v = _squared_hinge_path_point(rows, R * R * 10.0 ** k, v)
+            root = _root(rows, R, v)
+            worse = worse + 1 if expected and root >= lowest else 0
+            lowest = min(lowest, root)
+            expected.append(v)
+            if worse == 2:
+                break
+        found = _candidates(rows, R)
+        for a, b in zip(found[:len(expected)], expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+        separable = decide(Z).separable
+        assert len(found) == len(expected) + int(separable) + 2
+        tiny = np.zeros(Z.shape[1])
+        tiny[0] = 1e-9 / R
+        np.testing.assert_array_equal(found[-2], tiny)
+        np.testing.assert_array_equal(found[-1], -tiny)
+        if separable:  # the hard-margin point, scaled to margin 1
+            assert np.min(Z @ found[len(expected)]) >= 1.0
