@@ -168,6 +168,12 @@ def test_the_bound_of_signed_rows_is_the_bound_of_the_sample(fit_intercept):
     assert np.linalg.norm(ours.u) == pytest.approx(1.0, abs=1e-15) and ours.gamma > 0
 
 
+def test_best_freund_schapire_bounds_the_perceptron_with_an_intercept_by_default():
+    X, y = noisy_sample(np.random.default_rng(14), 30, 1, flip=0.1)
+    default, with_b = best_freund_schapire_bound(X, y), best_freund_schapire_bound(X, y, True)
+    assert default.bound == with_b.bound and default.u.shape == (2,)
+
+
 def test_best_freund_schapire_at_most_novikoff_when_separable():
     X, y = separable_sample(np.random.default_rng(3), 50, 2, gap=0.2)
     assert best_freund_schapire_bound(X, y).bound <= perceptron_mistake_bound(X, y) * (1 + 1e-9)

@@ -74,3 +74,39 @@ def test_bad_weights_are_refused_naming_the_fix():
                                          r"geometric margins are undefined; pass a nonzero "
                                          r"coef\.$"):
         geometric_margins(X, y, [0.0, 0.0])
+
+
+def test_theory_input_is_checked_once_and_made_float64_csr_or_c_ordered():
+    from halfspaces.theory._data import check_X, signed_sample
+
+    ints = check_X([[1, 2], [3, 4]])
+    assert ints.dtype == np.float64 and ints.flags.c_contiguous
+    assert check_X(np.asfortranarray(np.ones((3, 2)))).flags.c_contiguous
+    messy = sp.csr_matrix((np.array([1.0, 2.0, 5.0]), np.array([1, 1, 0]),
+                           np.array([0, 2, 3])), shape=(2, 2))  # a duplicate, unsorted
+    tidy = check_X(messy)
+    assert tidy.has_canonical_format
+    np.testing.assert_array_equal(tidy.toarray(), [[0.0, 3.0], [5.0, 0.0]])
+    wide = sp.csr_matrix(np.eye(3))
+    wide.indices, wide.indptr = wide.indices.astype(np.int64), wide.indptr.astype(np.int64)
+    assert check_X(wide).nnz == 3  # 64-bit indices are accepted
+    broken = sp.csr_matrix(np.eye(3))
+    broken.indices[1] = 7  # past the last column: caught before any compiled loop
+    with pytest.raises(ValueError, match="points"):
+        check_X(broken, name="points")
+    X, Z = signed_sample([[1, 2], [3, 4]], [0, 1], fit_intercept=True)
+    np.testing.assert_array_equal(Z, [[-1.0, -1.0, -2.0], [1.0, 3.0, 4.0]])
+
+
+def test_theory_tools_refuse_dask_collections_by_name():
+    da = pytest.importorskip("dask.array")
+    from halfspaces.theory import radius
+    from halfspaces.theory._data import signed_sample
+
+    X = da.from_array(np.ones((4, 2)), chunks=2)
+    with pytest.raises(TypeError, match=r"^X is a dask collection \(Array\); "
+                                        r"halfspaces\.theory works on data in memory"):
+        radius(X)
+    with pytest.raises(TypeError, match=r"^y is a dask collection \(Array\); "
+                                        r"halfspaces\.theory works on data in memory"):
+        signed_sample(np.ones((4, 2)), da.from_array(np.array([0, 1, 0, 1]), chunks=2), True)
