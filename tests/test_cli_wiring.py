@@ -589,3 +589,47 @@ def test_a_resumed_stream_names_the_option_that_differs(shifted_file, tmp_path):
                              "--checkpoint", str(state), "--resume", "--model", "perceptron",
                              "--param", "warm_start=true")
     assert code == 2 and "Invalid value for --param warm_start:" in stderr
+
+
+def test_the_compilation_note_names_the_loops_a_run_needs(monkeypatch, shifted_file, tmp_path):
+    import halfspaces._fast as fast
+    from halfspaces.cli import fit as fit_module
+
+    assert fit_module._loop_module("kernel", halfspaces.KernelPerceptron(kernel="rbf")) == "dual"
+    assert fit_module._loop_module("kernel", halfspaces.KernelPerceptron()) == "perceptron"
+    assert fit_module._loop_module(
+        "voted-kernel", halfspaces.VotedKernelPerceptron(kernel="linear")) == "perceptron"
+    assert fit_module._loop_module(
+        "kernel", halfspaces.KernelPerceptron(kernel=lambda a, b: a @ b.T)) == "dual"
+    assert fit_module._loop_module("averaged", halfspaces.AveragedPerceptron()) == "perceptron"
+    assert fit_module._loop_module("multiclass", None) == "multiclass"
+    assert fit_module._loop_module("logistic", None) == "logistic"
+    assert fit_module._loop_module("lp", None) is None
+    csv = tmp_path / "t.csv"
+    csv.write_text("1,2\n3,4\n")
+    assert fit_module._is_svmlight(shifted_file, None)
+    assert fit_module._is_svmlight(csv, "svmlight") and not fit_module._is_svmlight(csv, None)
+    assert not fit_module._is_svmlight(None, None)
+    assert not fit_module._is_svmlight(tmp_path, None)  # a folder: reading it reports it
+    assert not fit_module._is_svmlight(tmp_path / "missing.svm", None)
+
+    notes, asked = [], []
+    monkeypatch.setattr(fit_module._output, "note", notes.append)
+    monkeypatch.setattr(fit_module.sys.stderr, "isatty", lambda: True, raising=False)
+
+    def cached(module):
+        asked.append(module)
+        return module != "svmlight"
+
+    monkeypatch.setattr(fast, "is_cached", cached)
+    fit_module._announce_compilation("averaged", halfspaces.AveragedPerceptron(),
+                                     shifted_file, None, True)
+    assert asked == ["labels", "perceptron", "svmlight"]
+    assert notes == [["compiling the training loops (first run only)"]]
+    asked.clear()
+    fit_module._announce_compilation("lp", halfspaces.LinearProgramClassifier(), csv, None,
+                                     True)
+    assert asked == ["labels"] and len(notes) == 1  # all cached: no second note
+    fit_module._announce_compilation("averaged", halfspaces.AveragedPerceptron(),
+                                     shifted_file, None, False)
+    assert len(notes) == 1  # progress off (--quiet, --json): never a note
