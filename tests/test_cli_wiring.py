@@ -633,3 +633,31 @@ def test_the_compilation_note_names_the_loops_a_run_needs(monkeypatch, shifted_f
     fit_module._announce_compilation("averaged", halfspaces.AveragedPerceptron(),
                                      shifted_file, None, False)
     assert len(notes) == 1  # progress off (--quiet, --json): never a note
+
+
+def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from halfspaces.cli.fit import fit
+
+    X, y = shifted_problem(seed=7, n=120)
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"  # CSV under another suffix
+    for path, rows in ((train, slice(0, 80)), (test, slice(80, None))):
+        np.savetxt(path, np.column_stack([X[rows, :2], y[rows], X[rows, 2:]]), delimiter=",",
+                   header="a,b,income,c,d", comments="", fmt="%.17g")
+    out = tmp_path / "m.hs"
+    with distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
+                                  dashboard_address=":0") as cluster:
+        report = fit([train], test=[test], model="perceptron", epochs=3, format="csv",
+                     label_column="income", out=out, dask=cluster.scheduler_address,
+                     fit_intercept=False).as_dict()
+    # one partition: iterative parameter mixing is the serial perceptron
+    model = fitted(halfspaces.Perceptron(max_epochs=3, fit_intercept=False, random_state=0),
+                   X[:80], y[:80])
+    assert (report["model"], report["n_train"], report["n_features"]) == ("perceptron", 80, 4)
+    assert report["fit_intercept"] is False and report["model_file"] == str(out)
+    assert report["n_updates"] == model.n_updates_
+    assert report["train_accuracy"] == accuracy(model, X[:80], y[:80])
+    assert (report["n_test"], report["test_accuracy"]) == (len(y) - 80,
+                                                           accuracy(model, X[80:], y[80:]))
+    saved = halfspaces.load(out)
+    np.testing.assert_array_equal(saved.coef_, model.coef_)
