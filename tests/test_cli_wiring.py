@@ -661,3 +661,126 @@ def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
                                                            accuracy(model, X[80:], y[80:]))
     saved = halfspaces.load(out)
     np.testing.assert_array_equal(saved.coef_, model.coef_)
+
+
+class ProgressRecorder:
+    """Stands in for ``_output.progress``: records each bar asked for and its advances."""
+
+    def __init__(self):
+        self.bars, self.advanced = [], []
+
+    @contextlib.contextmanager
+    def __call__(self, description, total, enabled):
+        self.bars.append((description, total, enabled))
+        yield self.advanced.append
+
+
+@pytest.mark.parametrize("flags, shown", [((), True), (("--quiet",), False),
+                                          (("--json",), False)])
+def test_progress_is_asked_for_unless_quiet_or_json(monkeypatch, shifted_file, tmp_path,
+                                                    flags, shown):
+    from halfspaces.cli import fit as fit_module
+
+    bars = ProgressRecorder()
+    monkeypatch.setattr(fit_module._output, "progress", bars)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
+            pytest.raises(SystemExit):
+        main(["fit", str(shifted_file), "--epochs", "2", *flags])
+    assert bars.bars == [("fitting averaged", None, shown)]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            pytest.raises(SystemExit):
+        main(["fit", str(shifted_file), "--stream", "--chunk-size", "25", *flags])
+    assert bars.bars[1] == ("streaming", None, shown)
+    X, _ = load_svmlight_file(str(shifted_file))
+    assert sum(bars.advanced) == X.shape[0]  # the stream reports every row it trained on
+
+
+def test_the_command_line_defaults_and_its_table(shifted_file):
+    report = run_cli("fit", str(shifted_file))
+    assert (report["seed"], report["fit_intercept"], report["selection"]) == (0, True, "cyclic")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit):
+        main(["fit", str(shifted_file), "--model", "perceptron", "--epochs", "1"])
+    assert "halfspaces fit: perceptron" in out.getvalue()  # a table, not JSON
+    with pytest.raises(ValueError):
+        json.loads(out.getvalue())
+    assert "made updates in each of its max_epochs=1 passes" in " ".join(err.getvalue().split())
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit):
+        main(["fit", str(shifted_file), "--model", "perceptron", "--epochs", "1", "--quiet"])
+    assert "made updates" not in err.getvalue()
+
+
+def test_a_streamed_model_file_and_report_name_the_data(tmp_path):
+    from halfspaces.io.model import load_with_extra
+
+    X, y = shifted_problem(seed=8, n=90)
+    data = tmp_path / "stream.txt"  # CSV under another suffix: --format says it
+    np.savetxt(data, np.column_stack([X[:, :1], y, X[:, 1:]]), delimiter=",",
+               header="a,income,b,c,d", comments="", fmt="%.17g")
+    out = tmp_path / "s.hs"
+    report = run_cli("fit", str(data), "--stream", "--format", "csv", "--label-column",
+                     "income", "--chunk-size", "30", "--model", "perceptron", "--out", str(out))
+    assert report["dataset"] == str(data) and report["model"] == "perceptron"
+    assert report["model_file"] == str(out)
+    model, extra = load_with_extra(out)
+    extra["data"].pop("zero_based")  # an svmlight setting (a stream records its own)
+    assert extra["data"] == {"format": "csv", "label_column": "income",
+                             "feature_names": ["a", "b", "c", "d"]}
+    assert accuracy(model, X, y) == report["train_accuracy"]
+
+
+def test_checkpoints_are_written_every_so_many_chunks(tmp_path, shifted_file, monkeypatch):
+    import halfspaces.io.streaming as streaming
+
+    written = []
+    real = streaming._write_checkpoint
+    monkeypatch.setattr(streaming, "_write_checkpoint",
+                        lambda *a, **k: written.append(1) or real(*a, **k))
+    run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "10", "--checkpoint",
+            str(tmp_path / "state.hs"), "--checkpoint-every", "25", "--model", "perceptron")
+    n = load_svmlight_file(str(shifted_file))[0].shape[0]
+    assert len(written) == -(-n // 25)  # after every 25 examples, and at the end
+    written.clear()
+    run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "10", "--checkpoint",
+            str(tmp_path / "other.hs"), "--model", "perceptron")
+    assert len(written) == -(-n // 10)  # by default after every chunk
+
+
+def test_exact_messages_of_the_output_refusals(shifted_file, tmp_path):
+    from halfspaces.cli.fit import StreamOptions, fit
+    from halfspaces.io import OutputFileError
+
+    with pytest.raises(OutputFileError) as err:
+        fit(shifted_file, out=Path("-"))
+    assert str(err.value).endswith("a model file cannot go to standard output, which carries "
+                                   "the report; give a file name to --out")
+    state = tmp_path / "state.hs"
+    with pytest.raises(OutputFileError) as err:
+        fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
+    assert str(err.value).endswith("it is also the --checkpoint, which the model would "
+                                   "replace; give them different names")
+
+
+def test_param_values_spelled_as_python_and_values_with_equals():
+    from halfspaces.cli._models import MODEL_CLASSES, available_models, parse_params
+
+    assert parse_params(["warm_start=False", "average=True", "gamma=None"]) == {
+        "warm_start": False, "average": True, "gamma": None}
+    assert parse_params(["kernel=a=b"]) == {"kernel": "a=b"}  # split at the first "="
+    assert available_models() == list(MODEL_CLASSES)  # every name has its estimator
+
+
+def test_the_mistake_bound_is_computed_up_to_bound_cells_exactly():
+    from halfspaces.cli.fit import BOUND_CELLS, _mistake_bound
+
+    rows = BOUND_CELLS // 4  # rows x 4 columns = BOUND_CELLS: still computed
+    X = np.zeros((rows, 4))
+    X[:, 0] = np.where(np.arange(rows) % 2, 1.0, -1.0)
+    clf = fitted(halfspaces.Perceptron(max_epochs=2), X, X[:, 0].copy())
+    bound, notes = _mistake_bound("perceptron", clf, X, X[:, 0].copy())
+    assert notes == () and bound == pytest.approx(
+        halfspaces.theory.perceptron_mistake_bound(X, X[:, 0]), rel=1e-9)
