@@ -452,7 +452,12 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
     from halfspaces._exact import SignedRows, decide
     from halfspaces._exact.freund_schapire import _candidates, _root, _squared_hinge_path_point
 
-    for Z, R in (fs_rows(), fs_rows(seed=22, flip=0.0)):
+    small, _ = fs_rows(seed=23, flip=0.0)
+    small = small[:, 1:] * 0.01  # homogeneous, inside the unit ball: R < 1
+    cases = [fs_rows(), fs_rows(seed=22, flip=0.0),
+             (small, float(np.sqrt(np.max(np.sum(small * small, axis=1)))))]
+    assert cases[2][1] < 1.0
+    for Z, R in cases:
         rows = SignedRows(Z)
         expected, v, worse, lowest = [], np.zeros(Z.shape[1]), 0, np.inf
         for k in range(4, -5, -1):  # the documented rule, step by step
@@ -472,5 +477,7 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
         tiny[0] = 1e-9 / R
         np.testing.assert_array_equal(found[-2], tiny)
         np.testing.assert_array_equal(found[-1], -tiny)
-        if separable:  # the hard-margin point, scaled to margin 1
+        if separable:  # the hard-margin point on x' (the intercept penalised too)
+            np.testing.assert_array_equal(found[len(expected)], unit_separator(
+                Z, min_norm_separator(Z, free_first=False)))
             assert np.min(Z @ found[len(expected)]) >= 1.0
