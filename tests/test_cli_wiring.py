@@ -635,6 +635,10 @@ def test_the_compilation_note_names_the_loops_a_run_needs(monkeypatch, shifted_f
     assert len(notes) == 1  # progress off (--quiet, --json): never a note
 
 
+@pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ,
+                    reason="mutmut forks each run from a process that started a Dask cluster "
+                           "already; a second one hangs in the fork (its mutants are judged "
+                           "here, outside mutmut, and by tests/dask/test_dask_cli.py)")
 def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
     distributed = pytest.importorskip("distributed")
     from halfspaces.cli.fit import fit
