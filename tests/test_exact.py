@@ -454,9 +454,13 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
 
     small, _ = fs_rows(seed=23, flip=0.0)
     small = small[:, 1:] * 0.01  # homogeneous, inside the unit ball: R < 1
-    cases = [fs_rows(), fs_rows(seed=22, flip=0.0),
+    X, y = separable_sample(np.random.default_rng(1), 60, 4, gap=0.2)
+    far = signed(X + 2.0, y, True)  # off the origin: the intercept's penalty moves the QP
+    cases = [fs_rows(), (far, float(np.sqrt(np.max(np.sum(far * far, axis=1))))),
              (small, float(np.sqrt(np.max(np.sum(small * small, axis=1)))))]
     assert cases[2][1] < 1.0
+    assert not np.allclose(unit_separator(far, min_norm_separator(far, free_first=False)),
+                           unit_separator(far, min_norm_separator(far, free_first=True)))
     for Z, R in cases:
         rows = SignedRows(Z)
         expected, v, worse, lowest = [], np.zeros(Z.shape[1]), 0, np.inf
