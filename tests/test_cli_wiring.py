@@ -722,7 +722,7 @@ def test_a_streamed_model_file_and_report_name_the_data(tmp_path):
     from halfspaces.io.model import load_with_extra
 
     X, y = shifted_problem(seed=8, n=90)
-    data = tmp_path / "stream.txt"  # CSV under another suffix: --format says it
+    data = tmp_path / "stream.svm"  # CSV under svmlight's suffix: --format says it
     np.savetxt(data, np.column_stack([X[:, :1], y, X[:, 1:]]), delimiter=",",
                header="a,income,b,c,d", comments="", fmt="%.17g")
     out = tmp_path / "s.hs"
@@ -788,3 +788,15 @@ def test_the_mistake_bound_is_computed_up_to_bound_cells_exactly():
     bound, notes = _mistake_bound("perceptron", clf, X, X[:, 0].copy())
     assert notes == () and bound == pytest.approx(
         halfspaces.theory.perceptron_mistake_bound(X, X[:, 0]), rel=1e-9)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_the_report_carries_the_fit_and_compile_times_it_measured(monkeypatch, shifted_file,
+                                                                  stream):
+    from halfspaces.cli import fit as fit_module
+
+    plain = fit_module._timed
+    monkeypatch.setattr(fit_module, "_timed", lambda work: (0.5, 0.25, plain(work)[2]))
+    report = fit_module.fit(shifted_file, stream=fit_module.StreamOptions() if stream
+                            else None).as_dict()
+    assert (report["fit_time_s"], report["compile_time_s"]) == (0.5, 0.25)
