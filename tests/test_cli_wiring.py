@@ -737,7 +737,7 @@ def test_a_streamed_model_file_and_report_name_the_data(tmp_path):
     assert accuracy(model, X, y) == report["train_accuracy"]
 
 
-def test_checkpoints_are_written_every_so_many_chunks(tmp_path, shifted_file, monkeypatch):
+def test_checkpoints_are_written_every_so_many_examples(tmp_path, shifted_file, monkeypatch):
     import halfspaces.io.streaming as streaming
 
     written = []

@@ -472,7 +472,8 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
             expected.append(v)
             if worse == 2:
                 break
-        found = _candidates(rows, R)
+        found, roots = _candidates(rows, R)
+        assert roots == [_root(rows, R, c) for c in found]
         for a, b in zip(found[:len(expected)], expected, strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
         separable = decide(Z).separable

@@ -51,8 +51,7 @@ def smallest_root(rows: SignedRows, R: float) -> NDArray:
     """
     from scipy.optimize import minimize
 
-    candidates = _candidates(rows, R)
-    roots = [_root(rows, R, v) for v in candidates]
+    candidates, roots = _candidates(rows, R)
     best = candidates[int(np.argmin(roots))]
     polished = minimize(lambda v: _root_and_grad(rows, R, v), best, jac=True,
                         method="L-BFGS-B", options={"maxiter": 200}).x
@@ -87,27 +86,33 @@ def _squared_hinge_path_point(rows: SignedRows, lam: float, v0: NDArray) -> NDAr
     return minimize(fun, v0, jac=True, method="L-BFGS-B", options={"maxiter": 100}).x
 
 
-def _candidates(rows: SignedRows, R: float) -> list[NDArray]:
-    """Points v on the trade-off path between ||v|| and the squared hinge, plus B's solution.
+def _candidates(rows: SignedRows, R: float) -> tuple[list[NDArray], list[float]]:
+    """Points v on the trade-off path between ||v|| and the squared hinge, plus B's solution,
+    and their roots F(v) (each computed once: on a cluster every one is a pass).
 
     lam runs down from R^2 1e4 by factors of 10 and stops once the bound got worse twice
     in a row (the bound along the path is unimodal in practice; stopping early only costs
     optimality, never validity).
     """
-    found, v, worse, lowest = [], np.zeros(rows.shape[1]), 0, np.inf
+    found, roots, v, worse = [], [], np.zeros(rows.shape[1]), 0
     for lam in R * R * np.logspace(4, -4, 9):
         v = _squared_hinge_path_point(rows, lam, v)
         root = _root(rows, R, v)
-        worse = worse + 1 if found and root >= lowest else 0
-        lowest = min(lowest, root)
+        worse = worse + 1 if found and root >= min(roots) else 0
         found.append(v)
+        roots.append(root)
         if worse == 2:
             break
+    extra = []
     if decide(rows).separable:
-        found.append(unit_separator(rows, min_norm_separator(rows, free_first=False)))
+        extra.append(unit_separator(rows, min_norm_separator(rows, free_first=False)))
     # the bound tends to n as v -> 0 (not attained): tiny v keep a candidate when the path
     # collapses to v = 0, as on XOR
     tiny = np.zeros(rows.shape[1])
     tiny[0] = 1e-9 / max(R, 1e-300)
-    found += [tiny, -tiny]
-    return [c for c in found if c is not None and np.linalg.norm(c) > 0]
+    for c in [*extra, tiny, -tiny]:
+        if c is not None:
+            found.append(c)
+            roots.append(_root(rows, R, c))
+    kept = [i for i, c in enumerate(found) if np.linalg.norm(c) > 0]
+    return [found[i] for i in kept], [roots[i] for i in kept]

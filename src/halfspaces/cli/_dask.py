@@ -119,6 +119,7 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
     the serial record's fields, computed on the cluster.
     """
     import halfspaces.dask as hd
+    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
 
     with dask_client(dask):
         parts = hd.read_files([str(p) for p in paths], format=format,
@@ -143,8 +144,9 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
             record.update({"certificate_support": int(np.count_nonzero(a > 0)),
                            "certificate_residual":
                                float(np.linalg.norm(rows.transposed_product(a))),
-                           "mistake_bound": float(hd.best_freund_schapire_bound(
-                               parts, fit_intercept=fit_intercept).bound),
+                           # the rows and R above: no second pass for them
+                           "mistake_bound": float(best_freund_schapire_bound_of_rows(
+                               rows, R).bound),
                            "mistake_bound_kind": "Freund-Schapire ((R + D)/gamma)^2, best "
                                                  "found"})
     return record
