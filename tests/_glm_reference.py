@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 from _data import in_format, noisy
 from numpy.testing import assert_allclose
-from scipy.special import logsumexp
+from scipy.special import expit, logsumexp
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces._datafits import Logistic, Softmax, Squared
@@ -79,3 +79,22 @@ def assert_same_optimum(ours, sk, X, y, C, coef_tol=1e-5):
     assert_allclose(J(ours), J(sk), rtol=1e-8)
     assert_allclose(ours.coef_, sk.coef_, atol=coef_tol, rtol=coef_tol)
     assert_allclose(ours.intercept_, sk.intercept_, atol=coef_tol, rtol=coef_tol)
+
+
+def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1):
+    """Mini-batch SGD from the definition: mean gradient of the batch, then the step."""
+    X = np.hstack([dense(X), np.ones((X.shape[0], 1))])
+    W = w.reshape(k, -1) if loss == "softmax" else w[None, :]
+    mask = np.r_[np.ones(X.shape[1] - 1), 0.0]
+    iterates = []
+    for start in range(0, len(order), batch):
+        rows = order[start:start + batch]
+        Z = X[rows] @ W.T
+        if loss == "softmax":
+            R = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
+            R[np.arange(len(rows)), y[rows]] -= 1.0
+        else:
+            R = (-y[rows] * expit(-y[rows] * Z[:, 0]))[:, None]
+        W = W - eta * (R.T @ X[rows] / len(rows) + alpha * W * mask)
+        iterates.append(W.ravel())
+    return W.ravel(), np.mean(iterates, axis=0)

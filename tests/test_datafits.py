@@ -6,12 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from _data import FORMATS, in_format, noisy
-from _glm_reference import LOSSES, datafit, dense, objective, problem, reference_value
+from _glm_reference import (
+    LOSSES,
+    datafit,
+    dense,
+    naive_sgd_epoch,
+    objective,
+    problem,
+    reference_value,
+)
 from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 
+from halfspaces import _datafits as datafits
 from halfspaces._datafits import Logistic, Rows, Softmax, Squared
+from halfspaces._fast import logistic as kl
+from halfspaces._fast import loop_input
 from halfspaces.losses import get_loss
 
 
@@ -195,3 +207,49 @@ def test_whitening_blocks_scale_with_the_features(loss):
     scaled = objective(X * D, y, 0.0, True, loss, k).feature_curvature(W.ravel())
     D1 = np.r_[D, 1.0]
     assert_allclose(scaled, base * D1[:, None] * D1[None, :], rtol=1e-9)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+@pytest.mark.parametrize("loss,batch", [("logistic", 3), ("softmax", 1), ("softmax", 4)])
+def test_sgd_epoch_of_each_datafit_is_the_plain_loop(loss, batch, fmt):
+    # through the datafit's own interface (its scratch, its reshaping of the k x d' block),
+    # against mini-batch SGD written from the definition
+    X, y, w, k = problem(loss, fmt, seed=31, n=40, d=5)
+    order = np.random.default_rng(31).permutation(40).astype(np.intp)
+    w, u = w.copy(), np.zeros_like(w)
+    expected_w, expected_mean = naive_sgd_epoch(X, y, w.copy(), order, batch, 0.02, 0.1,
+                                                loss, k)
+    opts = (0.02, float(kl.CONSTANT), 0.1, 0.5)
+    t, n_avg = datafit(loss, k).sgd_epoch(Rows.of(X, y, 1.0), w, u, 0, order, batch, opts, 0)
+    assert t == n_avg == -(-40 // batch)
+    assert_allclose(w, expected_w, rtol=1e-10, atol=1e-12)
+    assert_allclose(u, expected_mean, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("c", [1.0, 0.0, 2.5])
+@pytest.mark.parametrize("signs", ["nonnegative", "mixed"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_weighted_gram_and_its_diagonal_are_the_definition(fmt, signs, c, monkeypatch):
+    # dense rows go in blocks of _BLOCK (7 here: five blocks, the last short), by SYRK when
+    # every weight is >= 0 and by GEMM otherwise; CSR by the compiled loop
+    monkeypatch.setattr(datafits, "_BLOCK", 7)
+    X, _ = noisy(33, 4, seed=32, sparsity=0.4)
+    X = in_format(X, fmt)
+    rng = np.random.default_rng(32)
+    h = rng.random(33) + 0.1
+    if signs == "mixed":
+        h[::3] *= -1
+    K = loop_input(X)
+    A = np.hstack([dense(X).astype(np.float64), np.full((33, 1), c)])
+    expected = A.T @ (A * h[:, None])
+    assert_allclose(datafits.weighted_gram(X, K, h, c), expected, rtol=1e-12, atol=1e-12)
+    assert_allclose(datafits._weighted_diagonal(X, K, h, c), np.diag(expected), rtol=1e-12,
+                    atol=1e-12)
+
+
+def test_gram_cost_counts_the_multiply_adds_of_a_weighted_gram():
+    # n d'^2 / 2 dense; sum over rows of nnz_i^2 / 2 for CSR (rows of 2, 0 and 3 entries)
+    X = np.array([[1.0, 0.0, 2.0], [0.0, 0.0, 0.0], [3.0, 4.0, 5.0]])
+    assert datafits.gram_cost(X, loop_input(X)) == 3 * 4**2 / 2
+    A = sp.csr_matrix(X)
+    assert datafits.gram_cost(A, loop_input(A)) == (4 + 0 + 9) / 2

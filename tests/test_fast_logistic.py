@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import in_format, noisy
+from _glm_reference import naive_sgd_epoch
 from numpy.testing import assert_allclose
 from scipy.special import expit, logsumexp
 
@@ -153,25 +154,6 @@ def test_step_sizes_follow_their_schedules():
 
 
 # -- the stochastic loops against a plain NumPy twin -----------------------------------------
-def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1):
-    """Mini-batch SGD from the definition: mean gradient of the batch, then the step."""
-    X = np.hstack([dense(X), np.ones((X.shape[0], 1))])
-    W = w.reshape(k, -1) if loss == "softmax" else w[None, :]
-    mask = np.r_[np.ones(X.shape[1] - 1), 0.0]
-    iterates = []
-    for start in range(0, len(order), batch):
-        rows = order[start:start + batch]
-        Z = X[rows] @ W.T
-        if loss == "softmax":
-            R = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
-            R[np.arange(len(rows)), y[rows]] -= 1.0
-        else:
-            R = (-y[rows] * expit(-y[rows] * Z[:, 0]))[:, None]
-        W = W - eta * (R.T @ X[rows] / len(rows) + alpha * W * mask)
-        iterates.append(W.ravel())
-    return W.ravel(), np.mean(iterates, axis=0)
-
-
 @pytest.mark.parametrize("fmt", ["dense64", "dense32", "csr64"])
 @pytest.mark.parametrize("loss,batch", [("logistic", 1), ("logistic", 7), ("softmax", 5)])
 def test_sgd_loop_matches_the_naive_twin(loss, batch, fmt):

@@ -283,7 +283,7 @@ def _weighted_diagonal(X, K, h: NDArray, c: float) -> NDArray:
     else:
         out[:d] = sum(hb @ np.square(B, dtype=np.float64) for B, hb in
                       ((X[s:s + _BLOCK], h[s:s + _BLOCK]) for s in range(0, X.shape[0], _BLOCK)))
-    out[d] = c * h.sum()
+    out[d] = c * c * h.sum()
     return out
 
 
@@ -311,5 +311,5 @@ def weighted_gram(X, K, h: NDArray, c: float) -> NDArray:
     col = c * (h @ X)
     H[:d, d] = col
     H[d, :d] = col
-    H[d, d] = c * h.sum()
+    H[d, d] = c * c * h.sum()
     return H

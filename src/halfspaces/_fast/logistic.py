@@ -111,7 +111,7 @@ def csr_weighted_gram(data, indices, indptr, h, c, H):
                     H[ja, jb] += va * data[b]
                 else:
                     H[jb, ja] += va * data[b]
-        H[d, d] += c * hi
+        H[d, d] += c * c * hi
 
 
 @njit(cache=True, nogil=True)
