@@ -486,3 +486,41 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
             np.testing.assert_array_equal(found[len(expected)], unit_separator(
                 Z, min_norm_separator(Z, free_first=False)))
             assert np.min(Z @ found[len(expected)]) >= 1.0
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_gordan_lp_fallback_certifies_when_the_duals_give_no_certificate(fmt):
+    # row duals of zeros give no candidate, so _certificate falls back to solving the
+    # alternative a >= 0, sum a = 1, Z^T a = 0 directly (an LP of its own)
+    from halfspaces._exact import feasibility
+
+    def as_fmt(Z):
+        return sp.csr_matrix(Z) if fmt == "csr" else Z
+    X, y = noisy_sample(np.random.default_rng(40), 30, 3, flip=0.3)
+    assert not linprog_separable(X, y)
+    Z = as_fmt(signed(X, y, True))
+    direct = feasibility._gordan_lp(Z)
+    assert direct is not None
+    assert np.all(direct >= 0) and direct.sum() == pytest.approx(1.0, abs=1e-9)
+    assert np.abs(signed(X, y, True).T @ direct).max() <= 1e-7
+    check_certificate(X, y, feasibility._certificate(Z, np.zeros(30)))
+    check_certificate(*XOR, feasibility._certificate(as_fmt(signed(*XOR, True)), np.zeros(4)))
+    S, labels = separable_sample(np.random.default_rng(41), 30, 3)
+    Zs = as_fmt(signed(S, labels, True))
+    assert feasibility._gordan_lp(Zs) is None
+    assert feasibility._certificate(Zs, np.zeros(30)) is None
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr32", "csr64"])
+def test_max_square_norm_is_the_largest_squared_row_norm(fmt):
+    from halfspaces._exact.rows import SignedRows, max_square_norm
+    rng = np.random.default_rng(42)
+    Z = rng.normal(size=(25, 4)) * (rng.random((25, 4)) < 0.6)
+    Z[7] = [3.0, -4.0, 0.0, 12.0]  # norm 13: the largest
+    A = {"dense": Z, "csr32": sp.csr_matrix(Z.astype(np.float32)),
+         "csr64": sp.csr_matrix(Z)}[fmt]
+    got = max_square_norm(A)
+    assert isinstance(got, float) and got == pytest.approx(169.0, rel=1e-6)
+    assert SignedRows(A).max_square_norm() == got
+    assert max_square_norm(A[:0]) == 0.0
+    assert max_square_norm(-A) == got  # the signs of the rows do not matter
