@@ -100,3 +100,102 @@ def test_report_prints_no_nan_and_no_negative_zero():
     report = certify(clf, X, y)
     assert np.isnan(report.model_margin)
     assert "nan" not in str(report) and "undefined (w = 0)" in str(report)
+
+
+def test_certify_follows_the_estimators_fit_intercept():
+    # separable through the origin, with R and gamma on x (no constant feature) different
+    # from those on x' = (1, x): each is recomputed here by NNLS and norms
+    X, y = separable_sample(np.random.default_rng(4), 50, 3, gap=0.2, fit_intercept=False)
+    clf = Perceptron(fit_intercept=False, max_epochs=10_000).fit(X, y)
+    report = certify(clf, X, y)
+    R = float(np.max(np.linalg.norm(X, axis=1)))
+    gamma = min_norm_point_norm(signed(X, y, False))
+    assert R != pytest.approx(float(np.max(np.linalg.norm(np.c_[np.ones(50), X], axis=1))))
+    assert report.fit_intercept is False and report.separable
+    assert report.radius == pytest.approx(R, rel=1e-12)
+    assert report.gamma == pytest.approx(gamma, rel=1e-5)
+    assert report.mistake_bound == pytest.approx((R / gamma) ** 2, rel=1e-5)
+    assert (report.estimator, report.n_samples, report.n_features) == ("Perceptron", 50, 3)
+    assert report.n_updates == clf.n_updates_ <= report.mistake_bound
+
+
+def test_a_run_that_meets_novikoffs_bound_exactly_is_within_it():
+    # x = (1, 0) labelled +1 and (-1, 0) labelled -1, no intercept: both signed rows are
+    # (1, 0), so R = gamma = 1 and the bound is 1; the perceptron makes exactly one update
+    X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, 0])
+    clf = Perceptron(fit_intercept=False).fit(X, y)
+    report = certify(clf, X, y)
+    assert clf.n_updates_ == 1 and report.mistake_bound == pytest.approx(1.0)
+    assert report.within_bound is True
+
+
+def report_lines(report) -> dict[str, str]:
+    """The str() of a report as {label: value}: label and value are two spaces apart."""
+    lines = {}
+    for line in str(report).splitlines():
+        label, value = line.split("  ", 1)
+        lines[label.strip()] = value.strip()
+    return lines
+
+
+def test_report_text_shows_every_field_with_its_value():
+    X, y = separable_sample(np.random.default_rng(5), 40, 2, gap=0.2)
+    report = certify(Perceptron(max_epochs=10_000).fit(X, y), X, y)
+    assert report_lines(report) == {
+        "estimator": "Perceptron",
+        "samples x features": "40 x 2",
+        "training error": "0.0000%",
+        "model margin": f"{report.model_margin:.6g}",
+        "radius R": f"{report.radius:.6g}",
+        "separable": "yes",
+        "margin gamma' (on x')": f"{report.gamma:.6g}",
+        "Novikoff mistake bound": f"{report.mistake_bound:.6g}",
+        "perceptron updates": f"{report.n_updates} (within bound)",
+    }
+    console = Console(record=True, width=120)
+    console.print(report)
+    table = [line.strip("│ ").split("│") for line in console.export_text().splitlines()]
+    cells = {row[0].strip(): row[1].strip() for row in table if len(row) == 2}
+    assert cells == report_lines(report)  # the table's rows are the text's, nothing more
+    assert table[0] == ["halfspaces certify"]
+    assert len(table) == len(cells) + 3  # the title, two borders: no header row
+
+
+def test_report_text_of_inseparable_data_and_of_broken_or_inapplicable_bounds():
+    X, y = XOR
+    clf = Perceptron(max_epochs=3).fit(X, y)
+    lines = report_lines(certify(clf, X, y))
+    assert lines["separable"] == "no (Gordan certificate checked)"
+    assert "margin gamma' (on x')" not in lines
+    assert lines["training error"] == f"{1 - clf.score(X, y):.4%}"
+    assert lines["Freund-Schapire (3 passes) mistake bound"]
+    assert lines["perceptron updates"] == f"{clf.n_updates_} (within bound)"
+    clf.n_updates_ = 10**6  # more updates than any bound allows: the report says so
+    report = certify(clf, X, y)
+    assert report.within_bound is False
+    assert report_lines(report)["perceptron updates"] == "1000000 (EXCEEDS bound)"
+    worst = AveragedPerceptron(selection="worst", max_epochs=3).fit(X, y)
+    lines = report_lines(certify(worst, X, y))
+    assert lines["perceptron updates"] == f"{worst.n_updates_} (bound n/a)"
+    assert "Freund-Schapire (one pass; n/a to this run) mistake bound" in lines
+    report = certify(MaxMarginClassifier().fit(*separable_sample(np.random.default_rng(6),
+                                                                 20, 2, gap=0.3)),
+                     *separable_sample(np.random.default_rng(6), 20, 2, gap=0.3))
+    assert "perceptron updates" not in report_lines(report)  # no updates to count
+
+
+def test_report_as_json_holds_the_certificate_itself():
+    X, y = XOR
+    report = certify(Perceptron(max_epochs=3).fit(X, y), X, y)
+    plain = json.loads(json.dumps(report.to_dict()))
+    assert plain["certificate"] == report.certificate.tolist()
+    assert plain["fit_intercept"] is True and plain["separable"] is False
+
+
+def test_bad_labels_are_named():
+    X, y = XOR
+    clf = Perceptron().fit(X, y)
+    with pytest.raises(ValueError, match=r"^y holds labels \[7\] not in classes_ \[0, 1\]\.$"):
+        certify(clf, X, [0, 7, 1, 0])
+    with pytest.raises(ValueError, match="Perceptron has 3 classes"):
+        certify(Perceptron().fit(X[:3], [0, 1, 2]), X[:3], [0, 1, 2])

@@ -132,7 +132,8 @@ def _binary_signs(estimator, y: ArrayLike) -> NDArray:
     y = np.asarray(y).ravel()
     unknown = ~np.isin(y, classes)
     if unknown.any():
-        raise ValueError(f"y holds labels {np.unique(y[unknown])!r} not in classes_ {classes!r}.")
+        raise ValueError(f"y holds labels {np.unique(y[unknown]).tolist()} not in classes_ "
+                         f"{np.asarray(classes).tolist()}.")
     return np.where(y == classes[1], 1.0, -1.0)
 
 
