@@ -199,3 +199,45 @@ def test_bad_labels_are_named():
         certify(clf, X, [0, 7, 1, 0])
     with pytest.raises(ValueError, match="Perceptron has 3 classes"):
         certify(Perceptron().fit(X[:3], [0, 1, 2]), X[:3], [0, 1, 2])
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
+    # E passes over inseparable data are one sequence with deficit sqrt(E) D, so the report
+    # gives ((R + sqrt(E) D) / gamma)^2 at the best (u, gamma) of one pass; R and D are
+    # recomputed here from the signed rows by NumPy
+    from halfspaces.theory import best_freund_schapire_bound
+
+    X, y = noisy_sample(np.random.default_rng(7), 40, 2, flip=0.2)
+    clf = Perceptron(fit_intercept=fit_intercept, max_epochs=5).fit(X, y)
+    report = certify(clf, X, y)
+    y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
+    one_pass, u, gamma = best_freund_schapire_bound(X, y_pm, fit_intercept)
+    Z = signed(X, y_pm, fit_intercept)
+    R = float(np.max(np.linalg.norm(Z, axis=1)))
+    D = float(np.linalg.norm(np.maximum(0.0, gamma - Z @ u)))
+    assert one_pass == pytest.approx(((R + D) / gamma) ** 2, rel=1e-9)
+    assert not report.separable and report.fit_intercept is fit_intercept
+    assert report.bound_name == f"Freund-Schapire ({clf.n_epochs_} passes)"
+    assert report.mistake_bound == pytest.approx(
+        ((R + np.sqrt(clf.n_epochs_) * D) / gamma) ** 2, rel=1e-9)
+    assert report.within_bound is (clf.n_updates_ <= report.mistake_bound)
+    assert report.within_bound
+
+
+def test_freund_schapire_bound_of_a_warm_started_or_updateless_classifier_is_one_pass():
+    from halfspaces.theory import best_freund_schapire_bound
+
+    X, y = noisy_sample(np.random.default_rng(8), 40, 2, flip=0.2)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    one_pass = best_freund_schapire_bound(X, y_pm, True).bound
+    warm = Perceptron(warm_start=True, max_epochs=2).fit(X, y)
+    report = certify(warm, X, y)
+    assert report.bound_name == "Freund-Schapire (one pass; n/a to this run)"
+    assert report.within_bound is None and report.n_updates == warm.n_updates_
+    assert report.mistake_bound == pytest.approx(one_pass, rel=1e-12)
+    lp = LinearProgramClassifier(on_infeasible="hinge").fit(X, y)
+    report = certify(lp, X, y)
+    assert report.bound_name == "Freund-Schapire" and report.n_updates is None
+    assert report.within_bound is None
+    assert report.mistake_bound == pytest.approx(one_pass, rel=1e-12)
