@@ -524,3 +524,18 @@ def test_max_square_norm_is_the_largest_squared_row_norm(fmt):
     assert SignedRows(A).max_square_norm() == got
     assert max_square_norm(A[:0]) == 0.0
     assert max_square_norm(-A) == got  # the signs of the rows do not matter
+
+
+@pytest.mark.parametrize("budget", [dict(node_limit=1), dict(time_limit=0.0)])
+def test_zero_one_erm_within_a_budget_says_it_is_not_optimal(budget):
+    # one node or no time at all (both give the same answer at any machine load): HiGHS
+    # stops with its first incumbent, which errs at least as often as the optimum; the
+    # errors are recounted on the hyperplane returned
+    X, y = noisy_sample(np.random.default_rng(0), 60, 2, flip=0.25)
+    Z = rows(X, y)
+    best = zero_one_erm(Z, 1e-5)
+    assert best.optimal and best.gap == 0.0
+    stopped = zero_one_erm(Z, 1e-5, **budget)
+    assert not stopped.optimal and stopped.gap > 0.0
+    assert stopped.n_errors >= best.n_errors
+    assert stopped.n_errors == int(np.sum(signed(X, y, True) @ stopped.w <= 0))
