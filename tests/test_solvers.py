@@ -178,7 +178,7 @@ def twin_stochastic(X, y, alpha, epochs, batch, schedule, eta0, power_t, average
     iterates from the second epoch on."""
     A = np.hstack([X, np.ones((X.shape[0], 1))])
     mask = np.r_[np.ones(X.shape[1]), 0.0]
-    w, t, iterates = np.zeros(A.shape[1]), 0, []
+    w, t, iterates, models = np.zeros(A.shape[1]), 0, [], []
     rng = np.random.RandomState(seed)
     for epoch in range(epochs):
         order = rng.permutation(X.shape[0])
@@ -191,20 +191,24 @@ def twin_stochastic(X, y, alpha, epochs, batch, schedule, eta0, power_t, average
             w = w - eta * (A[rows].T @ r / len(rows) + alpha * mask * w)
             if average and epoch > 0:
                 iterates.append(w)
-    return np.mean(iterates, axis=0) if iterates else w
+        models.append(np.mean(iterates, axis=0) if iterates else w)
+    return models[-1], models
 
 
 @pytest.mark.parametrize("schedule,average", [("constant", True), ("invscaling", True),
                                               ("optimal", True), ("constant", False),
                                               ("invscaling", False)])
-@pytest.mark.parametrize("batch", [1, 6])
+@pytest.mark.parametrize("batch", [1, 6, 40, 64])  # 40, 64: one step per epoch
 def test_stochastic_solver_is_the_plain_loop(schedule, average, batch):
     X, y = noisy(40, 3, seed=33, flip=0.2)
     obj = objective(X, y, 0.05, True, "logistic")
     steps = StepRule(0.3, schedule, 0.7, batch, True, average)
     run = solve(obj, "minibatch", np.zeros(4), 0.0, 3, steps, np.random.RandomState(4))
-    expected = twin_stochastic(X, y, 0.05, 3, batch, schedule, 0.3, 0.7, average, 4)
+    expected, models = twin_stochastic(X, y, 0.05, 3, batch, schedule, 0.3, 0.7, average, 4)
     assert_allclose(run.w, expected, rtol=1e-10, atol=1e-12)
+    # J of the start, then of the model (the mean once averaging began) after each epoch
+    curve = [reference_value(X, y, w, 0.05, "logistic") for w in [np.zeros(4), *models]]
+    assert_allclose(run.loss_curve, curve, rtol=1e-10)
     assert run.n_iter == 3 and isinstance(run.state, SgdState)
     assert run.state.t == 3 * -(-40 // batch)
     assert run.state.n_avg == (2 * -(-40 // batch) if average else -1)
@@ -221,6 +225,9 @@ def test_stochastic_runs_continue_from_their_state():
         state = part.state
     assert_allclose(part.w, whole.w, rtol=1e-13)
     assert state.t == whole.state.t and state.n_avg == whole.state.n_avg
+    # a continued run starts its curve from the model it continues: the mean, once begun
+    assert part.loss_curve[0] == pytest.approx(whole.loss_curve[2], rel=1e-12)
+    assert part.loss_curve[1] == pytest.approx(whole.loss_curve[3], rel=1e-12)
 
 
 # -- stopping rules -----------------------------------------------------------------------------
@@ -266,3 +273,22 @@ def test_gd_without_line_search_is_the_plain_algorithm():
     for _ in range(3):
         w = w - 0.5 * obj.value_grad(w)[1]
     assert_allclose(np.r_[clf.coef_.ravel(), clf.intercept_], w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_default_first_steps_are_the_documented_ones(fmt, fit_intercept):
+    # gd: 1 / (curvature bound * mean ||x'_i||^2 + alpha); stochastic: sqrt(B) / (2 R'^2)
+    from halfspaces._solvers import auto_eta0
+
+    X, y = noisy(50, 4, seed=35)
+    X[7] *= 6.0  # the largest row, far above the mean
+    squares = np.sum(X**2, axis=1) + (1.0 if fit_intercept else 0.0)
+    X = in_format(X, fmt)
+    for loss, bound in [("logistic", 0.25), ("squared", 1.0)]:
+        obj = objective(X, y, 0.03, fit_intercept, loss)
+        assert auto_eta0(obj, "gd", 1) == pytest.approx(
+            1.0 / (bound * squares.mean() + 0.03), rel=1e-6)
+        for batch in (1, 9):
+            assert auto_eta0(obj, "minibatch", batch) == pytest.approx(
+                np.sqrt(batch) / (2.0 * squares.max()), rel=1e-6)
