@@ -249,6 +249,10 @@ def test_full_batch_solvers_stop_on_the_gradient_or_when_stalled(solver):
     # tol = 0 cannot be met: the solver stops once J no longer decreases in floating point
     run = solve(obj, solver, np.zeros(5), 0.0, 5000)
     assert run.stalled and not run.converged and run.n_iter < 5000
+    # what a stalled run returns is its last iterate, whose J ends the curve
+    assert len(run.loss_curve) == run.n_iter + 1
+    assert obj.value(run.w) == pytest.approx(run.loss_curve[-1], rel=1e-14)
+    assert np.max(np.abs(obj.value_grad(run.w)[1])) <= 1e-7
 
 
 def test_stochastic_solvers_stop_when_the_objective_settles():
