@@ -296,3 +296,43 @@ def test_default_first_steps_are_the_documented_ones(fmt, fit_intercept):
         for batch in (1, 9):
             assert auto_eta0(obj, "minibatch", batch) == pytest.approx(
                 np.sqrt(batch) / (2.0 * squares.max()), rel=1e-6)
+
+
+@pytest.mark.parametrize("form", ["blocks", "diagonal", "not positive definite"])
+@pytest.mark.parametrize("loss", ["logistic", "softmax"])
+def test_whitening_makes_the_start_curvature_the_identity(loss, form, monkeypatch):
+    # w = M^T v, so the curvature block B_a becomes M_a B_a M_a^T in v: the identity for the
+    # Cholesky factors, a unit diagonal for Jacobi scaling (also the fallback when B_a is not
+    # positive definite in floating point)
+    from halfspaces import _solvers
+
+    X, y, w, k = problem(loss, "dense64", seed=16)
+    obj = objective(X, y, 0.05, True, loss, k)
+    blocks = obj.feature_curvature(w)
+    if form == "diagonal":
+        monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1)
+    if form == "not positive definite":
+        def refuse(*args, **kwargs):
+            raise np.linalg.LinAlgError("not positive definite")
+        monkeypatch.setattr(_solvers, "cholesky", refuse)
+    white = _solvers.Whitening.at(obj, w)
+    assert white.diagonal == (form != "blocks")
+    for a in range(k):
+        B = blocks[a]
+        if white.diagonal:
+            assert_allclose(white.inverse[a] ** 2 * np.diag(B), 1.0, rtol=1e-9)
+        else:
+            M = white.inverse[a]
+            assert np.allclose(M, np.tril(M))  # lower triangular
+            assert_allclose(M @ B @ M.T, np.eye(B.shape[0]), atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["gd", "newton", "lbfgs"])
+def test_a_start_at_the_optimum_returns_it_untouched(solver):
+    X, y = noisy(200, 3, seed=37)
+    obj = objective(X, y, 1e-2, True, "logistic")
+    optimum = solve(obj, solver, np.zeros(4), 1e-9, None).w
+    again = solve(obj, solver, optimum, 1e-6, None)
+    assert again.converged and again.n_iter == 0 and not again.stalled
+    assert_allclose(again.w, optimum, rtol=0, atol=0)
+    assert again.loss_curve == (obj.value(optimum),)
