@@ -253,3 +253,19 @@ def test_gram_cost_counts_the_multiply_adds_of_a_weighted_gram():
     assert datafits.gram_cost(X, loop_input(X)) == 3 * 4**2 / 2
     A = sp.csr_matrix(X)
     assert datafits.gram_cost(A, loop_input(A)) == (4 + 0 + 9) / 2
+
+
+@pytest.mark.parametrize("c", [1.0, 0.0])
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+def test_softmax_hessian_over_several_blocks_of_rows_is_the_whole(fmt, c, monkeypatch):
+    # 50 entries a block: two rows of A (k d' = 3 x 7 = 21 products each), so 60 blocks;
+    # against the datafit's own Hessian-vector products, column by column
+    X, y, w, k = problem("softmax", fmt, seed=33)
+    rows, softmax = Rows.of(X, y, c), Softmax(k)
+    product = softmax.hess_operator(rows, w)
+    columns = np.column_stack([product(e) for e in np.eye(w.size)])
+    whole = softmax.hessian(rows, w)
+    monkeypatch.setattr(datafits, "SOFTMAX_BLOCK_ENTRIES", 50)
+    blocks = softmax.hessian(rows, w)
+    assert_allclose(blocks, columns, rtol=1e-10, atol=1e-12)
+    assert_allclose(blocks, whole, rtol=1e-12, atol=1e-13)

@@ -336,3 +336,13 @@ def test_a_start_at_the_optimum_returns_it_untouched(solver):
     assert again.converged and again.n_iter == 0 and not again.stalled
     assert_allclose(again.w, optimum, rtol=0, atol=0)
     assert again.loss_curve == (obj.value(optimum),)
+
+
+@pytest.mark.parametrize("solver", ["gd", "newton", "lbfgs"])
+def test_a_run_cut_short_by_max_iter_returns_its_last_iterate(solver):
+    X, y = noisy(200, 3, seed=38)
+    obj = objective(X, y, 1e-3, True, "logistic")
+    run = solve(obj, solver, np.zeros(4), 1e-12, 2)
+    assert run.n_iter == 2 and not run.converged and not run.stalled
+    assert len(run.loss_curve) == 3 and run.loss_curve[2] < run.loss_curve[0]
+    assert obj.value(run.w) == pytest.approx(run.loss_curve[-1], rel=1e-12)

@@ -42,6 +42,7 @@ __all__ = ["Datafit", "Logistic", "Rows", "Softmax", "Squared", "curvature_block
            "softmax", "weighted_gram"]
 
 _BLOCK = 1 << 15  # rows per block of the dense weighted Gram matrix
+SOFTMAX_BLOCK_ENTRIES = 1 << 22  # entries of a block of the softmax Hessian's A (32 MB)
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ class Softmax(Datafit):
         for a in range(k):
             H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] = weighted_gram(b.X, b.K, P[:, a], b.c)
         outer = np.zeros((k * d1, k * d1))
-        step = max(1, (1 << 22) // (k * d1))
+        step = max(1, SOFTMAX_BLOCK_ENTRIES // (k * d1))
         for start in range(0, b.X.shape[0], step):
             B = b.X[start:start + step]
             Xb = np.empty((B.shape[0], d1))
