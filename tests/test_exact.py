@@ -539,3 +539,34 @@ def test_zero_one_erm_within_a_budget_says_it_is_not_optimal(budget):
     assert not stopped.optimal and stopped.gap > 0.0
     assert stopped.n_errors >= best.n_errors
     assert stopped.n_errors == int(np.sum(signed(X, y, True) @ stopped.w <= 0))
+
+
+def test_duality_gap_of_hard_margin_candidates_in_closed_form():
+    # rows z = 2 and z = 4 (no intercept): w* = 1/2, a* = (1/4, 0), P* = D* = 1/8
+    from halfspaces._exact import min_norm
+    from halfspaces._exact.rows import SignedRows
+
+    Z = np.array([[2.0], [4.0]])
+    a_star = np.array([0.25, 0.0])
+
+    def gap(w, a):
+        return min_norm._relative_gap(Z, np.array([w]), np.asarray(a), False)
+    assert gap(0.5, a_star) == 0.0
+    assert gap(1.0, a_star) == pytest.approx(0.75, rel=1e-15)  # P = 1/2
+    assert gap(0.25, a_star) == 0.0  # min margin 1/2: scaled to w = 1/2 first
+    assert gap(0.5, [0.5, 0.0]) == pytest.approx(1.0, rel=1e-15)  # D = 1/2 - 1/2 = 0
+    with pytest.raises(SolverError, match=r"does not separate the working set \(min margin -4\)"):
+        gap(-1.0, a_star)
+    # with a free intercept column the dual point must balance the labels
+    Zf = np.array([[1.0, 2.0], [-1.0, 1.0]])
+    with pytest.raises(SolverError, match="violates sum_i a_i y_i = 0 by 0.25"):
+        min_norm._relative_gap(Zf, np.array([0.0, 1.0]), np.array([0.25, 0.0]), True)
+    # _verified keeps the better of the answer and its polished twin (re-solved on the
+    # support of a), also when the answer itself fails; and refuses when neither closes
+    rows = SignedRows(Z)
+    assert_array_equal(min_norm._verified(rows, Z, np.array([1.0]), a_star, False), [0.5])
+    assert_array_equal(min_norm._verified(rows, Z, np.array([-1.0]), a_star, False), [0.5])
+    with pytest.raises(SolverError, match="does not separate"):
+        min_norm._verified(rows, Z, np.array([-1.0]), np.zeros(2), False)
+    with pytest.raises(SolverError, match="relative duality gap 1.5"):
+        min_norm._verified(rows, Z, np.array([1.0]), np.array([0.0, 0.25]), False)
