@@ -570,3 +570,21 @@ def test_duality_gap_of_hard_margin_candidates_in_closed_form():
         min_norm._verified(rows, Z, np.array([-1.0]), np.zeros(2), False)
     with pytest.raises(SolverError, match="relative duality gap 1.5"):
         min_norm._verified(rows, Z, np.array([1.0]), np.array([0.0, 0.25]), False)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_the_separability_lps_own_duals_give_the_certificate(fmt, monkeypatch):
+    # at t = 0 the duals of the max-box-margin LP are a Gordan certificate (up to sign and
+    # scale): no second LP is needed, so the direct LP here refuses to run
+    from halfspaces._exact import feasibility
+
+    def no_second_lp(Z):
+        raise AssertionError("the Gordan LP was solved")
+    monkeypatch.setattr(feasibility, "_gordan_lp", no_second_lp)
+    for seed in range(3):
+        X, y = noisy_sample(np.random.default_rng(50 + seed), 40, 3, flip=0.3)
+        Z = signed(X, y, True)
+        Z = sp.csr_matrix(Z) if fmt == "csr" else Z
+        _, t, duals = feasibility._max_box_margin(Z)
+        assert t == pytest.approx(0.0, abs=1e-9)
+        check_certificate(X, y, feasibility._certificate(Z, duals))
