@@ -588,3 +588,22 @@ def test_the_separability_lps_own_duals_give_the_certificate(fmt, monkeypatch):
         _, t, duals = feasibility._max_box_margin(Z)
         assert t == pytest.approx(0.0, abs=1e-9)
         check_certificate(X, y, feasibility._certificate(Z, duals))
+
+
+def test_decide_refuses_rather_than_answer_without_a_checked_proof(monkeypatch):
+    # when neither a separator nor a certificate survives its floating-point check, decide
+    # raises; here each check is made to fail in turn
+    from halfspaces._exact import feasibility
+
+    X, y = noisy_sample(np.random.default_rng(60), 40, 3, flip=0.3)
+    S, labels = separable_sample(np.random.default_rng(61), 40, 3)
+    with monkeypatch.context() as patch:
+        patch.setattr(feasibility, "_certificate", lambda Z, row_dual: None)
+        with pytest.raises(SolverError, match=r"box margin t = 0 .* too close to the boundary"):
+            decide(rows(X, y))
+    with monkeypatch.context() as patch:
+        patch.setattr(feasibility, "unit_separator", lambda Z, w, low=None: None)
+        with pytest.raises(SolverError, match="the LP's separator fails in floating point"):
+            decide(rows(S, labels))
+    assert decide(rows(S, labels)).separable  # unpatched: both answers stand
+    check_certificate(X, y, decide(rows(X, y)).certificate)

@@ -276,8 +276,8 @@ def _decide(Z: SignedRows) -> Feasibility:
         if a_rows is None:
             raise SolverError(
                 "separability cannot be decided: the LP's separator fails in floating point "
-                f"(box margin t = {t:.3g} on columns scaled to max |z_ij| in [1, 2)) and no "
-                "certificate passes its check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|). The "
+                f"(box margin t = {t + 0.0:.3g} on columns scaled to max |z_ij| in [1, 2)) and "
+                "no certificate passes its check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|). The "
                 "data are too close to the boundary between separable and not for float64."
             )
         a = np.zeros(n)
