@@ -346,3 +346,14 @@ def test_a_run_cut_short_by_max_iter_returns_its_last_iterate(solver):
     assert run.n_iter == 2 and not run.converged and not run.stalled
     assert len(run.loss_curve) == 3 and run.loss_curve[2] < run.loss_curve[0]
     assert obj.value(run.w) == pytest.approx(run.loss_curve[-1], rel=1e-12)
+
+
+def test_a_diverging_stochastic_run_stops_at_the_first_non_finite_objective():
+    # squared loss, a step far beyond 2 / L: J overflows within a few epochs
+    X, y = noisy(60, 3, seed=39)
+    obj = objective(X, y, 0.0, True, "squared")
+    with np.errstate(over="ignore", invalid="ignore"):
+        run = solve(obj, "minibatch", np.zeros(4), 1e-4, 500,
+                    StepRule(50.0, "constant", 0.5, 1, True, False), np.random.RandomState(0))
+    assert not np.isfinite(run.loss_curve[-1]) and np.all(np.isfinite(run.loss_curve[:-1]))
+    assert run.n_iter == len(run.loss_curve) - 1 < 500 and not run.converged

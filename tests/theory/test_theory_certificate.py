@@ -27,6 +27,9 @@ def test_separable_perceptron_within_novikoff():
     assert cert.mistake_bound == pytest.approx((radius(X, True) / gamma) ** 2, rel=1e-5)
     assert cert.n_updates == clf.n_updates_ and cert.within_bound
     assert cert.training_error == 0.0 and cert.model_margin > 0
+    # R on x' = (1, x), by NumPy
+    assert cert.radius == pytest.approx(np.linalg.norm(np.c_[np.ones(100), X], axis=1).max(),
+                                        rel=1e-12)
 
 
 def test_xor_certificate_and_outputs():
