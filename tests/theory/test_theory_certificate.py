@@ -17,6 +17,9 @@ from halfspaces.theory import Certificate, CertifyReport, certify, radius
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, 0, 0])
 
+# certify is checked on runs over inseparable data, which warn that they did not converge
+pytestmark = pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
+
 
 def test_separable_perceptron_within_novikoff():
     X, y = separable_sample(np.random.default_rng(0), 100, 3, gap=0.2)
