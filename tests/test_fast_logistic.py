@@ -115,7 +115,7 @@ def test_curvature_and_hessian_products_match_the_twin(loss, fmt):
     assert_allclose(out, A.T @ (h * (A @ v)), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("c", [1.0, 0.0])
+@pytest.mark.parametrize("c", [1.0, 0.0, 2.5])
 @pytest.mark.parametrize("fmt", ["csr32", "csr64"])
 def test_csr_weighted_gram_is_the_upper_triangle_of_the_twin(fmt, c):
     X, *_ = data(fmt, seed=4)
