@@ -25,7 +25,7 @@ from _oracles import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import linprog
 from sklearn.svm import SVC
 
@@ -607,3 +607,57 @@ def test_decide_refuses_rather_than_answer_without_a_checked_proof(monkeypatch):
             decide(rows(S, labels))
     assert decide(rows(S, labels)).separable  # unpatched: both answers stand
     check_certificate(X, y, decide(rows(X, y)).certificate)
+
+
+@pytest.mark.parametrize("route", ["_primal", "_dual"])
+@pytest.mark.parametrize("free_first", [True, False])
+def test_each_hard_margin_formulation_alone_reaches_the_maximum_margin_or_refuses(route,
+                                                                                  free_first):
+    # min_norm_separator tries the primal QP first on narrow data and the dual only if it
+    # fails; each is run alone here, against the hull distance (free intercept) or NNLS's
+    # minimum-norm point (homogeneous). On these narrow rows (G = Z Z^T of rank 3 or 4 for
+    # 80 rows) the dual QP is less accurate: with the intercept its margins fall 3e-6 short
+    # of 1 (callers rescale by unit_separator), without it the gap stays near 1e-5 and the
+    # dual route refuses rather than answer, as measured on six seeds
+    from halfspaces._exact import min_norm
+    from halfspaces._exact.rows import SignedRows
+
+    X, y = separable_sample(np.random.default_rng(70), 80, 3, gap=0.2, scale=2.0,
+                            fit_intercept=free_first)
+    Z = SignedRows(signed(X, y, free_first))
+    s = min_norm._scales(Z, free_first)
+    if route == "_dual" and not free_first:
+        with pytest.raises(SolverError, match="relative duality gap"):
+            min_norm._dual(Z, Z.scaled(s), free_first)
+        return
+    w = s * getattr(min_norm, route)(Z, Z.scaled(s), free_first)
+    Zd = signed(X, y, free_first)
+    assert np.min(Zd @ w) >= 1.0 - (1e-7 if route == "_primal" else 1e-5)
+    w = unit_separator(rows(X, y, free_first), w)
+    penalised = w[1:] if free_first else w
+    expected = (hull_half_distance(X, y) if free_first
+                else np.linalg.norm(min_norm_point(Zd)))
+    assert np.min(Zd @ w) / np.linalg.norm(penalised) == pytest.approx(expected, rel=1e-6)
+
+
+def test_polish_solves_the_kkt_system_on_the_support():
+    # z = 2 and z = 4 (no intercept): HiGHS-like answers off by 1e-7 are polished to the
+    # exact w* = 1/2, a* = (1/4, 0); a candidate that is worse than the answer is refused
+    from halfspaces._exact import min_norm
+    from halfspaces._exact.rows import SignedRows
+
+    Z = np.array([[2.0], [4.0]])
+    rows = SignedRows(Z)
+    w, a = min_norm._polish(rows, Z, np.array([0.5 + 1e-7]), np.array([0.25 - 1e-7, 1e-12]),
+                            False)
+    assert_array_equal(w, [0.5])
+    assert_array_equal(a, [0.25, 0.0])
+    assert min_norm._polish(rows, Z, np.array([0.4]), np.array([0.25, 0.0]), False) is None
+    assert min_norm._polish(rows, Z, np.array([0.5]), np.zeros(2), False) is None
+    # with the free intercept column first: rows (1, 1) and (-1, 1), i.e. x = 1 labelled +1
+    # and x = -1 labelled -1: w* = (0, 1), a* = (1/2, 1/2)
+    Zf = np.array([[1.0, 1.0], [-1.0, 1.0]])
+    w, a = min_norm._polish(SignedRows(Zf), Zf, np.array([1e-8, 1.0 + 1e-8]),
+                            np.array([0.5, 0.5 + 1e-8]), True)
+    assert_allclose(w, [0.0, 1.0], atol=1e-15)
+    assert_allclose(a, [0.5, 0.5], atol=1e-15)
