@@ -80,8 +80,9 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     -------
     w : ndarray of shape (n_columns,)
         The QP's solution, its duality gap checked; its margins hold to HiGHS's
-        feasibility tolerance (1e-7), so pass it through :func:`unit_separator` before
-        promising <w, z_i> >= 1.
+        feasibility tolerance (1e-7) by the primal QP and to a few 1e-6 by the dual QP on
+        rank-deficient rows (measured on 80 rows of 3 features), so pass it through
+        :func:`unit_separator` before promising <w, z_i> >= 1.
 
     Raises
     ------
