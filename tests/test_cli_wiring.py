@@ -362,7 +362,9 @@ def test_fit_refuses_what_it_cannot_do_before_training(tmp_path, shifted_file):
         fit(None, stream=StreamOptions())
     with pytest.raises(ValueError, match=r"^--dask needs DATA files, read on the workers\.$"):
         fit(None, dask="local:1")
-    with pytest.raises(OutputFileError, match="cannot go to standard output"):
+    with pytest.raises(OutputFileError, match=r"a model file cannot go to standard output, "
+                                              r"which carries the report; give a file name "
+                                              r"to --out$"):
         fit(shifted_file, out=Path("-"))
     for clobbered in ({"out": shifted_file}, {"test": shifted_file, "out": shifted_file}):
         with pytest.raises(OutputFileError, match="same file as the input"):
@@ -371,7 +373,8 @@ def test_fit_refuses_what_it_cannot_do_before_training(tmp_path, shifted_file):
     state = tmp_path / "state.hs"
     with pytest.raises(OutputFileError, match="same file as the input"):
         fit(shifted_file, stream=StreamOptions(checkpoint=shifted_file))
-    with pytest.raises(OutputFileError, match="it is also the --checkpoint"):
+    with pytest.raises(OutputFileError, match=r"it is also the --checkpoint, which the model "
+                                              r"would replace; give them different names$"):
         fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
     assert not state.exists()
 
@@ -752,21 +755,6 @@ def test_checkpoints_are_written_every_so_many_examples(tmp_path, shifted_file, 
     run_cli("fit", str(shifted_file), "--stream", "--chunk-size", "10", "--checkpoint",
             str(tmp_path / "other.hs"), "--model", "perceptron")
     assert len(written) == -(-n // 10)  # by default after every chunk
-
-
-def test_exact_messages_of_the_output_refusals(shifted_file, tmp_path):
-    from halfspaces.cli.fit import StreamOptions, fit
-    from halfspaces.io import OutputFileError
-
-    with pytest.raises(OutputFileError) as err:
-        fit(shifted_file, out=Path("-"))
-    assert str(err.value).endswith("a model file cannot go to standard output, which carries "
-                                   "the report; give a file name to --out")
-    state = tmp_path / "state.hs"
-    with pytest.raises(OutputFileError) as err:
-        fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
-    assert str(err.value).endswith("it is also the --checkpoint, which the model would "
-                                   "replace; give them different names")
 
 
 def test_param_values_spelled_as_python_and_values_with_equals():

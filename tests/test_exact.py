@@ -31,9 +31,12 @@ from sklearn.svm import SVC
 
 from halfspaces._exact import (
     INF,
+    SignedRows,
     column_scales,
     decide,
+    feasibility,
     hinge_lp,
+    min_norm,
     min_norm_separator,
     scale_columns,
     scores,
@@ -45,6 +48,7 @@ from halfspaces._exact import (
     verified_certificate,
     zero_one_erm,
 )
+from halfspaces._exact.rows import max_square_norm
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
@@ -492,8 +496,6 @@ def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_
 def test_gordan_lp_fallback_certifies_when_the_duals_give_no_certificate(fmt):
     # row duals of zeros give no candidate, so _certificate falls back to solving the
     # alternative a >= 0, sum a = 1, Z^T a = 0 directly (an LP of its own)
-    from halfspaces._exact import feasibility
-
     def as_fmt(Z):
         return sp.csr_matrix(Z) if fmt == "csr" else Z
     X, y = noisy_sample(np.random.default_rng(40), 30, 3, flip=0.3)
@@ -513,7 +515,6 @@ def test_gordan_lp_fallback_certifies_when_the_duals_give_no_certificate(fmt):
 
 @pytest.mark.parametrize("fmt", ["dense", "csr32", "csr64"])
 def test_max_square_norm_is_the_largest_squared_row_norm(fmt):
-    from halfspaces._exact.rows import SignedRows, max_square_norm
     rng = np.random.default_rng(42)
     Z = rng.normal(size=(25, 4)) * (rng.random((25, 4)) < 0.6)
     Z[7] = [3.0, -4.0, 0.0, 12.0]  # norm 13: the largest
@@ -543,9 +544,6 @@ def test_zero_one_erm_within_a_budget_says_it_is_not_optimal(budget):
 
 def test_duality_gap_of_hard_margin_candidates_in_closed_form():
     # rows z = 2 and z = 4 (no intercept): w* = 1/2, a* = (1/4, 0), P* = D* = 1/8
-    from halfspaces._exact import min_norm
-    from halfspaces._exact.rows import SignedRows
-
     Z = np.array([[2.0], [4.0]])
     a_star = np.array([0.25, 0.0])
 
@@ -576,8 +574,6 @@ def test_duality_gap_of_hard_margin_candidates_in_closed_form():
 def test_the_separability_lps_own_duals_give_the_certificate(fmt, monkeypatch):
     # at t = 0 the duals of the max-box-margin LP are a Gordan certificate (up to sign and
     # scale): no second LP is needed, so the direct LP here refuses to run
-    from halfspaces._exact import feasibility
-
     def no_second_lp(Z):
         raise AssertionError("the Gordan LP was solved")
     monkeypatch.setattr(feasibility, "_gordan_lp", no_second_lp)
@@ -593,8 +589,6 @@ def test_the_separability_lps_own_duals_give_the_certificate(fmt, monkeypatch):
 def test_decide_refuses_rather_than_answer_without_a_checked_proof(monkeypatch):
     # when neither a separator nor a certificate survives its floating-point check, decide
     # raises; here each check is made to fail in turn
-    from halfspaces._exact import feasibility
-
     X, y = noisy_sample(np.random.default_rng(60), 40, 3, flip=0.3)
     S, labels = separable_sample(np.random.default_rng(61), 40, 3)
     with monkeypatch.context() as patch:
@@ -619,9 +613,6 @@ def test_each_hard_margin_formulation_alone_reaches_the_maximum_margin_or_refuse
     # 80 rows) the dual QP is less accurate: with the intercept its margins fall 3e-6 short
     # of 1 (callers rescale by unit_separator), without it the gap stays near 1e-5 and the
     # dual route refuses rather than answer, as measured on six seeds
-    from halfspaces._exact import min_norm
-    from halfspaces._exact.rows import SignedRows
-
     X, y = separable_sample(np.random.default_rng(70), 80, 3, gap=0.2, scale=2.0,
                             fit_intercept=free_first)
     Z = SignedRows(signed(X, y, free_first))
@@ -643,9 +634,6 @@ def test_each_hard_margin_formulation_alone_reaches_the_maximum_margin_or_refuse
 def test_polish_solves_the_kkt_system_on_the_support():
     # z = 2 and z = 4 (no intercept): HiGHS-like answers off by 1e-7 are polished to the
     # exact w* = 1/2, a* = (1/4, 0); a candidate that is worse than the answer is refused
-    from halfspaces._exact import min_norm
-    from halfspaces._exact.rows import SignedRows
-
     Z = np.array([[2.0], [4.0]])
     rows = SignedRows(Z)
     w, a = min_norm._polish(rows, Z, np.array([0.5 + 1e-7]), np.array([0.25 - 1e-7, 1e-12]),

@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces import ConvergenceWarning, LogisticRegression
-from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, solve
+from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, auto_eta0, solve
 from halfspaces._validation import encode_targets
 
 
@@ -283,8 +283,6 @@ def test_gd_without_line_search_is_the_plain_algorithm():
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_default_first_steps_are_the_documented_ones(fmt, fit_intercept):
     # gd: 1 / (curvature bound * mean ||x'_i||^2 + alpha); stochastic: sqrt(B) / (2 R'^2)
-    from halfspaces._solvers import auto_eta0
-
     X, y = noisy(50, 4, seed=35)
     X[7] *= 6.0  # the largest row, far above the mean
     squares = np.sum(X**2, axis=1) + (1.0 if fit_intercept else 0.0)

@@ -13,7 +13,13 @@ from rich.console import Console
 
 from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
 from halfspaces.perceptron import AveragedPerceptron, Perceptron, PocketPerceptron
-from halfspaces.theory import Certificate, CertifyReport, certify, radius
+from halfspaces.theory import (
+    Certificate,
+    CertifyReport,
+    best_freund_schapire_bound,
+    certify,
+    radius,
+)
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, 0, 0])
 
@@ -212,8 +218,6 @@ def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
     # E passes over inseparable data are one sequence with deficit sqrt(E) D, so the report
     # gives ((R + sqrt(E) D) / gamma)^2 at the best (u, gamma) of one pass; R and D are
     # recomputed here from the signed rows by NumPy
-    from halfspaces.theory import best_freund_schapire_bound
-
     X, y = noisy_sample(np.random.default_rng(7), 40, 2, flip=0.2)
     clf = Perceptron(fit_intercept=fit_intercept, max_epochs=5).fit(X, y)
     report = certify(clf, X, y)
@@ -232,8 +236,6 @@ def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
 
 
 def test_freund_schapire_bound_of_a_warm_started_or_updateless_classifier_is_one_pass():
-    from halfspaces.theory import best_freund_schapire_bound
-
     X, y = noisy_sample(np.random.default_rng(8), 40, 2, flip=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
     one_pass = best_freund_schapire_bound(X, y_pm, True).bound
