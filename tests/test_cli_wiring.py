@@ -670,6 +670,56 @@ def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
     np.testing.assert_array_equal(saved.coef_, model.coef_)
 
 
+def test_fit_on_a_cluster_passes_every_setting_and_guards_every_input(tmp_path, monkeypatch):
+    """``--dask``'s plumbing, without a cluster (so that mutmut's forks can run it).
+
+    ``fit_on_cluster`` is replaced by a recorder: each setting must reach it unchanged, and
+    ``--out`` must be refused, before any cluster is asked, when it names one of the files
+    read: any of several DATA files, a file a glob pattern matches, or a test file.
+    """
+    import halfspaces.cli._dask as cluster_module
+    from halfspaces.cli import fit as fit_module
+    from halfspaces.io import OutputFileError
+
+    calls = []
+    monkeypatch.setattr(cluster_module, "fit_on_cluster",
+                        lambda paths, **kwargs: calls.append((paths, kwargs)) or "report")
+    parts = [tmp_path / f"part-{i}.csv" for i in range(3)]
+    for part in parts:
+        part.write_text("1,2,3\n")
+    out = tmp_path / "model.hs"
+    assert fit_module.fit(parts[:2], test=parts[2], model="averaged", epochs=4,
+                          params={"eta0": 2.0}, label_column="y", format="csv", out=out,
+                          dask="tcp://scheduler:8786", seed=3, fit_intercept=False,
+                          show_progress=True) == "report"
+    assert calls == [(parts[:2], {
+        "dask": "tcp://scheduler:8786", "test": [parts[2]], "model": "averaged",
+        "params": {"eta0": 2.0},
+        "defaults": {"max_epochs": 4, "max_iter": 4, "selection": "cyclic",
+                     "random_state": 3, "fit_intercept": False},
+        "label_column": "y", "format": "csv", "out": out, "show_progress": True,
+        "timed": fit_module._timed, "report": fit_module._report, "save": fit_module._save})]
+    calls.clear()
+    fit_module.fit(parts[0], model="perceptron", dask="local:1", show_progress=False)
+    ((paths, kwargs),) = calls
+    assert paths == [parts[0]] and kwargs["test"] is None and kwargs["out"] is None
+    assert kwargs["params"] == {} and kwargs["show_progress"] is False
+    pattern = str(tmp_path / "part-*.csv")
+    for data, test, clobbered in ((parts[:2], None, parts[1]), ([pattern], None, parts[2]),
+                                  (parts[0], [parts[2]], parts[2]),
+                                  (parts[0], None, parts[0])):
+        with pytest.raises(OutputFileError, match="same file as the input"):
+            fit_module.fit(data, test=test, model="perceptron", out=clobbered,
+                           dask="local:1")
+    with pytest.raises(OutputFileError, match="standard output"):
+        fit_module.fit(parts[0], model="perceptron", out=Path("-"), dask="local:1")
+    assert len(calls) == 1 and [p.read_text() for p in parts] == ["1,2,3\n"] * 3
+    # a pattern that matches nothing here (the files may be on the workers only) is no error
+    fit_module.fit([str(tmp_path / "elsewhere-*.csv")], model="perceptron", out=out,
+                   dask="local:1")
+    assert len(calls) == 2
+
+
 class ProgressRecorder:
     """Stands in for ``_output.progress``: records each bar asked for and its advances."""
 

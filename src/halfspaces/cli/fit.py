@@ -213,7 +213,7 @@ def fit(
         return _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
                          show_progress)
     estimator = make_model(model, params or {}, defaults)
-    _check_outputs(data, test, out, None if stream is None else stream.checkpoint)
+    _check_outputs((data, test), out, None if stream is None else stream.checkpoint)
     _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
@@ -248,25 +248,40 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
         raise ValueError("--dask needs DATA files, read on the workers.")
     paths = data if isinstance(data, list) else [data]
     tests = None if test is None else (test if isinstance(test, list) else [test])
-    if out is not None:
-        _check_outputs(paths[0] if len(paths) == 1 else None, None, out, None)
+    _check_outputs(_local_matches([*paths, *(tests or [])]), out, None)
     return fit_on_cluster(paths, dask=dask, test=tests, model=model, params=params or {},
                           defaults=defaults, label_column=label_column, format=format,
                           out=out, show_progress=show_progress, timed=_timed,
                           report=_report, save=_save)
 
 
-def _check_outputs(data, test, out, checkpoint) -> None:
-    """Refuse, before any training, outputs that would destroy an input or cannot be written."""
+def _local_matches(patterns) -> list[str]:
+    """The files that --dask's paths or glob patterns name on this machine.
+
+    The workers expand the patterns themselves (:func:`halfspaces.dask.read_files`); this is
+    only so that ``--out`` cannot replace one of the inputs. A pattern that matches nothing
+    here (the files may live on the workers only) is kept as it is.
+    """
+    import glob
+
+    return [match for pattern in patterns
+            for match in (sorted(glob.glob(str(pattern))) or [str(pattern)])]
+
+
+def _check_outputs(inputs, out, checkpoint) -> None:
+    """Refuse, before any training, outputs that would destroy an input or cannot be written.
+
+    `inputs` are the files the command reads (None entries are skipped).
+    """
     from halfspaces.io import OutputFileError, check_output
 
     if out is not None and str(out) == "-":
         raise OutputFileError(out, "a model file cannot go to standard output, which "
                                    "carries the report; give a file name to --out")
     if out is not None:
-        check_output(out, (data, test, checkpoint))
+        check_output(out, (*inputs, checkpoint))
     if checkpoint is not None:
-        check_output(checkpoint, (data, test))
+        check_output(checkpoint, inputs)
     if out is not None and checkpoint is not None and \
             os.path.realpath(out) == os.path.realpath(checkpoint):
         raise OutputFileError(out, "it is also the --checkpoint, which the model would "
