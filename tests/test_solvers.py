@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces import ConvergenceWarning, LogisticRegression
-from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, auto_eta0, solve
+from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, armijo, auto_eta0, solve
 from halfspaces._validation import encode_targets
 
 
@@ -356,3 +356,85 @@ def test_a_diverging_stochastic_run_stops_at_the_first_non_finite_objective():
                     StepRule(50.0, "constant", 0.5, 1, True, False), np.random.RandomState(0))
     assert not np.isfinite(run.loss_curve[-1]) and np.all(np.isfinite(run.loss_curve[:-1]))
     assert run.n_iter == len(run.loss_curve) - 1 < 500 and not run.converged
+
+
+# -- Armijo's backtracking, on objectives written by hand ---------------------------------------
+class HandObjective:
+    """J and its gradient as two functions, and the gradient scales (all armijo reads)."""
+
+    def __init__(self, value, grad, scales=1.0):
+        self.value, self.grad, self.calls = value, grad, 0
+        self._scales = np.array([scales])
+
+    def value_grad(self, w):
+        self.calls += 1
+        return float(self.value(w)), np.asarray(self.grad(w), dtype=float)
+
+    def scales(self):
+        return self._scales
+
+
+def largest_armijo_step(J, w, g, s, t):
+    """t / 2^j for the least j < 60 with J(w - t s) < J(w) and J(w - t s) <= J(w) - 1e-4 t
+    <g, s> (sufficient decrease: Nocedal and Wright 2006, eq. 3.4), or None."""
+    for j in range(60):
+        step = t / 2**j
+        if J(w - step * s) < J(w) and J(w - step * s) <= J(w) - 1e-4 * step * (g @ s):
+            return step
+    return None
+
+
+@pytest.mark.parametrize("t", [1.9999, 8.0, 1000.0, 3e5, 0.3])
+@pytest.mark.parametrize("newton", [False, True])
+def test_armijo_takes_the_largest_halved_step_with_sufficient_decrease(t, newton):
+    A, b = np.array([[2.0, 1.0], [0.5, 3.0]]), np.array([1.0, -2.0])
+    J = lambda w: 0.5 * np.sum((A @ w - b) ** 2)  # noqa: E731
+    grad = lambda w: A.T @ (A @ w - b)  # noqa: E731
+    obj, w = HandObjective(J, grad), np.array([1.0, 1.0])
+    g = grad(w)
+    s = np.linalg.solve(A.T @ A, g) if newton else g
+    step, w_new, f_new, g_new = armijo(obj, w, J(w), g, s, t)
+    assert step == largest_armijo_step(J, w, g, s, t)
+    assert_allclose(w_new, w - step * s, rtol=0, atol=0)
+    assert (f_new, list(g_new)) == (J(w_new), list(grad(w_new)))
+    # on J = w^2 / 2 from w = 1, t = 1.9999 decreases J, but not by 1e-4 t <g, s>
+    half = HandObjective(lambda w: 0.5 * w @ w, lambda w: w)
+    assert armijo(half, np.ones(1), 0.5, np.ones(1), np.ones(1), 1.9999)[0] == 1.9999 / 2
+
+
+def test_armijo_halves_the_step_60_times_at_most():
+    J = lambda w: 0.5 * w @ w  # noqa: E731
+    for t, found in [(1.5 * 2.0**59, 1.5), (1.5 * 2.0**60, None)]:  # J decreases for t < 2
+        obj = HandObjective(J, lambda w: w)
+        result = armijo(obj, np.ones(1), 0.5, np.ones(1), np.ones(1), t)
+        assert (None if result is None else result[0]) == found
+        assert obj.calls == 60
+
+
+@pytest.mark.parametrize("level", [0.0, 1.0, 0.5, -3.0])
+def test_armijo_where_j_is_flat_takes_a_step_that_shrinks_the_gradient(level):
+    # J(w) constant in floating point, its gradient w: the step to 0 is taken as progress
+    obj = HandObjective(lambda w: level, lambda w: w)
+    step, w_new, f_new, g_new = armijo(obj, np.ones(1), level, np.ones(1), np.ones(1), 1.0)
+    assert (step, list(w_new), f_new, list(g_new)) == (1.0, [0.0], level, [0.0])
+    # with shrink = 0.5 the gradient must shrink by half: t = 1.5 gives 1/2, t = 0.75 1/4
+    obj = HandObjective(lambda w: level, lambda w: w)
+    assert armijo(obj, np.ones(1), level, np.ones(1), np.ones(1), 1.5, shrink=0.5)[0] == 0.75
+    # a gradient that does not shrink is no progress, at the default shrink of 1
+    obj = HandObjective(lambda w: level, lambda w: np.ones(1))
+    assert armijo(obj, np.ones(1), level, np.ones(1), np.ones(1), 1.0) is None
+
+
+@pytest.mark.parametrize("level, gradient, scales, noise", [
+    (1e6, 1e-12, 1.0, True),  # within 64 ulps of max(1, J) = 1e6: rounding noise
+    (1e6, 1e-12, 1e-6, False),  # relative to its scale 1e-6 it is not
+    (0.5, 2e-14, 1.0, False),  # 2e-14 > 64 ulps of max(1, 0.5) = 1.4e-14
+    (0.5, 1e-14, 1.0, True),
+])
+def test_armijo_takes_no_flat_step_on_a_gradient_of_rounding_noise(level, gradient, scales,
+                                                                     noise):
+    obj = HandObjective(lambda w: level, lambda w: gradient * w, scales)
+    found = armijo(obj, np.ones(1), level, np.full(1, gradient), np.ones(1), 1.0)
+    assert (found is None) == noise
+    if not noise:
+        assert found[0] == 1.0

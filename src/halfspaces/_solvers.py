@@ -285,8 +285,8 @@ class Whitening:
 
 def armijo(obj: GLMObjective, w: NDArray, f: float, g: NDArray, s: NDArray, t: float,
            shrink: float = 1.0):
-    """Largest t / 2^j with J(w - t s) <= J(w) - 1e-4 t <g, s>, J decreasing: (t, w_new, f,
-    g), or None (no decrease left in floating point).
+    """Largest t / 2^j, j < 60, with J(w - t s) <= J(w) - 1e-4 t <g, s>, J decreasing: (t,
+    w_new, f, g), or None (no decrease left in floating point).
 
     Where J does not change in floating point (|J(w - t s) - J(w)| within 16 ulps of J,
     as on features of size 1e-8, whose weights move J by 1e-16 relatively), the step is
