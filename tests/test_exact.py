@@ -649,3 +649,61 @@ def test_polish_solves_the_kkt_system_on_the_support():
                             np.array([0.5, 0.5 + 1e-8]), True)
     assert_allclose(w, [0.0, 1.0], atol=1e-15)
     assert_allclose(a, [0.5, 0.5], atol=1e-15)
+
+
+# -- HiGHS: Ctrl-C stops a MILP ------------------------------------------------------------------
+def knapsack(n=12):
+    """max sum v_j x_j s.t. sum w_j x_j <= half the weight, x binary (as a minimisation)."""
+    rng = np.random.default_rng(3)
+    weights, values = rng.integers(5, 40, n).astype(float), rng.integers(5, 40, n).astype(float)
+    A = sp.csc_matrix(weights[None, :])
+    return (A, -values, (np.zeros(n), np.ones(n)), (np.array([-INF]), [weights.sum() / 2]),
+            weights, values)
+
+
+def brute_force_knapsack(weights, values):
+    picks = np.array(np.meshgrid(*[[0, 1]] * weights.size)).reshape(weights.size, -1).T
+    fits = picks @ weights <= weights.sum() / 2
+    return (picks[fits] @ values).max()
+
+
+def test_a_milp_runs_in_a_worker_thread_that_ctrl_c_stops(monkeypatch):
+    """HiGHS holds the main thread in C++ until it returns, so a MILP runs in highspy's worker
+    thread: a KeyboardInterrupt while the main thread waits asks HiGHS to stop, waits for it
+    and is re-raised. An LP runs in the calling thread."""
+    from halfspaces._exact import highs
+
+    A, cost, cols, rows, weights, values = knapsack()
+    events = []
+    for name in ("run", "startSolve", "cancelSolve"):
+        real = getattr(highs._QuietHighs, name)
+        monkeypatch.setattr(highs._QuietHighs, name,
+                            lambda self, real=real, name=name: events.append(name) or real(self))
+    lp = highs.solve(A, cost, cols, rows)
+    relaxed = linprog(cost, A_ub=weights[None, :], b_ub=[weights.sum() / 2], bounds=(0, 1))
+    assert events == ["run"] and lp.objective == pytest.approx(relaxed.fun, rel=1e-9)
+    events.clear()
+    milp = highs.solve(A, cost, cols, rows, integrality=np.ones(cost.size))
+    assert events == ["startSolve"]
+    assert milp.objective == pytest.approx(-brute_force_knapsack(weights, values), abs=1e-9)
+    events.clear()
+    real_wait = highs._QuietHighs.wait
+
+    def interrupted_once(self, timeout):
+        if "interrupt" not in events:
+            events.append("interrupt")
+            raise KeyboardInterrupt
+        done = real_wait(self, timeout)
+        events.append(self.modelStatusToString(self.getModelStatus()) if done[0] else "wait")
+        return done
+
+    monkeypatch.setattr(highs._QuietHighs, "wait", interrupted_once)
+    # a MILP that takes HiGHS about a second (60 items, 8 knapsack constraints)
+    rng = np.random.default_rng(3)
+    W, v = rng.integers(5, 100, (8, 60)).astype(float), rng.integers(5, 100, 60).astype(float)
+    with pytest.raises(KeyboardInterrupt):
+        highs.solve(sp.csc_matrix(W), -v, (np.zeros(60), np.ones(60)),
+                    (np.full(8, -INF), W.sum(axis=1) / 2), integrality=np.ones(60))
+    # asked to stop, HiGHS stopped, and it was waited for: no solver thread is left running
+    assert events[:3] == ["startSolve", "interrupt", "cancelSolve"]
+    assert events[-1] == "Interrupted by user" and set(events[3:-1]) <= {"wait"}
