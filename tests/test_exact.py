@@ -591,16 +591,55 @@ def test_decide_refuses_rather_than_answer_without_a_checked_proof(monkeypatch):
     # raises; here each check is made to fail in turn
     X, y = noisy_sample(np.random.default_rng(60), 40, 3, flip=0.3)
     S, labels = separable_sample(np.random.default_rng(61), 40, 3)
+    refused = (r"^separability cannot be decided: the LP's separator fails in floating point "
+               r"\(box margin t = {} on columns scaled to max \|z_ij\| in \[1, 2\)\) and no "
+               r"certificate passes its check \(\|sum_i a_i z_ij\| <= 1e-9 max_i \|z_ij\|\)\. "
+               r"The data are too close to the boundary between separable and not for "
+               r"float64\.$")
     with monkeypatch.context() as patch:
         patch.setattr(feasibility, "_certificate", lambda Z, row_dual: None)
-        with pytest.raises(SolverError, match=r"box margin t = 0 .* too close to the boundary"):
+        with pytest.raises(SolverError, match=refused.format("0")):
             decide(rows(X, y))
     with monkeypatch.context() as patch:
         patch.setattr(feasibility, "unit_separator", lambda Z, w, low=None: None)
-        with pytest.raises(SolverError, match="the LP's separator fails in floating point"):
+        with pytest.raises(SolverError, match=refused.format(r"0\.\d+")):
             decide(rows(S, labels))
+    # the working-set loop checks a certificate on the working set, then on every row
+    full = SignedRows(rows(X, y))
+    real_verified = feasibility.verified_certificate
+    with monkeypatch.context() as patch:
+        patch.setattr(feasibility, "verified_certificate", lambda Z, a: None
+                      if Z is full else real_verified(Z, a))
+        with pytest.raises(SolverError, match=r"^the certificate failed its check on the full "
+                                              r"sample\.$"):
+            feasibility._decide(full)
     assert decide(rows(S, labels)).separable  # unpatched: both answers stand
     check_certificate(X, y, decide(rows(X, y)).certificate)
+
+
+def test_decide_refuses_when_the_answer_on_normalised_columns_fails_on_x(monkeypatch):
+    # decide solves on columns scaled by powers of two and checks the answer again on X
+    # itself; were that check to fail (it cannot: the products are the same), it refuses
+    X, y = noisy_sample(np.random.default_rng(60), 40, 3, flip=0.3)
+    S, labels = separable_sample(np.random.default_rng(61), 40, 3)
+    X, S = 3.0 * X, 3.0 * S  # columns beyond [1, 2): scaled
+    inseparable, separable = SignedRows(rows(X, y)), SignedRows(rows(S, labels))
+    real_unit, real_verified = feasibility.unit_separator, feasibility.verified_certificate
+    with monkeypatch.context() as patch:
+        patch.setattr(feasibility, "unit_separator", lambda Z, w, low=None: None
+                      if Z is separable else real_unit(Z, w, low))
+        with pytest.raises(SolverError, match=r"^separability cannot be decided: the "
+                                              r"separator found on the normalised columns "
+                                              r"fails on X in floating point\.$"):
+            decide(separable)
+    with monkeypatch.context() as patch:
+        patch.setattr(feasibility, "verified_certificate", lambda Z, a: None
+                      if Z is inseparable else real_verified(Z, a))
+        with pytest.raises(SolverError, match=r"^separability cannot be decided: the "
+                                              r"certificate found on the normalised columns "
+                                              r"fails its check on X\.$"):
+            decide(inseparable)
+    assert decide(separable).separable and not decide(inseparable).separable
 
 
 @pytest.mark.parametrize("route", ["_primal", "_dual"])
