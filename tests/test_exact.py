@@ -746,3 +746,45 @@ def test_a_milp_runs_in_a_worker_thread_that_ctrl_c_stops(monkeypatch):
     # asked to stop, HiGHS stopped, and it was waited for: no solver thread is left running
     assert events[:3] == ["startSolve", "interrupt", "cancelSolve"]
     assert events[-1] == "Interrupted by user" and set(events[3:-1]) <= {"wait"}
+
+
+@pytest.mark.parametrize("route", ["_primal", "_dual"])
+@pytest.mark.parametrize("free_first", [True, False])
+def test_each_hard_margin_formulation_alone_refuses_inseparable_rows_with_a_proof(route,
+                                                                                 free_first):
+    # the primal QP is infeasible and the dual unbounded exactly when the rows are not
+    # separable: each route alone raises NotSeparableError with a checked Gordan certificate
+    X, y = noisy_sample(np.random.default_rng(71), 60, 3, flip=0.3)
+    Z = SignedRows(signed(X, y, free_first))
+    s = min_norm._scales(Z, free_first)
+    with pytest.raises(NotSeparableError) as refused:
+        getattr(min_norm, route)(Z, Z.scaled(s), free_first)
+    assert str(refused.value) == min_norm._NOT_SEPARABLE
+    check_certificate(X, y, refused.value.certificate, free_first)
+    # the dual QP by itself is unbounded on these rows, but HiGHS does not always see it: here
+    # it reports an "optimal" a of size 1e5 to 1e7, which is why _dual decides first
+    a = min_norm._dual_qp(Z.scaled(s).take(np.arange(60)), free_first)
+    assert a is None or a.sum() > 1e4
+
+
+def test_a_highs_failure_names_the_problem_it_could_not_solve(monkeypatch):
+    # HiGHS made to report a failed solve: each exact problem's error names the problem
+    from halfspaces._exact import highs, risk
+
+    monkeypatch.setattr(highs._QuietHighs, "modelStatusToString",
+                        lambda self, status: "Solve error")
+    X, y = noisy_sample(np.random.default_rng(72), 30, 2, flip=0.3)
+    Z = signed(X, y, True)
+    held = SignedRows(Z)
+    monkeypatch.setattr(risk, "hinge_lp", lambda Z: np.ones(Z.shape[1]))  # the MILP's start
+    for name, call in [("separability LP", lambda: decide(Z)),
+                       ("Gordan alternative LP", lambda: feasibility._gordan_lp(Z)),
+                       ("hinge-loss LP", lambda: hinge_lp(Z)),
+                       ("0-1 ERM MILP", lambda: risk._zero_one_milp(Z, 1e-6, None, None)),
+                       ("hard-margin QP", lambda: min_norm._primal(held, held, True)),
+                       ("hard-margin dual QP", lambda: min_norm._dual_qp(Z, True))]:
+        with pytest.raises(SolverError, match=(
+                rf"^HiGHS could not solve the {name}: model status 'Solve error'\. The data "
+                r"may be too badly scaled; rescale the features, or raise the time limit if "
+                r"one was set\.$")):
+            call()
