@@ -438,3 +438,34 @@ def test_armijo_takes_no_flat_step_on_a_gradient_of_rounding_noise(level, gradie
     assert (found is None) == noise
     if not noise:
         assert found[0] == 1.0
+
+
+# -- L-BFGS alone, without the Newton finish ----------------------------------------------------
+@pytest.mark.parametrize("loss", ["logistic", "softmax"])
+def test_lbfgs_meets_the_gradient_test_by_itself_on_well_scaled_data(loss, monkeypatch):
+    # Newton finishes a run only where L-BFGS's line search saw J flat (features of size
+    # 1e-8); on well-scaled data L-BFGS must reach the tolerance itself, and a run cut short
+    # by max_iter is returned as it is
+    from halfspaces import _solvers
+
+    def no_newton(*args):
+        raise AssertionError("the Newton finish ran")
+
+    monkeypatch.setattr(_solvers, "_newton", no_newton)
+    X, y, w, k = problem(loss, "dense64", seed=17)
+    obj = objective(X, y, 1e-2, True, loss, k)
+    points = []
+    real_value_grad = obj.value_grad
+    monkeypatch.setattr(obj, "value_grad", lambda w: points.append(w.copy()) or
+                        real_value_grad(w))
+    run = solve(obj, "lbfgs", np.zeros(obj.size), 1e-8, 200)
+    # the callback and the end reuse the line search's last evaluation: no point twice in a row
+    assert not any(np.array_equal(a, b) for a, b in zip(points, points[1:], strict=False))
+    assert run.converged and not run.stalled and 0 < run.n_iter < 200
+    assert np.max(np.abs(obj.value_grad(run.w)[1]) / obj.scales()) <= 1e-8
+    assert len(run.loss_curve) == run.n_iter + 1
+    assert run.loss_curve[-1] == pytest.approx(obj.value(run.w), rel=1e-14)
+    assert np.all(np.diff(run.loss_curve) <= 0)
+    cut = solve(obj, "lbfgs", np.zeros(obj.size), 1e-8, 3)
+    assert cut.n_iter == 3 and not cut.converged and len(cut.loss_curve) == 4
+    assert cut.loss_curve[-1] == pytest.approx(obj.value(cut.w), rel=1e-14)
