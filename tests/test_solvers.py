@@ -469,3 +469,36 @@ def test_lbfgs_meets_the_gradient_test_by_itself_on_well_scaled_data(loss, monke
     cut = solve(obj, "lbfgs", np.zeros(obj.size), 1e-8, 3)
     assert cut.n_iter == 3 and not cut.converged and len(cut.loss_curve) == 4
     assert cut.loss_curve[-1] == pytest.approx(obj.value(cut.w), rel=1e-14)
+
+
+# -- the stochastic loop's stopping rule ---------------------------------------------------------
+def settled(curve, tol):
+    """|J_t - J_t-1| <= tol max(|J_t|, 1e-12): relative, floored for J near 0."""
+    return abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
+
+
+def test_a_stochastic_run_stops_at_the_first_epoch_its_objective_settles():
+    # all-zero features and balanced labels: the mean gradient at w = 0 is exactly 0, so a
+    # full-batch step leaves J unchanged and even tol = 0 is met after one epoch
+    X, y = np.zeros((8, 2)), np.array([1.0, -1.0] * 4)
+    obj = objective(X, y, 0.1, True, "logistic")
+    run = solve(obj, "minibatch", np.zeros(3), 0.0, 50, StepRule(0.5, "constant", 0.5, 8,
+                                                                 True, False),
+                np.random.RandomState(0))
+    assert run.converged and run.n_iter == 1 and run.loss_curve == (np.log(2),) * 2
+    # a consistent least-squares problem: J falls towards 0 by a steady factor per epoch, so
+    # its relative change stays large while J is far above the floor of 1e-12
+    rng = np.random.default_rng(40)
+    X = rng.normal(size=(40, 3))
+    y = X @ np.array([1.0, -2.0, 0.5]) + 0.3
+    obj = objective(X, y, 0.0, True, "squared")
+    for tol in (0.5, 1e-3):
+        run = solve(obj, "minibatch", np.zeros(4), tol, 60,
+                    StepRule(0.3, "constant", 0.5, 40, True, False), np.random.RandomState(0))
+        curve = run.loss_curve
+        stops = [t for t in range(1, len(curve)) if settled(curve[:t + 1], tol)]
+        assert run.converged == bool(stops) and run.n_iter == (stops[0] if stops else 60)
+        assert len(curve) == run.n_iter + 1
+    # J fell by a factor of 0.7 per epoch to 5e-12 without settling: an absolute test, or a
+    # floor of 1 in place of 1e-12, would have stopped it at J near 1e-3
+    assert not run.converged and curve[-1] < 1e-10
