@@ -588,10 +588,14 @@ def test_a_resumed_stream_names_the_option_that_differs(shifted_file, tmp_path):
     code, stderr = cli_error("fit", str(shifted_file), "--stream", "--chunk-size", "20",
                              "--checkpoint", str(state), "--resume", "--model", "averaged")
     assert code == 2 and "Invalid value for --model:" in stderr
+    assert ("state.hs holds a Perceptron, not the AveragedPerceptron this run trains: resume "
+            "with the same model, or delete it.") in stderr  # and why
     code, stderr = cli_error("fit", str(shifted_file), "--stream", "--chunk-size", "20",
                              "--checkpoint", str(state), "--resume", "--model", "perceptron",
                              "--param", "warm_start=true")
     assert code == 2 and "Invalid value for --param warm_start:" in stderr
+    assert ("was written by a run with warm_start=False, not True: resume with the same model "
+            "parameters, or delete it.") in stderr
 
 
 def test_the_compilation_note_names_the_loops_a_run_needs(monkeypatch, shifted_file, tmp_path):
@@ -718,6 +722,54 @@ def test_fit_on_a_cluster_passes_every_setting_and_guards_every_input(tmp_path, 
     fit_module.fit([str(tmp_path / "elsewhere-*.csv")], model="perceptron", out=out,
                    dask="local:1")
     assert len(calls) == 2
+
+
+def test_the_command_line_hands_fit_each_setting(shifted_file, tmp_path, monkeypatch):
+    """`halfspaces fit` reaches the cluster with --dask, asks for the compilation note with
+    the run's model, estimator, data and format, and renders the report's table labels."""
+    import halfspaces.cli._dask as cluster_module
+    from halfspaces.cli import _output
+    from halfspaces.cli import fit as fit_module
+
+    reached = []
+    monkeypatch.setattr(cluster_module, "fit_on_cluster",
+                        lambda paths, **kwargs: reached.append((paths, kwargs["dask"])))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            pytest.raises(SystemExit):  # the stand-in returns no report to print
+        main(["fit", str(shifted_file), "--dask", "tcp://scheduler:8786"])
+    assert reached == [([shifted_file], "tcp://scheduler:8786")]
+    announced, rendered = [], []
+    monkeypatch.setattr(fit_module, "_announce_compilation",
+                        lambda *args: announced.append(args))
+    monkeypatch.setattr(_output, "render", lambda record, **kwargs: rendered.append(kwargs))
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
+            pytest.raises(SystemExit):
+        main(["fit", str(shifted_file), "--model", "pocket", "--format", "svmlight",
+              "--epochs", "2"])
+    ((model, estimator, data, fmt, progress),) = announced
+    assert (model, type(estimator), data, fmt, progress) == (
+        "pocket", halfspaces.PocketPerceptron, shifted_file, "svmlight", True)
+    assert rendered[0]["labels"] == fit_module._LABELS and not rendered[0]["as_json"]
+    assert rendered[0]["labels"]["n_train"] == "train samples"
+
+
+def test_fit_as_a_library_call_shows_no_progress_and_streams_its_passes(shifted_file,
+                                                                        monkeypatch, tmp_path):
+    from halfspaces.cli import fit as fit_module
+
+    bars = ProgressRecorder()
+    monkeypatch.setattr(fit_module._output, "progress", bars)
+    fit_module.fit(shifted_file, model="perceptron", epochs=2)
+    assert bars.bars == [("fitting perceptron", None, False)]
+    # with a stream, --epochs counts passes over the file: the estimator keeps its own
+    # max_epochs (each partial_fit call is one epoch of it)
+    saved = []
+    monkeypatch.setattr(fit_module, "_save", lambda model, *args: saved.append(model))
+    report = fit_module.fit(shifted_file, model="perceptron", epochs=2,
+                            stream=fit_module.StreamOptions(chunk_size=25),
+                            out=tmp_path / "m.hs").as_dict()
+    assert report["max_epochs"] == 2 and report["n_epochs"] == 2
+    assert saved[0].max_epochs == halfspaces.Perceptron().max_epochs
 
 
 class ProgressRecorder:
