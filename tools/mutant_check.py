@@ -87,7 +87,7 @@ def main() -> None:
         sys.exit(f"no mutant matches {args.names}")
     for meta in {known[n] for n in names}:
         check_fresh(meta)
-    caught: dict[Path, dict[str, int]] = {}
+    caught = 0
     for name in names:
         code = judge(name, args.tests, args.timeout)
         # pytest: 1 a test failed, 3 an internal error (mutmut counts both as kills); 2 and 4
@@ -96,11 +96,10 @@ def main() -> None:
             code, f"not judged (pytest exit code {code})")
         print(f"{name}: {verdict}", flush=True)
         if verdict in ("killed", "timeout"):
-            caught.setdefault(known[name], {})[name] = TIMEOUT if code == TIMEOUT else KILLED
-    if args.record:
-        for meta, verdicts in caught.items():
-            record(meta, verdicts)
-    print(f"{sum(map(len, caught.values()))} of {len(names)} caught", file=sys.stderr)
+            caught += 1
+            if args.record:  # at once, so that an interrupted check keeps what it found
+                record(known[name], {name: TIMEOUT if code == TIMEOUT else KILLED})
+    print(f"{caught} of {len(names)} caught", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,65 @@
+"""tools/mutant_check.py's bookkeeping on a made-up mutants/ tree (mutmut 3's .meta files)."""
+
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[1] / "tools" / "mutant_check.py"
+
+
+@pytest.fixture()
+def tool(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("mutant_check", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "ROOT", tmp_path)
+    monkeypatch.setattr(module, "MUTANTS", tmp_path / "mutants")
+    return module
+
+
+def write_tree(root: Path) -> Path:
+    """src/pkg/mod.py, its mutated copy and the copy's .meta with two verdicts."""
+    (root / "src" / "pkg").mkdir(parents=True)
+    (root / "mutants" / "src" / "pkg").mkdir(parents=True)
+    (root / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (root / "mutants" / "src" / "pkg" / "mod.py").write_text("x = 1  # mutated\n")
+    meta = root / "mutants" / "src" / "pkg" / "mod.py.meta"
+    meta.write_text(json.dumps({
+        "exit_code_by_key": {"pkg.mod.x_f__mutmut_1": 0, "pkg.mod.x_f__mutmut_2": None},
+        "hash_by_function_name": {"x_f": "abc"}, "type_check_error_by_key": {},
+        "durations_by_key": {"pkg.mod.x_f__mutmut_1": 0.5},
+        "estimated_durations_by_key": {}}, indent=4))
+    return meta
+
+
+def test_records_find_each_mutant_and_record_changes_only_its_verdict(tool, tmp_path):
+    meta = write_tree(tmp_path)
+    assert tool.records() == {"pkg.mod.x_f__mutmut_1": meta, "pkg.mod.x_f__mutmut_2": meta}
+    before = json.loads(meta.read_text())
+    tool.record(meta, {"pkg.mod.x_f__mutmut_2": tool.KILLED})
+    after = json.loads(meta.read_text())
+    assert after["exit_code_by_key"] == {"pkg.mod.x_f__mutmut_1": 0,
+                                         "pkg.mod.x_f__mutmut_2": 1}
+    after["exit_code_by_key"] = before["exit_code_by_key"]
+    assert after == before  # mutmut's other records are kept as they were
+
+
+def test_the_recorded_codes_read_as_killed_and_timeout_to_mutmut(tool):
+    stats = pytest.importorskip("mutmut.stats")  # the 'mutation' extra
+    assert (stats.status_by_exit_code[tool.KILLED],
+            stats.status_by_exit_code[tool.TIMEOUT]) == ("killed", "timeout")
+
+
+def test_a_source_newer_than_its_mutated_copy_is_refused(tool, tmp_path):
+    meta = write_tree(tmp_path)
+    copy = tmp_path / "mutants" / "src" / "pkg" / "mod.py"
+    source = tmp_path / "src" / "pkg" / "mod.py"
+    os.utime(source, (1_000, 1_000))
+    os.utime(copy, (2_000, 2_000))
+    tool.check_fresh(meta)  # the copy is newer: fine
+    os.utime(source, (3_000, 3_000))
+    with pytest.raises(SystemExit, match=r"src/pkg/mod\.py changed after mutmut copied it"):
+        tool.check_fresh(meta)
