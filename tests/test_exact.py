@@ -788,3 +788,33 @@ def test_a_highs_failure_names_the_problem_it_could_not_solve(monkeypatch):
                 r"may be too badly scaled; rescale the features, or raise the time limit if "
                 r"one was set\.$")):
             call()
+
+
+# -- the signed rows' helpers, at their edges ----------------------------------------------------
+def test_row_helpers_at_their_edges():
+    from halfspaces._exact import rows as r
+
+    # a zero column keeps scale 1; subnormal and huge sizes are scaled as far as 2^+-1023 go
+    tops = np.array([0.0, 3.0, 0.5, 1.0, 1e-320, 2.0**1023 * 1.5])
+    assert list(r.power_of_two_scales(tops)) == [1.0, 0.5, 2.0, 1.0, 2.0**1023, 2.0**-1023]
+    assert r.power_of_two_scales([5e-324])[0] == 2.0**1023
+    # Z itself when nothing is scaled, else Z diag(s) (CSR staying CSR)
+    Z = np.array([[1.0, -2.0], [3.0, 0.5]])
+    assert r.scale_columns(Z, np.ones(2)) is Z
+    assert_array_equal(r.scale_columns(Z, np.full(2, 2.0)), 2.0 * Z)
+    S = sp.csr_matrix(Z)
+    assert r.scale_columns(S, np.ones(2)) is S
+    assert_array_equal(r.scale_columns(S, np.array([2.0, 0.5])).toarray(), Z * [2.0, 0.5])
+    held = SignedRows(Z)
+    assert held.scaled(np.ones(2)) is held
+    assert_array_equal(held.scaled(np.array([0.5, 4.0])).Z, Z * [0.5, 4.0])
+    # tolerances: max(1, max |z_ij|), 1 for no entries at all
+    assert r.tolerance_scale(np.zeros((0, 3))) == 1.0 == r.tolerance_scale(sp.csr_matrix((2, 3)))
+    assert r.tolerance_scale(np.array([[0.5, -7.0]])) == 7.0
+    assert r.tolerance_scale(sp.csr_matrix([[0.0, -7.0]])) == 7.0
+    # a row exactly at the threshold is violated unless the check is strict
+    w = np.array([1.0, 0.0])  # scores 1 and 3
+    assert held.check(w, 1.0).n_violated == 1 and held.check(w, 1.0, strict=True).n_violated == 0
+    assert r.block_violations(Z, w, 1.0).n_violated == 1
+    none = r.combine_violations([])
+    assert (none.n_violated, none.new_rows.size, none.min_score) == (0, 0, np.inf)
