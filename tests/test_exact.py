@@ -818,3 +818,57 @@ def test_row_helpers_at_their_edges():
     assert r.block_violations(Z, w, 1.0).n_violated == 1
     none = r.combine_violations([])
     assert (none.n_violated, none.new_rows.size, none.min_score) == (0, 0, np.inf)
+
+
+def test_the_milps_correct_points_are_separated_again_exactly():
+    # the MILP's w is only as exact as its tolerances: the points it calls correct are
+    # separated again by the verified LP, and the w with fewer errors is kept (ties: the LP's)
+    from halfspaces._exact import risk
+
+    X, y = noisy_sample(np.random.default_rng(73), 40, 2, flip=0.2)
+    Z = signed(X, y, True)
+    errors = lambda w: int(np.sum(Z @ w <= 0))  # noqa: E731
+    hinge_w = hinge_lp(Z)
+    correct = Z @ hinge_w > 0  # separable, as the MILP's correct points are
+    w_lp = decide(Z[correct]).separator
+    assert errors(w_lp) <= errors(hinge_w) < 40
+    # a useless w (all zero: every point an error) gives way to the LP's separator
+    w = risk._refit_on_correct(Z, np.zeros(3), correct)
+    assert_array_equal(w, w_lp)
+    assert np.min(Z[correct] @ w) >= 1.0 - 1e-9
+    # a w with as many errors gives way too; one with fewer is kept
+    assert_array_equal(risk._refit_on_correct(Z, 2.0 * w_lp, correct), w_lp)
+    few = np.zeros(40, dtype=bool)
+    few[np.flatnonzero(correct)[:2]] = True  # two points: their separator errs more
+    assert errors(decide(Z[few]).separator) > errors(hinge_w)
+    assert risk._refit_on_correct(Z, hinge_w, few) is hinge_w
+    # no point called correct: nothing to separate
+    assert risk._refit_on_correct(Z, hinge_w, np.zeros(40, dtype=bool)) is hinge_w
+
+
+@pytest.mark.parametrize("seed, flip", [(74, 0.3), (75, 0.02)])  # loss far above 1, and below
+def test_hinge_lp_refuses_an_optimum_its_w_does_not_reach(seed, flip, monkeypatch):
+    from dataclasses import replace
+
+    from halfspaces._exact import risk
+
+    X, y = noisy_sample(np.random.default_rng(seed), 40, 2, flip=flip)
+    Z = signed(X, y, True)
+    loss = float(np.maximum(0.0, 1.0 - Z @ hinge_lp(Z)).sum())
+    scale = max(1.0, loss)
+    real = risk.solve
+
+    def understating(by):
+        def solve(*args, **kwargs):
+            found = real(*args, **kwargs)
+            return replace(found, objective=found.objective - by)
+        return solve
+
+    for understated, refused in [(0.5e-6, False), (1.5e-6, True), (2e-6, True), (1.0, True)]:
+        monkeypatch.setattr(risk, "solve", understating(understated * scale))
+        if refused:
+            with pytest.raises(SolverError, match=(r"^the hinge-loss LP reported \S+ but its "
+                                                    r"w has hinge loss \S+; rescale X\.$")):
+                hinge_lp(Z)
+        else:
+            hinge_lp(Z)
