@@ -11,6 +11,8 @@
 #
 # Afterwards: `mutmut results` lists the survivors, `mutmut show NAME` prints one as a diff,
 # and `mutmut results --all true | python tools/mutation_score.py` prints the table again.
+# To judge a few survivors against new tests without mutmut's runner (minutes per surviving
+# mutant of the exact modules there): tools/mutant_check.py --tests NODE --record NAME...
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # mutmut forks a child per mutant from a process that has run the tests once. Numba's default
