@@ -24,6 +24,7 @@ import argparse
 import fnmatch
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds per mutant before it counts as a timeout")
     args = parser.parse_args()
+    # stopped by a signal, stop the pytest run too (subprocess.run kills it on any exception)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     known = records()
     names = sorted({n for pattern in args.names for n in fnmatch.filter(known, pattern)})
     if not names:
