@@ -45,6 +45,8 @@ def test_records_find_each_mutant_and_record_changes_only_its_verdict(tool, tmp_
                                          "pkg.mod.x_f__mutmut_2": 1}
     after["exit_code_by_key"] = before["exit_code_by_key"]
     assert after == before  # mutmut's other records are kept as they were
+    assert tool.verdict_of(meta, "pkg.mod.x_f__mutmut_1") == 0
+    assert tool.verdict_of(meta, "pkg.mod.x_f__mutmut_2") == tool.KILLED
 
 
 def test_the_recorded_codes_read_as_killed_and_timeout_to_mutmut(tool):

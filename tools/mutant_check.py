@@ -12,7 +12,8 @@ in mutmut's trampolines.
 ``--record`` writes each kill and each timeout into mutmut's own records
 (``mutants/**/*.py.meta``), so that ``mutmut results`` and ``tools/mutation_score.py``
 count them. A mutant the chosen tests do not kill keeps mutmut's verdict: a narrower
-selection cannot prove that a mutant survives the whole selection.
+selection cannot prove that a mutant survives the whole selection. One that has no verdict
+yet ("not checked") is recorded as survived: once run, it is not left out of the score.
 
 ``mutants/`` must hold the current source: any ``mutmut run`` regenerates it. The script
 refuses to judge a module whose source is newer than its mutated copy.
@@ -66,6 +67,11 @@ def judge(name: str, tests: list[str], timeout: float) -> int:
     return done.returncode
 
 
+def verdict_of(meta: Path, name: str) -> int | None:
+    """mutmut's exit code on record for `name` (None: not checked)."""
+    return json.loads(meta.read_text())["exit_code_by_key"].get(name)
+
+
 def record(meta: Path, verdicts: dict[str, int]) -> None:
     data = json.loads(meta.read_text())
     data["exit_code_by_key"].update(verdicts)
@@ -102,6 +108,8 @@ def main() -> None:
             caught += 1
             if args.record:  # at once, so that an interrupted check keeps what it found
                 record(known[name], {name: TIMEOUT if code == TIMEOUT else KILLED})
+        elif verdict == "survived" and args.record and verdict_of(known[name], name) is None:
+            record(known[name], {name: 0})  # no verdict yet: surviving some tests is a miss
     print(f"{caught} of {len(names)} caught", file=sys.stderr)
 
 
