@@ -718,10 +718,11 @@ def test_fit_on_a_cluster_passes_every_setting_and_guards_every_input(tmp_path, 
     with pytest.raises(OutputFileError, match="standard output"):
         fit_module.fit(parts[0], model="perceptron", out=Path("-"), dask="local:1")
     assert len(calls) == 1 and [p.read_text() for p in parts] == ["1,2,3\n"] * 3
-    # a pattern that matches nothing here (the files may be on the workers only) is no error
-    fit_module.fit([str(tmp_path / "elsewhere-*.csv")], model="perceptron", out=out,
-                   dask="local:1")
-    assert len(calls) == 2
+    # a pattern that matches nothing is refused as read_files would, before any cluster
+    with pytest.raises(FileNotFoundError, match=r"^no file matches '.*elsewhere-\*\.csv'\.$"):
+        fit_module.fit([str(tmp_path / "elsewhere-*.csv")], model="perceptron", out=out,
+                       dask="local:1")
+    assert len(calls) == 1
 
 
 def test_the_command_line_hands_fit_each_setting(shifted_file, tmp_path, monkeypatch):

@@ -397,6 +397,9 @@ def test_armijo_takes_the_largest_halved_step_with_sufficient_decrease(t, newton
     assert step == largest_armijo_step(J, w, g, s, t)
     assert_allclose(w_new, w - step * s, rtol=0, atol=0)
     assert (f_new, list(g_new)) == (J(w_new), list(grad(w_new)))
+
+
+def test_armijo_asks_for_more_than_a_decrease():
     # on J = w^2 / 2 from w = 1, t = 1.9999 decreases J, but not by 1e-4 t <g, s>
     half = HandObjective(lambda w: 0.5 * w @ w, lambda w: w)
     assert armijo(half, np.ones(1), 0.5, np.ones(1), np.ones(1), 1.9999)[0] == 1.9999 / 2

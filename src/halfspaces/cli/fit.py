@@ -248,24 +248,14 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
         raise ValueError("--dask needs DATA files, read on the workers.")
     paths = data if isinstance(data, list) else [data]
     tests = None if test is None else (test if isinstance(test, list) else [test])
-    _check_outputs(_local_matches([*paths, *(tests or [])]), out, None)
+    from halfspaces.io import expand_paths
+
+    # the files the patterns name, as read_files will expand them: --out must be none of them
+    _check_outputs(expand_paths([*paths, *(tests or [])]), out, None)
     return fit_on_cluster(paths, dask=dask, test=tests, model=model, params=params or {},
                           defaults=defaults, label_column=label_column, format=format,
                           out=out, show_progress=show_progress, timed=_timed,
                           report=_report, save=_save)
-
-
-def _local_matches(patterns) -> list[str]:
-    """The files that --dask's paths or glob patterns name on this machine.
-
-    The workers expand the patterns themselves (:func:`halfspaces.dask.read_files`); this is
-    only so that ``--out`` cannot replace one of the inputs. A pattern that matches nothing
-    here (the files may live on the workers only) is kept as it is.
-    """
-    import glob
-
-    return [match for pattern in patterns
-            for match in (sorted(glob.glob(str(pattern))) or [str(pattern)])]
 
 
 def _check_outputs(inputs, out, checkpoint) -> None:

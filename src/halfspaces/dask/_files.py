@@ -7,28 +7,15 @@ or network file system). One partition per file, or one per ``rows_per_partition
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from halfspaces.dask._partitions import Partitions, _client
-from halfspaces.io import detect_format, iter_chunks, scan
+from halfspaces.io import detect_format, expand_paths, iter_chunks, scan
 
 __all__ = ["read_files"]
-
-
-def _paths(paths) -> list[str]:
-    """The files named by a path, a glob pattern, or a list of them; sorted per pattern."""
-    patterns = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
-    found = []
-    for pattern in patterns:
-        matches = sorted(glob.glob(str(pattern)))
-        if not matches:
-            raise FileNotFoundError(f"no file matches {str(pattern)!r}.")
-        found.extend(matches)
-    return found
 
 
 def _scan(path, fmt, label_column, zero_based):
@@ -121,7 +108,7 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
         raise ValueError(f"rows_per_partition={rows_per_partition}; pass a positive number "
                          "of rows, or None for one partition per file.")
     client = _client(client)
-    files = _paths(paths)
+    files = expand_paths(paths)
     formats = {detect_format(p, format) for p in files}
     if len(formats) > 1 or formats & {"npy", "npz"}:
         raise ValueError(f"the files are in formats {sorted(formats)}; read_files takes "

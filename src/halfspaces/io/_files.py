@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import glob
 import os
 import queue
 import sys
@@ -19,8 +20,8 @@ from halfspaces.io import svmlight, tabular
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
 
-__all__ = ["FORMATS", "DataInfo", "column_names", "detect_format", "iter_chunks", "read",
-           "scan"]
+__all__ = ["FORMATS", "DataInfo", "column_names", "detect_format", "expand_paths",
+           "iter_chunks", "read", "scan"]
 
 FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
 _SUFFIXES = {
@@ -52,6 +53,34 @@ class DataInfo:
     n_features: int
     classes: Any
     zero_based: bool = True
+
+
+def expand_paths(paths) -> list[str]:
+    """The files named by a path, a glob pattern, or a sequence of them; sorted per pattern.
+
+    Parameters
+    ----------
+    paths : str, path or sequence of them
+        Files or glob patterns (``"data/part-*.svm"``).
+
+    Returns
+    -------
+    files : list of str
+        Each pattern's matches in sorted order, the patterns in the order given.
+
+    Raises
+    ------
+    FileNotFoundError
+        If a pattern matches no file.
+    """
+    patterns = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    found = []
+    for pattern in patterns:
+        matches = sorted(glob.glob(str(pattern)))
+        if not matches:
+            raise FileNotFoundError(f"no file matches {str(pattern)!r}.")
+        found.extend(matches)
+    return found
 
 
 def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
