@@ -89,6 +89,67 @@ def test_dense_rows_from_blas_do_not_depend_on_the_block(fmt):
     assert_allclose(block.K[block.slot[rows]], loop, rtol=1e-13)
 
 
+def rows_by_blocks(X, kernel, **params):
+    """The whole Gram matrix of dense X, block by block, as a cache too small to hold it."""
+    gram = training_gram(X, kernel, **params)
+    gram.whole = False
+    n = X.shape[0]
+    for start in range(0, n, 7):
+        gram.fetch_block(np.arange(start, min(n, start + 7), dtype=np.int64))
+    return gram.K[gram.slot]
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "dense32"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_a_whole_matrix_cache_is_filled_at_once_with_the_rows_bits(fmt, name):
+    # real-valued data: the symmetric product and its mirrored map give the entries the
+    # rows' products give, bit for bit, so a run does not depend on the path
+    X, y = noisy(150, 9, seed=12, sparsity=0.3)
+    X = in_format(X, fmt)
+    params, oracle = KERNELS[name]
+    gram = training_gram(X, name, **params)
+    assert gram.whole
+    gram.fetch_ahead((y, 1.0), np.zeros(150), np.empty(0, dtype=np.int64), 0)
+    assert gram.n_blocks == 1 and gram.n_computed == gram.used == 150
+    assert_array_equal(gram.slot, np.arange(150))
+    assert_array_equal(gram.K[gram.slot], rows_by_blocks(X, name, **params))
+    assert_allclose(gram.K, oracle(dense64(X), dense64(X)) + 1.0, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("fmt", "cache_size"), [
+    ("csr64", 200.0),  # the compiled loop's rows: no symmetric product
+    ("dense64", 99 * 100 * 8 / 2**20),  # one row short of the whole matrix
+])
+def test_only_a_dense_whole_matrix_cache_is_filled_at_once(fmt, cache_size):
+    X, y = noisy(100, 4, seed=13)
+    gram = training_gram(in_format(X, fmt), "rbf", gamma=0.5, cache_size=cache_size)
+    assert not gram.whole
+    gram.fetch_ahead((y, 1.0), np.zeros(100), np.empty(0, dtype=np.int64), 0)
+    assert gram.n_computed == gram.block
+
+
+@pytest.mark.parametrize("name", ["poly", "rbf"])
+def test_the_fill_changes_no_run(name, monkeypatch):
+    X, y = noisy(300, 6, seed=14, flip=0.1)
+    params = KERNELS[name][0]
+    runs = {}
+    for whole in (True, False):
+        init = GramRows.__init__
+
+        def init_whole(self, *args, whole=whole, init=init, **kwargs):
+            init(self, *args, **kwargs)
+            self.whole = self.whole and whole
+        monkeypatch.setattr(GramRows, "__init__", init_whole)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            runs[whole] = KernelPerceptron(kernel=name, max_epochs=4, average=True,
+                                           selection="shuffle", random_state=0,
+                                           **params).fit(X, y)
+    assert runs[True].n_updates_ > 100
+    assert_array_equal(runs[True].alpha_, runs[False].alpha_)
+    assert_array_equal(runs[True].dual_coef_, runs[False].dual_coef_)
+
+
 @pytest.mark.parametrize("fmt", ["csr64", "csr32"])
 def test_csr_entries_are_the_plain_sparse_dot_products(fmt):
     # each <x_j, x_i> summed over x_j's stored entries in order from 0.0, as the one-row

@@ -193,6 +193,28 @@ def gram_from_dots(dots, rows, spec, sq, K, slots, start):
             K[s, start + j] = kernel_value(spec, dots[r, j], sq_r, sq[start + j]) + c
 
 
+# rows and columns of a tile of the lower triangle in gram_from_lower_dots: a tile and its
+# mirror image (64 x 64 floats each, 32 KB) stay in L1/L2 while both are written
+MIRROR_TILE = 64
+
+
+@njit(cache=True)
+def gram_from_lower_dots(K, spec, sq):
+    """K = k(x_i, x_j) + c everywhere, from the dot products <x_i, x_j> of K's lower triangle.
+
+    Each entry of the lower triangle is mapped once (:func:`kernel_value`) and written to
+    both K[i, j] and K[j, i], tile by tile, so that the mirrored writes stay in cache.
+    """
+    n, c = K.shape[0], spec[4]
+    for i0 in range(0, n, MIRROR_TILE):
+        for j0 in range(0, i0 + 1, MIRROR_TILE):
+            for i in range(i0, min(n, i0 + MIRROR_TILE)):
+                for j in range(j0, min(i + 1, j0 + MIRROR_TILE)):
+                    value = kernel_value(spec, K[i, j], sq[i], sq[j]) + c
+                    K[i, j] = value
+                    K[j, i] = value
+
+
 @njit(cache=True)
 def missing_rows(slot, Y, order, start, f, out):
     """The examples that would need a row now, from position ``start`` of the pass on.
