@@ -323,6 +323,12 @@ def test_whitening_makes_the_start_curvature_the_identity(loss, form, monkeypatc
             M = white.inverse[a]
             assert np.allclose(M, np.tril(M))  # lower triangular
             assert_allclose(M @ B @ M.T, np.eye(B.shape[0]), atol=1e-9)
+    # and the change of variables of every form works on the k class rows: w = M^T v
+    v = np.arange(obj.size, dtype=float)
+    Ms = np.broadcast_to(white.inverse, (k, *white.inverse.shape[1:]))
+    expected = [Ma * va if white.diagonal else Ma.T @ va
+                for Ma, va in zip(Ms, v.reshape(k, -1), strict=True)]
+    assert_allclose(white.to_w(v), np.concatenate(expected), rtol=1e-12)
 
 
 @pytest.mark.parametrize("solver", ["gd", "newton", "lbfgs"])
@@ -505,3 +511,228 @@ def test_a_stochastic_run_stops_at_the_first_epoch_its_objective_settles():
     # J fell by a factor of 0.7 per epoch to 5e-12 without settling: an absolute test, or a
     # floor of 1 in place of 1e-12, would have stopped it at J near 1e-3
     assert not run.converged and curve[-1] < 1e-10
+
+
+# -- the solvers' wiring and their inner steps, each against its documented rule ---------------
+def test_default_first_steps_sum_float32_rows_in_float64_and_floor_only_at_zero():
+    # float32 rows: the squared norms are summed in float64 (float32 sums drift by 1e-7
+    # over 300 features); rows of size 1e-4: the floor of 1e-12 must not bind (a floor
+    # near 1 would cut the step 10^6-fold)
+    X, y = noisy(60, 300, seed=41)
+    X32 = X.astype(np.float32)
+    squares = np.einsum("ij,ij->i", X32, X32, dtype=np.float64)
+    obj = objective(X32, y, 0.0, False, "logistic")
+    assert auto_eta0(obj, "gd", 1) == pytest.approx(1.0 / (0.25 * squares.mean()), rel=1e-12)
+    assert auto_eta0(obj, "sgd", 4) == pytest.approx(2.0 / (2.0 * squares.max()), rel=1e-12)
+    small = objective(1e-4 * X, y, 0.0, False, "logistic")
+    squares = np.sum((1e-4 * X) ** 2, axis=1)
+    assert auto_eta0(small, "gd", 1) == pytest.approx(1.0 / (0.25 * squares.mean()),
+                                                      rel=1e-9)
+    assert auto_eta0(small, "sgd", 1) == pytest.approx(1.0 / (2.0 * squares.max()), rel=1e-9)
+    assert auto_eta0(small, "gd", 1) > 1e4
+
+
+def test_solve_runs_gd_from_its_own_default_step_and_sgd_one_example_at_a_time():
+    X, y = noisy(80, 3, seed=42)
+    obj = objective(X, y, 0.05, True, "logistic")
+    run = solve(obj, "gd", np.zeros(4), 0.0, 1, StepRule(line_search=False))
+    eta = auto_eta0(obj, "gd", 1)
+    assert eta != pytest.approx(auto_eta0(obj, "sgd", 1))
+    assert_allclose(run.w, -eta * obj.value_grad(np.zeros(4))[1], rtol=1e-14)
+    # sgd: batch 1 whatever StepRule's batch_size, and the first step of a batch of 1
+    sgd = solve(obj, "sgd", np.zeros(4), 0.0, 2, StepRule(batch_size=7, average=False),
+                np.random.RandomState(3))
+    twin = twin_stochastic(X, y, 0.05, 2, 1, "constant", auto_eta0(obj, "sgd", 1), 0.5,
+                           False, 3)
+    assert_allclose(sgd.w, twin[0], rtol=1e-10)
+
+
+def test_stochastic_runs_stop_at_max_iter_before_the_objective_settles():
+    X, y = noisy(200, 4, seed=43)
+    obj = objective(X, y, 1e-3, True, "logistic")
+    for max_iter in (1, 2):
+        run = solve(obj, "sgd", np.zeros(5), 1e-6, max_iter, StepRule(),
+                    np.random.RandomState(0))
+        assert run.n_iter == max_iter and not run.converged
+        assert len(run.loss_curve) == max_iter + 1
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd", "minibatch"])
+def test_every_solver_reports_each_iteration_out_of_max_iter(solver):
+    from halfspaces._progress import listen
+
+    X, y = noisy(120, 3, seed=44)
+    obj = objective(X, y, 0.05, True, "logistic")
+    heard = []
+    with listen(lambda done, total: heard.append((done, total))):
+        run = solve(obj, solver, np.zeros(4), 1e-6, 40, StepRule(batch_size=16),
+                    np.random.RandomState(0))
+    assert run.n_iter >= 2
+    assert heard == [(i, 40) for i in range(1, run.n_iter + 1)]
+
+
+def test_solve_refuses_entries_beyond_the_largest_safe_one_only():
+    X, y = noisy(30, 3, seed=45)
+    limit = objective(X, y, 0.1, True, "logistic").largest_safe_entry()
+    X[4, 1] = limit  # at the limit: accepted
+    obj = objective(X, y, 0.1, True, "logistic")
+    assert obj.max_abs == limit
+    solve(obj, "gd", np.zeros(4), 1e-6, 1)
+    X[4, 1] = np.nextafter(limit, np.inf)
+    with pytest.raises(ValueError, match=r"largest entry in absolute value is .*Rescale X "
+                       r"\(divide it by its largest entry, or use "
+                       r"sklearn\.preprocessing\.MaxAbsScaler or StandardScaler\)"):
+        solve(objective(X, y, 0.1, True, "logistic"), "gd", np.zeros(4), 1e-6, 1)
+
+
+def softmax_problem(seed):
+    # three classes, columns of very different scales: the block preconditioner matters
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 4)) * np.array([1e-2, 1.0, 30.0, 3.0])
+    y = rng.integers(0, 3, 150)
+    return objective(X, y, 1e-3, True, "softmax", 3)
+
+
+def test_newton_cg_steps_are_preconditioned_cg_to_the_documented_residual():
+    # the inexact Newton step: CG on H s = g, preconditioned by the inverse of H's class
+    # blocks at the start, stopped at the relative residual min(1/2, sqrt(||g||)); SciPy's
+    # cg with a preconditioner built here from np.linalg.inv is the oracle
+    from scipy.sparse.linalg import LinearOperator, cg
+
+    from halfspaces._solvers import Whitening, _cg_step
+
+    obj = softmax_problem(46)
+    w0 = np.zeros(obj.size)
+    white = Whitening.at(obj, w0)
+    blocks = obj.feature_curvature(w0, diagonal=False, max_cost=np.inf)
+    inverse = [np.linalg.inv(B) for B in np.broadcast_to(blocks, (3, *blocks.shape[1:]))]
+
+    def preconditioned(r):
+        return np.concatenate([Bi @ ra for Bi, ra in zip(inverse, r.reshape(3, -1),
+                                                          strict=True)])
+
+    # near the optimum, moved along every column in proportion to 1 / its scale^2, so
+    # that the gradient has all the curvature's directions in it
+    scales = np.tile([1e-2, 1.0, 30.0, 3.0, 1.0], 3)
+    near = solve(obj, "newton", w0, 1e-10, None).w + 1e-6 * np.sin(np.arange(15)) / scales**2
+    for w in (w0, near):  # rtol 1/2, then about 7e-3
+        g = obj.value_grad(w)[1]
+        counts = {}
+        for name, pre in [("none", None), ("blocks", preconditioned)]:
+            calls = []
+            H = obj.hess_operator(w)
+            op = LinearOperator((obj.size, obj.size), dtype=float,
+                                matvec=lambda v, H=H, calls=calls: calls.append(1) or H(v))
+            M = None if pre is None else LinearOperator((obj.size, obj.size), matvec=pre,
+                                                        dtype=float)
+            rtol = min(0.5, np.sqrt(np.linalg.norm(g)))
+            expected, _ = cg(op, g, rtol=rtol, maxiter=max(50, obj.size // 10), M=M)
+            counts[name] = len(calls)
+            s = _cg_step(obj, w, g, None if pre is None else white)
+            assert_allclose(s, expected, rtol=1e-7, atol=1e-12 * np.abs(expected).max())
+    assert counts["blocks"] < counts["none"]  # near the optimum
+
+
+def test_a_cg_step_that_is_no_descent_direction_falls_back_to_the_gradient():
+    from halfspaces._solvers import _cg_step
+
+    class NegativeCurvature:  # H = -I: CG returns s = -g, an ascent direction
+        size = 3
+
+        def hess_operator(self, w):
+            return lambda v: -v
+
+    g = np.array([1.0, -2.0, 0.5])
+    assert_allclose(_cg_step(NegativeCurvature(), np.zeros(3), g, None), g)
+
+
+def test_lbfgs_is_scipys_l_bfgs_b_with_options_it_knows():
+    # SciPy warns of options a method does not know (OptimizeWarning) and picks BFGS when
+    # no method is named: errors here
+    import scipy.optimize
+
+    X, y = noisy(150, 4, seed=47)
+    obj = objective(X, y, 0.05, True, "logistic")
+    methods = []
+    minimize = scipy.optimize.minimize
+
+    def recording(*args, **kwargs):
+        methods.append(kwargs.get("method"))
+        return minimize(*args, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(scipy.optimize, "minimize", recording)
+            run = solve(obj, "lbfgs", np.zeros(5), 1e-8, None)
+    assert run.converged and [m.lower() for m in methods] == ["l-bfgs-b"]
+
+
+@pytest.mark.parametrize("solver", ["newton", "gd"])
+def test_a_run_that_converges_at_its_last_allowed_iteration_says_so(solver):
+    X, y = noisy(150, 4, seed=48)
+    obj = objective(X, y, 0.05, True, "logistic")
+    free = solve(obj, solver, np.zeros(5), 1e-7, 5000)
+    assert free.converged and free.n_iter >= 2
+    capped = solve(obj, solver, np.zeros(5), 1e-7, free.n_iter)
+    assert capped.converged is True and capped.n_iter == free.n_iter
+    assert_allclose(capped.w, free.w, rtol=0, atol=0)
+    short = solve(obj, solver, np.zeros(5), 1e-7, free.n_iter - 1)
+    assert short.converged is False and short.n_iter == free.n_iter - 1
+
+
+def test_gd_with_line_search_tries_twice_the_last_step_first():
+    # the documented rule: eta is the Armijo step tried from 2 eta (Nocedal and Wright's
+    # backtracking); eta0 small enough that 2 eta0 (and larger) already decreases J enough
+    X, y = noisy(100, 3, seed=49)
+    obj = objective(X, y, 0.1, True, "logistic")
+    w, eta = np.zeros(4), 0.01
+    for _ in range(3):
+        f, g = obj.value_grad(w)
+        eta = largest_armijo_step(obj.value, w, g, g, 2.0 * eta)
+        w = w - eta * g
+    run = solve(obj, "gd", np.zeros(4), 0.0, 3, StepRule(eta0=0.01))
+    assert_allclose(run.w, w, rtol=1e-13)
+    assert eta == 0.08  # each trial step was taken: no halving hides the first trial
+
+
+def test_blas_threads_are_limited_everywhere_below_2_22_multiply_adds_only():
+    from types import SimpleNamespace
+
+    from halfspaces import _solvers
+
+    chosen = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_solvers, "one_blas_thread", lambda: chosen.append("all pools"))
+        patch.setattr(_solvers, "scipy_blas_one_thread", lambda: chosen.append("scipy's"))
+        for n_samples, size in [(2**20 - 1, 4), (2**20, 4), (2**22, 1), (2**21, 4), (10, 3)]:
+            _solvers._blas_threads_for(SimpleNamespace(n_samples=n_samples, size=size))
+    assert chosen == ["all pools", "scipy's", "scipy's", "scipy's", "all pools"]
+
+
+@pytest.mark.parametrize("loss,below_size,expected", [  # CHOLESKY_MAX = size - below_size
+    ("logistic", None, "cholesky"),
+    ("squared", None, "cholesky"),
+    ("softmax", None, "cg, blocks"),
+    ("softmax", 0, "cg, blocks"),  # exactly CHOLESKY_MAX parameters
+    ("softmax", 1, "cg, plain"),
+    ("logistic", 1, "cg, plain"),
+])
+def test_newton_solves_for_its_step_as_documented(loss, below_size, expected, monkeypatch):
+    from halfspaces import _solvers
+
+    X, y, w, k = problem(loss, "dense64", seed=50)
+    obj = objective(X, y, 0.05, True, loss, k)
+    if below_size is not None:
+        monkeypatch.setattr(_solvers, "CHOLESKY_MAX", obj.size - below_size)
+    calls = []
+    monkeypatch.setattr(_solvers, "_cg_step",
+                        lambda obj, w, g, white: calls.append(white) or np.zeros_like(g))
+    step = _solvers._newton_step_rule(obj, w)
+    g = obj.value_grad(w)[1]
+    s = step(w, g)
+    if expected == "cholesky":
+        assert calls == []
+        assert_allclose(s, obj.newton_direction(w, g), rtol=1e-14)
+    else:
+        assert len(calls) == 1 and (calls[0] is None) == (expected == "cg, plain")
