@@ -124,10 +124,13 @@ default="linear"
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
-        Megabytes for rows of the Gram matrix (8 n bytes each). A row is computed when an
-        update first needs it, and kept: when the n x n matrix fits, every row is computed
-        at most once; otherwise the least recently used row makes room for a new one. Rows
-        of examples that never cause an update are never computed.
+        Megabytes for rows of the Gram matrix (8 n bytes each). On dense X, when the n x n
+        matrix fits, it is computed whole at the first update: one symmetric product,
+        cheaper than the rows one by one once a run needs 40% of them (one-vs-rest and
+        multi-epoch fits need nearly all). Otherwise a row is computed when an update first
+        needs it, and kept: when the matrix fits (sparse X), every row is computed at most
+        once; when it does not, the least recently used row makes room for a new one, and
+        rows of examples that never cause an update are never computed.
     warm_start : bool, default=False
         Continue from the hypothesis of the previous fit (same classes and features): the
         run starts from its decision values and step count, and the rows that cause
