@@ -242,3 +242,17 @@ def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
     for run in runs[1:]:
         assert_array_equal(run.alpha, runs[0].alpha)
         assert run.n_updates == runs[0].n_updates
+
+
+def test_the_fill_is_right_where_blas_returns_a_new_matrix(monkeypatch):
+    # SciPy's wrapper writes into K only where it can; where it copies, the copy is used
+    import halfspaces._dual_run as dual_run
+
+    syrk = dual_run.dsyrk
+    monkeypatch.setattr(dual_run, "dsyrk",
+                        lambda *args, **kwargs: syrk(*args, **{**kwargs, "overwrite_c": 0}))
+    X, y = noisy(40, 5, seed=15)
+    gram = training_gram(X, "poly", degree=2, gamma=0.5)
+    gram.fill()
+    assert_allclose(gram.K, pairwise.polynomial_kernel(X, X, degree=2, gamma=0.5, coef0=1.0)
+                    + 1.0, rtol=1e-13)

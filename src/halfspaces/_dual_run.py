@@ -280,7 +280,9 @@ class GramRows:
         """
         n = self.slot.shape[0]
         # syrk writes the upper triangle of the Fortran-ordered K^T: K's lower triangle
-        dsyrk(1.0, self.Xd.T, c=self.K.T, trans=1, overwrite_c=1)
+        upper = dsyrk(1.0, self.Xd.T, c=self.K.T, trans=1, overwrite_c=1)
+        if not np.may_share_memory(upper, self.K):  # f2py copied instead (not expected)
+            self.K[...] = upper.T
         kd.gram_from_lower_dots(self.K, self.spec, self.sq)
         self.slot[:] = self.owner[:] = np.arange(n)
         self.used = self.n_computed = n
