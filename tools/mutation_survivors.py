@@ -1,0 +1,139 @@
+"""Every surviving mutant, with its change and a first class, as Markdown.
+
+Reads ``mutmut results --all true`` on stdin and the mutated sources under ``mutants/src``
+(mutmut 3 keeps each mutant as a function ``x_f__mutmut_N`` beside ``x_f__mutmut_orig``),
+and writes one line per mutant that survived or had no test: its name, the line it changes
+(before -> after) and a class read off the change itself:
+
+- ``dtype``: only a ``dtype=`` argument changed or went;
+- ``check``: only ``check_finite=`` or ``strict=`` (input checks of SciPy and ``zip``);
+- ``text``: only a string changed (``XX``-wrapped or case-changed: a message or a key);
+- ``boundary``: only a comparison's strictness (``<`` for ``<=``, ``>=`` for ``>``...);
+- ``constant``: only a number changed;
+- ``other``: anything else, judged by hand in benchmarks/MUTATION.md.
+
+The class says what changed, not that the mutant is equivalent: MUTATION.md says why each
+class of each function cannot be caught, or which test caught it since.
+
+    mutmut results --all true | python tools/mutation_survivors.py \
+        > benchmarks/MUTATION_SURVIVORS.md
+"""
+
+from __future__ import annotations
+
+import ast
+import collections
+import difflib
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MUTANTS = ROOT / "mutants"
+LINE = re.compile(r"^\s*(?P<name>\S+__mutmut_\d+): (?P<status>.+)$")
+LISTED = ("survived", "no tests")
+COMPARISONS = {"<", "<=", ">", ">="}
+
+
+def survivors(lines: Iterable[str]) -> list[tuple[str, str]]:
+    """(name, status) of the mutants that survived or had no test, in mutmut's order."""
+    found = []
+    for line in lines:
+        match = LINE.match(line)
+        if match and match["status"].strip() in LISTED:
+            found.append((match["name"], match["status"].strip()))
+    return found
+
+
+def module_and_function(name: str) -> tuple[str, str, str]:
+    """("pkg.mod", "x_f" or "xǁCǁm", "N") of "pkg.mod.x_f__mutmut_N"."""
+    head, number = name.rsplit("__mutmut_", 1)
+    module, function = re.split(r"\.(?=x_|xǁ)", head, maxsplit=1)
+    return module, function, number
+
+
+def sources(module: str) -> dict[str, str]:
+    """The source of every function of the mutated copy of ``module``, by name."""
+    path = MUTANTS / "src" / Path(*module.split(".")).with_suffix(".py")
+    text = path.read_text()
+    lines = text.splitlines()
+    return {node.name: "\n".join(lines[node.lineno - 1:node.end_lineno])
+            for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def change(original: str, mutant: str) -> tuple[list[str], list[str]]:
+    """The lines removed from and added to the function body (its def line aside)."""
+    before, after = original.splitlines()[1:], mutant.splitlines()[1:]
+    removed, added = [], []
+    for line in difflib.unified_diff(before, after, lineterm="", n=0):
+        if line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:].strip())
+        elif line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:].strip())
+    return removed, added
+
+
+def tokens(text: str) -> list[str]:
+    return re.findall(r"\"[^\"]*\"|'[^']*'|\d+\.?\d*(?:e-?\d+)?|[<>=!]=|[A-Za-z_]\w*|\S",
+                      text)
+
+
+def without(argument: str, code: str) -> str:
+    """``code`` without the keyword ``argument`` (a regular expression) and its spaces."""
+    return re.sub(r",\)", ")", re.sub(argument, "", code).replace(" ", ""))
+
+
+def classify(removed: list[str], added: list[str]) -> str:
+    """The class of a change (see the module docstring)."""
+    old, new = " ".join(removed), " ".join(added)
+    for kind, argument in [("dtype", r"dtype=[\w.]+"), ("check", r"(check_finite|strict)=\w+")]:
+        if without(argument, old) == without(argument, new):
+            return kind
+    a, b = tokens(old), tokens(new)
+    if len(a) != len(b):
+        return "other"
+    differing = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if not differing:
+        return "other"
+    if all(x[0] in "\"'" and y[0] in "\"'" for x, y in differing):
+        return "text"
+    if all(x in COMPARISONS and y in COMPARISONS for x, y in differing):
+        return "boundary"
+    if all(re.fullmatch(r"[\d.e-]+", x) and re.fullmatch(r"[\d.e-]+", y)
+           for x, y in differing):
+        return "constant"
+    return "other"
+
+
+def listing(found: list[tuple[str, str]]) -> str:
+    """Markdown: counts by class, then each module's survivors in a table."""
+    by_module: dict[str, list[str]] = collections.defaultdict(list)
+    classes: collections.Counter = collections.Counter()
+    cache: dict[str, dict[str, str]] = {}
+    for name, status in found:
+        module, function, number = module_and_function(name)
+        if module not in cache:
+            cache[module] = sources(module)
+        functions = cache[module]
+        removed, added = change(functions.get(f"{function}__mutmut_orig", ""),
+                                functions.get(f"{function}__mutmut_{number}", ""))
+        kind = classify(removed, added) if status == "survived" else "no tests"
+        classes[kind] += 1
+        shown = f"`{' / '.join(removed)}` -> `{' / '.join(added)}`".replace("|", "\\|")
+        by_module[module].append(f"| {function}__mutmut_{number} | {shown} | {kind} |")
+    lines = [f"{len(found)} mutants survived or had no test: "
+             + ", ".join(f"{kind} {n}" for kind, n in sorted(classes.items())) + ".", ""]
+    for module in sorted(by_module):
+        lines += [f"## {module} ({len(by_module[module])})", "",
+                  "| mutant | change | class |", "|---|---|---|", *by_module[module], ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    print(listing(survivors(sys.stdin)))
+
+
+if __name__ == "__main__":
+    main()
