@@ -244,11 +244,11 @@ def test_full_batch_solvers_stop_on_the_gradient_or_when_stalled(solver):
     X, y = noisy(300, 4, seed=35)
     obj = objective(X, y, 1e-2, True, "logistic")
     run = solve(obj, solver, np.zeros(5), 1e-4, None)
-    assert run.converged and not run.stalled
+    assert run.converged is True and run.stalled is False
     assert np.max(np.abs(obj.value_grad(run.w)[1])) <= 1e-4
     # tol = 0 cannot be met: the solver stops once J no longer decreases in floating point
     run = solve(obj, solver, np.zeros(5), 0.0, 5000)
-    assert run.stalled and not run.converged and run.n_iter < 5000
+    assert run.stalled is True and run.converged is False and run.n_iter < 5000
     # what a stalled run returns is its last iterate, whose J ends the curve
     assert len(run.loss_curve) == run.n_iter + 1
     assert obj.value(run.w) == pytest.approx(run.loss_curve[-1], rel=1e-14)
