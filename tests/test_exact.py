@@ -429,6 +429,37 @@ def test_each_path_point_minimises_its_squared_hinge_problem():
         assert np.linalg.norm(gradient) <= 1e-3 * np.linalg.norm(2.0 * Z.T @ np.ones(len(Z)))
 
 
+def test_the_search_minimises_by_l_bfgs_b_with_options_it_knows():
+    # SciPy picks BFGS when no method is named and warns of options a method does not know
+    # (OptimizeWarning): errors here; the polish starts from the best candidate found
+    import warnings
+
+    import scipy.optimize
+
+    from halfspaces._exact import SignedRows, decide
+    from halfspaces._exact.freund_schapire import _candidates, smallest_root
+
+    Z, R = fs_rows()
+    calls = []
+    minimize = scipy.optimize.minimize
+
+    def recording(fun, x0, **kwargs):
+        calls.append((kwargs.get("method"), np.array(x0)))
+        return minimize(fun, x0, **kwargs)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(scipy.optimize, "minimize", recording)
+            v = smallest_root(SignedRows(Z), R)
+    assert [method.lower() for method, _ in calls] == ["l-bfgs-b"] * len(calls)
+    found, roots = _candidates(SignedRows(Z), R)
+    np.testing.assert_array_equal(calls[-1][1], found[int(np.argmin(roots))])
+    path = len(found) - 2 - int(decide(Z).separable)  # the candidates but the hard margin's
+    assert len(calls) == path + 1  # and the tiny two: each path point, then the polish
+    assert np.linalg.norm(v) > 0
+
+
 def test_the_root_gradient_is_the_derivative_of_the_root():
     from halfspaces._exact import SignedRows, decide
     from halfspaces._exact.freund_schapire import _root_and_grad
