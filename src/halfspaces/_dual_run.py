@@ -272,7 +272,8 @@ class GramRows:
         self.fetch_block(rows[:count])
 
     def fill(self) -> None:
-        """Compute the whole matrix (dense X, a cache that holds it, nothing computed yet).
+        """Compute the whole matrix (dense X, a cache that holds it; rows computed before are
+        computed again, to the same bits).
 
         One symmetric product X X^T (BLAS's syrk: half the multiply-adds of the rows' gemm
         products, and the same bits where checked: MNIST, the tests' data), then the kernel's
