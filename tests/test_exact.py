@@ -481,6 +481,11 @@ def test_the_root_gradient_is_the_derivative_of_the_root():
                     - _root_and_grad(rows, R, v - step * e)[0]) / (2 * step)
                    for e in np.eye(Z.shape[1])]
         assert np.allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+    # at v = 0, where ||v|| has no derivative, the gradient is the hinge term's alone
+    root, grad = _root_and_grad(SignedRows(Z), R, np.zeros(Z.shape[1]))
+    assert root == pytest.approx(np.sqrt(len(Z)), rel=1e-14)
+    assert grad.dtype == np.float64
+    np.testing.assert_allclose(grad, -Z.T @ np.ones(len(Z)) / np.sqrt(len(Z)), rtol=1e-12)
 
 
 def test_the_path_runs_down_from_r2_times_1e4_by_tens_and_stops_after_two_worse_points():
