@@ -218,7 +218,9 @@ def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
     # E passes over inseparable data are one sequence with deficit sqrt(E) D, so the report
     # gives ((R + sqrt(E) D) / gamma)^2 at the best (u, gamma) of one pass; R and D are
     # recomputed here from the signed rows by NumPy
-    X, y = noisy_sample(np.random.default_rng(7), 40, 2, flip=0.2)
+    # (few flipped labels: the best bound is below n, a margin's, where R counts; with 20%
+    # flipped it was the bound n of a vanishing v, gamma ~ 1e9, where R vanished beside D)
+    X, y = noisy_sample(np.random.default_rng(7), 100, 2, flip=0.05)
     clf = Perceptron(fit_intercept=fit_intercept, max_epochs=5).fit(X, y)
     report = certify(clf, X, y)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
@@ -226,6 +228,7 @@ def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
     Z = signed(X, y_pm, fit_intercept)
     R = float(np.max(np.linalg.norm(Z, axis=1)))
     D = float(np.linalg.norm(np.maximum(0.0, gamma - Z @ u)))
+    assert one_pass < len(X) and D > 0 and R > 0.1 * D
     assert one_pass == pytest.approx(((R + D) / gamma) ** 2, rel=1e-9)
     assert not report.separable and report.fit_intercept is fit_intercept
     assert report.bound_name == f"Freund-Schapire ({clf.n_epochs_} passes)"
