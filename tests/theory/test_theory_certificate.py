@@ -252,3 +252,50 @@ def test_freund_schapire_bound_of_a_warm_started_or_updateless_classifier_is_one
     assert report.bound_name == "Freund-Schapire" and report.n_updates is None
     assert report.within_bound is None
     assert report.mistake_bound == pytest.approx(one_pass, rel=1e-12)
+
+
+def test_a_classifier_from_elsewhere_gets_the_one_pass_bound_and_no_verdict():
+    # scikit-learn's Perceptron keeps no update count or passes: the bound is Freund and
+    # Schapire's for one pass, and there is nothing to hold against it
+    from sklearn.linear_model import Perceptron as SkPerceptron
+
+    X, y = noisy_sample(np.random.default_rng(7), 100, 2, flip=0.05)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    for fit_intercept in (True, False):
+        sk = SkPerceptron(fit_intercept=fit_intercept, max_iter=5, tol=None).fit(X, y)
+        report = certify(sk, X, y)
+        assert report.bound_name == "Freund-Schapire" and report.fit_intercept is fit_intercept
+        assert report.mistake_bound == pytest.approx(
+            best_freund_schapire_bound(X, y_pm, fit_intercept).bound, rel=1e-12)
+        assert report.within_bound is None and report.n_updates is None
+
+
+def test_a_classifier_without_fit_intercept_is_read_with_an_intercept():
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.exceptions import NotFittedError
+
+    class Fitted(ClassifierMixin, BaseEstimator):  # what certify documents; no fit_intercept
+        coef_, intercept_, classes_ = np.array([[1.0, -1.0]]), np.array([0.5]), np.array([0, 1])
+
+        def fit(self, X, y):
+            return self
+
+        def decision_function(self, X):
+            return np.asarray(X) @ self.coef_.ravel() + self.intercept_[0]
+
+        def predict(self, X):
+            return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    X, y = XOR
+    report = certify(Fitted(), X, y)
+    assert report.fit_intercept is True
+    assert report.radius == pytest.approx(np.sqrt(1.0 + np.max(np.sum(X**2, axis=1))))
+
+    class WithoutCoef(ClassifierMixin, BaseEstimator):  # fitted attributes, not coef_
+        intercept_, classes_ = np.array([0.5]), np.array([0, 1])
+
+        def fit(self, X, y):
+            return self
+
+    with pytest.raises(NotFittedError):
+        certify(WithoutCoef(), X, y)
