@@ -460,6 +460,32 @@ def test_the_search_minimises_by_l_bfgs_b_with_options_it_knows():
     assert np.linalg.norm(v) > 0
 
 
+@pytest.mark.parametrize("polish", ["worse", "zero"])
+def test_a_polish_that_does_not_improve_on_the_best_candidate_is_dropped(polish):
+    import scipy.optimize
+
+    from halfspaces._exact import SignedRows
+    from halfspaces._exact.freund_schapire import _candidates, _root, smallest_root
+
+    Z, R = fs_rows()
+    rows = SignedRows(Z)
+    found, roots = _candidates(rows, R)
+    best = found[int(np.argmin(roots))]
+    minimize = scipy.optimize.minimize
+
+    def bad_polish(fun, x0, **kwargs):
+        result = minimize(fun, x0, **kwargs)
+        if kwargs["options"]["maxiter"] == 200:  # the polish, not a path point
+            result.x = 50.0 * x0 if polish == "worse" else np.zeros_like(x0)
+        return result
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(scipy.optimize, "minimize", bad_polish)
+        v = smallest_root(rows, R)
+    assert _root(rows, R, 50.0 * best) > min(roots)
+    np.testing.assert_array_equal(v, best)
+
+
 def test_the_root_gradient_is_the_derivative_of_the_root():
     from halfspaces._exact import SignedRows, decide
     from halfspaces._exact.freund_schapire import _root_and_grad
