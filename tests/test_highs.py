@@ -110,13 +110,13 @@ def test_a_milp_is_the_best_integer_point_by_brute_force(seed):
     assert -relaxed.objective >= best - 1e-9
 
 
-def test_a_start_and_options_reach_highs():
+def test_a_start_is_taken_and_options_reach_highs():
     W = sp.csr_matrix(np.array([[3.0, 4.0, 5.0]]))
     v = np.array([4.0, 5.0, 6.0])
     bounds = (np.zeros(3), np.ones(3))
     rows = (np.array([-INF]), np.array([7.0]))
     started = solve(W, -v, bounds, rows, integrality=np.ones(3), start=np.array([1, 1, 0]))
-    assert_allclose(started.x, [1.0, 1.0, 0.0], atol=1e-9)  # the optimum (value 9)
+    assert_allclose(started.x, [1.0, 1.0, 0.0], atol=1e-9)  # the optimum (value 9): a hint
     # a zero time limit stops HiGHS before it proves anything: refused unless accepted
     with pytest.raises(SolverError, match=r"could not solve the budgeted MILP: model status "
                        r"'Time limit reached'\. The data may be too badly scaled; rescale the "
