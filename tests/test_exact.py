@@ -460,8 +460,7 @@ def test_the_search_minimises_by_l_bfgs_b_with_options_it_knows():
     assert np.linalg.norm(v) > 0
 
 
-@pytest.mark.parametrize("polish", ["worse", "zero"])
-def test_a_polish_that_does_not_improve_on_the_best_candidate_is_dropped(polish):
+def test_a_polish_that_does_not_improve_on_the_best_candidate_is_dropped():
     import scipy.optimize
 
     from halfspaces._exact import SignedRows
@@ -476,7 +475,7 @@ def test_a_polish_that_does_not_improve_on_the_best_candidate_is_dropped(polish)
     def bad_polish(fun, x0, **kwargs):
         result = minimize(fun, x0, **kwargs)
         if kwargs["options"]["maxiter"] == 200:  # the polish, not a path point
-            result.x = 50.0 * x0 if polish == "worse" else np.zeros_like(x0)
+            result.x = 50.0 * x0
         return result
 
     with pytest.MonkeyPatch.context() as patch:

@@ -104,10 +104,17 @@ def test_a_milp_is_the_best_integer_point_by_brute_force(seed):
     assert result.status == "Optimal" and -result.objective == pytest.approx(best)
     assert_allclose(result.x, np.round(result.x), atol=1e-9)
     assert v @ np.round(result.x) == pytest.approx(best) and result.mip_gap <= 1e-9
-    # a continuous variable among integers: the last one takes a fractional value
-    relaxed = solve(sp.csr_matrix(W), -v, (np.zeros(5), np.full(5, 2.0)),
-                    (np.full(2, -INF), cap), integrality=np.r_[np.ones(4), 0.0])
-    assert -relaxed.objective >= best - 1e-9
+    # the last variable continuous: for each integer point of the others it goes as far
+    # as both rows allow (its value and weights are positive), at most 2
+    mixed = solve(sp.csr_matrix(W), -v, (np.zeros(5), np.full(5, 2.0)),
+                  (np.full(2, -INF), cap), integrality=np.r_[np.ones(4), 0.0])
+    best_mixed = -np.inf
+    for x in itertools.product(range(3), repeat=4):
+        room = np.min((cap - W[:, :4] @ np.array(x)) / W[:, 4])
+        if room >= 0:
+            best_mixed = max(best_mixed, v[:4] @ np.array(x) + v[4] * min(2.0, room))
+    assert -mixed.objective == pytest.approx(best_mixed, rel=1e-9)
+    assert best_mixed >= best
 
 
 def test_a_start_is_taken_and_options_reach_highs():

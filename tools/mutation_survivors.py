@@ -29,6 +29,9 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script, or loaded by path
+from mutation_score import module_of  # noqa: E402 (the one reading of mutmut's names)
+
 ROOT = Path(__file__).resolve().parents[1]
 MUTANTS = ROOT / "mutants"
 LINE = re.compile(r"^\s*(?P<name>\S+__mutmut_\d+): (?P<status>.+)$")
@@ -49,8 +52,8 @@ def survivors(lines: Iterable[str]) -> list[tuple[str, str]]:
 def module_and_function(name: str) -> tuple[str, str, str]:
     """("pkg.mod", "x_f" or "xǁCǁm", "N") of "pkg.mod.x_f__mutmut_N"."""
     head, number = name.rsplit("__mutmut_", 1)
-    module, function = re.split(r"\.(?=x_|xǁ)", head, maxsplit=1)
-    return module, function, number
+    module = module_of(head)
+    return module, head[len(module) + 1:], number
 
 
 def sources(module: str) -> dict[str, str]:

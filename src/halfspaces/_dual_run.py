@@ -286,7 +286,8 @@ class GramRows:
             self.K[...] = upper.T
         kd.gram_from_lower_dots(self.K, self.spec, self.sq)
         self.slot[:] = self.owner[:] = np.arange(n)
-        self.used = self.n_computed = n
+        self.used = n
+        self.n_computed += n
         self.n_blocks += 1
 
     def fetch_block(self, rows: NDArray[np.int64]) -> None:
