@@ -65,3 +65,33 @@ def test_a_source_newer_than_its_mutated_copy_is_refused(tool, tmp_path):
     os.utime(source, (3_000, 3_000))
     with pytest.raises(SystemExit, match=r"src/pkg/mod\.py changed after mutmut copied it"):
         tool.check_fresh(meta)
+
+
+def test_the_keyword_reaches_pytest_and_the_mutant_is_named_to_the_trampoline(tool, monkeypatch):
+    seen = {}
+
+    def run(command, env, **kwargs):
+        seen.update(command=command, mutant=env["MUTANT_UNDER_TEST"])
+        return type("Done", (), {"returncode": 1})()
+
+    monkeypatch.setattr(tool.subprocess, "run", run)
+    assert tool.judge("pkg.mod.x_f__mutmut_2", ["tests/a.py"], 5.0, "min_norm or qp") == 1
+    assert seen["command"][-3:] == ["-k", "min_norm or qp", "tests/a.py"]
+    assert seen["mutant"] == "pkg.mod.x_f__mutmut_2"
+    tool.judge("pkg.mod.x_f__mutmut_2", ["tests/a.py"], 5.0)
+    assert "-k" not in seen["command"]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_parallel_jobs_record_every_verdict_once(tool, tmp_path, monkeypatch, capsys, jobs):
+    meta = write_tree(tmp_path)
+    codes = {"pkg.mod.x_f__mutmut_1": 1, "pkg.mod.x_f__mutmut_2": 0}
+    monkeypatch.setattr(tool, "judge", lambda name, *args: codes[name])
+    monkeypatch.setattr("sys.argv", ["mutant_check.py", "--tests", "t.py", "--record",
+                                     "--jobs", str(jobs), "pkg.mod.x_f__mutmut_*"])
+    tool.main()
+    out = capsys.readouterr().out.splitlines()
+    assert sorted(out) == ["pkg.mod.x_f__mutmut_1: killed", "pkg.mod.x_f__mutmut_2: survived"]
+    # a kill overrides the earlier survival; a survival is recorded only where none was
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {
+        "pkg.mod.x_f__mutmut_1": tool.KILLED, "pkg.mod.x_f__mutmut_2": 0}

@@ -8,6 +8,10 @@ copy ``mutants/src`` comes first on the path, and ``MUTANT_UNDER_TEST`` selects 
 in mutmut's trampolines.
 
     python tools/mutant_check.py --tests tests/test_exact.py::test_x [--record] NAME_OR_GLOB...
+    python tools/mutant_check.py --tests tests/test_exact.py -k min_norm --jobs 2 ...
+
+``-k`` passes pytest's keyword expression; ``--jobs`` judges that many mutants at once (one
+pytest process each; the verdicts are written by the main process, one at a time).
 
 ``--record`` writes each kill and each timeout into mutmut's own records
 (``mutants/**/*.py.meta``), so that ``mutmut results`` and ``tools/mutation_score.py``
@@ -22,6 +26,7 @@ refuses to judge a module whose source is newer than its mutated copy.
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import fnmatch
 import json
 import os
@@ -52,15 +57,16 @@ def check_fresh(meta: Path) -> None:
                  "mutants first, so that mutants/ holds the current code.")
 
 
-def judge(name: str, tests: list[str], timeout: float) -> int:
+def judge(name: str, tests: list[str], timeout: float, keyword: str | None = None) -> int:
     """pytest's exit code with mutant `name` active (TIMEOUT when it ran out of time)."""
     env = dict(os.environ, MUTANT_UNDER_TEST=name,
                PYTHONPATH=os.pathsep.join([str(MUTANTS / "src"), os.environ.get("PYTHONPATH", "")]))
     # fork-safe threading for Numba, as tools/mutation.sh sets it for mutmut
     env.setdefault("NUMBA_THREADING_LAYER", "workqueue")
+    select = ["-k", keyword] if keyword else []
     try:
         done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                               *tests], cwd=ROOT, env=env, capture_output=True,
+                               *select, *tests], cwd=ROOT, env=env, capture_output=True,
                               timeout=timeout)
     except subprocess.TimeoutExpired:
         return TIMEOUT
@@ -87,6 +93,8 @@ def main() -> None:
                         help="write kills and timeouts into mutmut's records")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds per mutant before it counts as a timeout")
+    parser.add_argument("-k", dest="keyword", help="pytest's keyword expression")
+    parser.add_argument("--jobs", type=int, default=1, help="mutants judged at once")
     args = parser.parse_args()
     # stopped by a signal, stop the pytest run too (subprocess.run kills it on any exception)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -97,19 +105,24 @@ def main() -> None:
     for meta in {known[n] for n in names}:
         check_fresh(meta)
     caught = 0
-    for name in names:
-        code = judge(name, args.tests, args.timeout)
-        # pytest: 1 a test failed, 3 an internal error (mutmut counts both as kills); 2 and 4
-        # (interrupted, usage) say nothing about the mutant, nor does a crash by a signal
-        verdict = {0: "survived", 1: "killed", 3: "killed", TIMEOUT: "timeout"}.get(
-            code, f"not judged (pytest exit code {code})")
-        print(f"{name}: {verdict}", flush=True)
-        if verdict in ("killed", "timeout"):
-            caught += 1
-            if args.record:  # at once, so that an interrupted check keeps what it found
-                record(known[name], {name: TIMEOUT if code == TIMEOUT else KILLED})
-        elif verdict == "survived" and args.record and verdict_of(known[name], name) is None:
-            record(known[name], {name: 0})  # no verdict yet: surviving some tests is a miss
+    with concurrent.futures.ThreadPoolExecutor(max(args.jobs, 1)) as pool:
+        running = {pool.submit(judge, name, args.tests, args.timeout, args.keyword): name
+                   for name in names}
+        for future in concurrent.futures.as_completed(running):
+            name, code = running[future], future.result()
+            # pytest: 1 a test failed, 3 an internal error (mutmut counts both as kills); 2
+            # and 4 (interrupted, usage) say nothing about the mutant, nor does a crash by
+            # a signal
+            verdict = {0: "survived", 1: "killed", 3: "killed", TIMEOUT: "timeout"}.get(
+                code, f"not judged (pytest exit code {code})")
+            print(f"{name}: {verdict}", flush=True)
+            if verdict in ("killed", "timeout"):
+                caught += 1
+                if args.record:  # at once, so that an interrupted check keeps what it found
+                    record(known[name], {name: TIMEOUT if code == TIMEOUT else KILLED})
+            elif (verdict == "survived" and args.record
+                  and verdict_of(known[name], name) is None):
+                record(known[name], {name: 0})  # no verdict yet: surviving some tests is a miss
     print(f"{caught} of {len(names)} caught", file=sys.stderr)
 
 
