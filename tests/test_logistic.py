@@ -359,3 +359,30 @@ def test_the_glm_docstrings_hold_the_shared_parameters():
             assert f"\n    {name} : " in doc, (cls.__name__, name)
         assert doc.index("    tol : ") < doc.index("    learning_rate : ") < doc.index(
             "    Attributes")
+
+
+@pytest.mark.parametrize("solver", ["sgd", "minibatch"])
+def test_a_diverging_stochastic_run_is_refused_and_the_last_model_kept(solver):
+    # a step of 1e306 on entries of 1e3 overflows the weights to inf and NaN within an
+    # epoch. Stored, that model predicted one class everywhere, and a warm start from it
+    # with lbfgs stopped at once calling it optimal (session 10)
+    X, y = noisy(200, 3, seed=0, flip=0.1)
+    X = X * 1e3
+    est = LogisticRegression(solver=solver, alpha=1e-3, max_iter=5, random_state=0,
+                             warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+    coef, intercept = est.coef_.copy(), est.intercept_.copy()
+    assert np.all(np.isfinite(coef))
+    est.set_params(eta0=1e306, learning_rate="constant")
+    with np.errstate(all="ignore"), pytest.raises(
+            FloatingPointError, match=r"diverged: .*\(eta0=1e\+306, learning_rate='constant'\)"):
+        est.fit(X, y)
+    with np.errstate(all="ignore"), pytest.raises(FloatingPointError, match="diverged"):
+        est.partial_fit(X, y)
+    assert_array_equal(est.coef_, coef)  # the last model is kept, and so is its state
+    assert_array_equal(est.intercept_, intercept)
+    est.set_params(solver="lbfgs", max_iter=100)  # a warm start from it reaches the optimum
+    ref = LogisticRegression(solver="lbfgs", alpha=1e-3).fit(X, y)
+    assert_allclose(est.fit(X, y).coef_, ref.coef_, rtol=1e-5)

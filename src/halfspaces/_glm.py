@@ -53,7 +53,8 @@ SHARED_PARAMETERS_DOC = """\
         line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
         + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
         sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
-        Moulines, 2013).
+        Moulines, 2013). A step so large that the weights overflow to inf or NaN raises
+        FloatingPointError, and the estimator keeps its last model.
     power_t : float, default=0.5
         Exponent of the "invscaling" schedule.
     batch_size : int, default=256
@@ -128,14 +129,32 @@ class GLM(SparseInputMixin, BaseEstimator):
 
     def _solve(self, obj: GLMObjective, rng) -> SolverRun:
         """Minimise ``obj`` with the estimator's solver and step rule."""
-        return solve(obj, self.solver, self._start(obj), self.tol, self.max_iter,
-                     step_rule(self), rng)
+        return self._finite(solve(obj, self.solver, self._start(obj), self.tol, self.max_iter,
+                                  step_rule(self), rng))
 
     def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None) -> SolverRun:
         """One epoch of the stochastic solver over ``obj``, from ``state`` (partial_fit)."""
         if isinstance(state, tuple):  # older model files: (iterate, average, n_avg, t)
             state = SgdState(*state)
-        return solve(obj, self.solver, np.zeros(obj.size), 0.0, 1, step_rule(self), rng, state)
+        return self._finite(solve(obj, self.solver, np.zeros(obj.size), 0.0, 1,
+                                  step_rule(self), rng, state))
+
+    def _finite(self, run: SolverRun) -> SolverRun:
+        """``run``, refused when its weights overflowed to inf or NaN (a step too large).
+
+        Raised before any fitted attribute is set, so that the estimator keeps its last
+        model: a NaN model saved or warm-started from would predict one class everywhere,
+        and a full-batch solver started there stops at once and calls it optimal.
+        """
+        if np.all(np.isfinite(run.w)):
+            return run
+        steps = (f"eta0={self.eta0}, learning_rate={self.learning_rate!r}"
+                 if self.solver in STOCHASTIC or not self.line_search else "")
+        raise FloatingPointError(
+            f"{type(self).__name__}(solver={self.solver!r}) diverged: its weights overflowed "
+            f"to inf or NaN within {run.n_iter} iterations{f' ({steps})' if steps else ''}. "
+            "Use a smaller eta0, learning_rate='optimal', a full-batch solver such as "
+            "'lbfgs', or scale X (e.g. StandardScaler).")
 
     def _warn_unfinished(self, run: SolverRun) -> None:
         """Warn when the solver stalled in floating point or ran out of iterations."""
