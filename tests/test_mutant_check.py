@@ -70,16 +70,50 @@ def test_a_source_newer_than_its_mutated_copy_is_refused(tool, tmp_path):
 def test_the_keyword_reaches_pytest_and_the_mutant_is_named_to_the_trampoline(tool, monkeypatch):
     seen = {}
 
-    def run(command, env, **kwargs):
-        seen.update(command=command, mutant=env["MUTANT_UNDER_TEST"])
-        return type("Done", (), {"returncode": 1})()
+    class Run:
+        def __init__(self, command, env, **kwargs):
+            seen.update(command=command, mutant=env["MUTANT_UNDER_TEST"])
 
-    monkeypatch.setattr(tool.subprocess, "run", run)
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def wait(self, timeout):
+            return 1
+
+    monkeypatch.setattr(tool.subprocess, "Popen", Run)
     assert tool.judge("pkg.mod.x_f__mutmut_2", ["tests/a.py"], 5.0, "min_norm or qp") == 1
     assert seen["command"][-3:] == ["-k", "min_norm or qp", "tests/a.py"]
     assert seen["mutant"] == "pkg.mod.x_f__mutmut_2"
     tool.judge("pkg.mod.x_f__mutmut_2", ["tests/a.py"], 5.0)
     assert "-k" not in seen["command"]
+    assert not tool.RUNNING
+
+
+def test_a_stopped_check_kills_its_runs_and_starts_no_more(tool, tmp_path, monkeypatch):
+    meta = write_tree(tmp_path)
+    data = json.loads(meta.read_text())
+    data["exit_code_by_key"].update({f"pkg.mod.x_f__mutmut_{i}": None for i in range(3, 9)})
+    meta.write_text(json.dumps(data))
+    calls, killed = [], []
+
+    class Running:
+        def kill(self):
+            killed.append(self)
+
+    def judge(name, *args):
+        calls.append(name)
+        tool.RUNNING.add(Running())
+        raise KeyboardInterrupt  # as Ctrl-C, or SIGTERM's SystemExit, in the main thread
+
+    monkeypatch.setattr(tool, "judge", judge)
+    monkeypatch.setattr("sys.argv", ["mutant_check.py", "--tests", "t.py", "--jobs", "1",
+                                     "pkg.mod.x_f__mutmut_*"])
+    with pytest.raises(KeyboardInterrupt):
+        tool.main()
+    assert len(calls) <= 2 and len(killed) == len(calls)  # 8 queued: the rest were dropped
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 MUTANTS = ROOT / "mutants"
 KILLED, TIMEOUT = 1, 36  # mutmut's exit codes for "killed" and "timeout"
+RUNNING: set[subprocess.Popen] = set()  # the pytest runs under way, killed when we stop
 
 
 def records() -> dict[str, Path]:
@@ -64,13 +65,17 @@ def judge(name: str, tests: list[str], timeout: float, keyword: str | None = Non
     # fork-safe threading for Numba, as tools/mutation.sh sets it for mutmut
     env.setdefault("NUMBA_THREADING_LAYER", "workqueue")
     select = ["-k", keyword] if keyword else []
-    try:
-        done = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-                               *select, *tests], cwd=ROOT, env=env, capture_output=True,
-                              timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return TIMEOUT
-    return done.returncode
+    with subprocess.Popen([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+                           *select, *tests], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL) as run:
+        RUNNING.add(run)
+        try:
+            return run.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            run.kill()
+            return TIMEOUT
+        finally:
+            RUNNING.discard(run)
 
 
 def verdict_of(meta: Path, name: str) -> int | None:
@@ -96,7 +101,7 @@ def main() -> None:
     parser.add_argument("-k", dest="keyword", help="pytest's keyword expression")
     parser.add_argument("--jobs", type=int, default=1, help="mutants judged at once")
     args = parser.parse_args()
-    # stopped by a signal, stop the pytest run too (subprocess.run kills it on any exception)
+    # stopped by a signal: raise SystemExit in the main thread, whose `finally` kills the runs
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     known = records()
     names = sorted({n for pattern in args.names for n in fnmatch.filter(known, pattern)})
@@ -105,9 +110,10 @@ def main() -> None:
     for meta in {known[n] for n in names}:
         check_fresh(meta)
     caught = 0
-    with concurrent.futures.ThreadPoolExecutor(max(args.jobs, 1)) as pool:
-        running = {pool.submit(judge, name, args.tests, args.timeout, args.keyword): name
-                   for name in names}
+    pool = concurrent.futures.ThreadPoolExecutor(max(args.jobs, 1))
+    running = {pool.submit(judge, name, args.tests, args.timeout, args.keyword): name
+               for name in names}
+    try:
         for future in concurrent.futures.as_completed(running):
             name, code = running[future], future.result()
             # pytest: 1 a test failed, 3 an internal error (mutmut counts both as kills); 2
@@ -123,6 +129,12 @@ def main() -> None:
             elif (verdict == "survived" and args.record
                   and verdict_of(known[name], name) is None):
                 record(known[name], {name: 0})  # no verdict yet: surviving some tests is a miss
+    finally:
+        # stopped (SIGTERM, Ctrl-C) or done: no new run starts, the ones under way are killed
+        # (a pool left to finish its queue kept judging, unrecorded, for 20 minutes)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for run in list(RUNNING):
+            run.kill()
     print(f"{caught} of {len(names)} caught", file=sys.stderr)
 
 
