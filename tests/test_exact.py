@@ -936,3 +936,20 @@ def test_hinge_lp_refuses_an_optimum_its_w_does_not_reach(separable, monkeypatch
                 hinge_lp(Z)
         else:
             hinge_lp(Z)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_max_margin_refuses_rather_than_answer_when_the_gap_overflows(fit_intercept):
+    # (1, 0)+, (-1, 0)-, (1, 1e100)+: w = (1, 0) has margin 1 on every row, the maximum. The
+    # features share one scale in the QP, so the second column's 1e100 shrinks the first to
+    # 1e-100 and HiGHS's w has ||w||^2 ~ 1e187, whose square overflows: the duality gap was
+    # (inf - D) / inf = NaN, which passed the check, and max_margin answered 1.9e-94
+    # (session 10). The answer is now a refusal; no false margin
+    from halfspaces.theory import max_margin
+
+    X, y = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 1e100]]), np.array([1, -1, 1])
+    with pytest.raises(SolverError, match="duality gap"):
+        max_margin(X, y, fit_intercept=fit_intercept)
+    with pytest.raises(SolverError, match="duality gap is not finite"):
+        min_norm._relative_gap(np.array([[1.0, 1e-200]]), np.array([1.0, 1e200]),
+                               np.array([1.0]), False)

@@ -261,7 +261,7 @@ def _verified(Zs: SignedRows, ZW, w: NDArray, a: NDArray, free_first: bool) -> N
             best = (gap, w_k)
     if best is None:
         raise error
-    if best[0] > _GAP:
+    if not best[0] <= _GAP:  # a NaN gap proves nothing
         raise SolverError(f"it stopped with relative duality gap {best[0]:.3g}.")
     return best[1]
 
@@ -329,12 +329,19 @@ def _relative_gap(ZW, w: NDArray, a: NDArray, free_first: bool) -> float:
         raise SolverError(f"its hyperplane does not separate the working set (min margin {m:.3g}).")
     w_feasible = w / min(m, 1.0)
     start = int(free_first)
-    primal = 0.5 * float(w_feasible[start:] @ w_feasible[start:])
     reg = ZW[:, start:]
     grad = np.asarray(reg.T @ a).ravel()
-    dual = float(a.sum()) - 0.5 * float(grad @ grad)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        primal = 0.5 * float(w_feasible[start:] @ w_feasible[start:])
+        dual = float(a.sum()) - 0.5 * float(grad @ grad)
     if free_first:
         c = np.asarray(ZW[:, 0].toarray() if sp.issparse(ZW) else ZW[:, 0]).ravel()
         if abs(float(c @ a)) > _GAP * max(float(a.sum()), 1e-300):
             raise SolverError(f"its dual point violates sum_i a_i y_i = 0 by {float(c @ a):.3g}.")
-    return (primal - dual) / max(primal, 1e-300)
+    gap = (primal - dual) / max(primal, 1e-300)
+    if not np.isfinite(gap):
+        # ||w||^2 overflowed: columns whose scales differ by 1e100 share one scale, so the
+        # QP's w is huge and its gap (inf - D) / inf is NaN, which would pass `gap > _GAP`
+        raise SolverError(f"its duality gap is not finite (||w||^2 / 2 = {primal:.3g}, dual "
+                          f"{dual:.3g}): the columns' scales are too far apart.")
+    return gap
