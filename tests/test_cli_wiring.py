@@ -20,26 +20,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _cli import cli_error, run_cli, shifted_problem, write_shifted
 from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
 
 import halfspaces
 from halfspaces.cli import main
 from halfspaces.exceptions import ConvergenceWarning
-
-
-def run_cli(*args: str) -> dict:
-    """The JSON report of ``halfspaces ARGS --json``, run in this process.
-
-    In-process, so that a mutation tester's trampolines (``tools/mutation.sh``) reach the
-    CLI's code; ``test_the_command_line_process_reports_as_main_does`` checks that the
-    program run as a process reports the same.
-    """
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            pytest.raises(SystemExit) as ended:
-        main([*args, "--json"])
-    assert ended.value.code in (0, None), err.getvalue()
-    return json.loads(out.getvalue())
 
 
 def run_process(*args: str) -> dict:
@@ -70,22 +56,9 @@ def accuracy(model, X, y) -> float:
     return float(np.mean(model.predict(X) == y))
 
 
-def shifted_problem(seed: int = 0, n: int = 100):
-    """Linearly separable data whose separator is far from the origin: the intercept matters."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 4)) + 5.0
-    w = np.array([1.0, -2.0, 0.5, 1.5])
-    margin = X @ w - np.median(X @ w)
-    keep = np.abs(margin) > 0.3
-    return X[keep], np.where(margin[keep] > 0, 1.0, -1.0)
-
-
 @pytest.fixture
 def shifted_file(tmp_path):
-    X, y = shifted_problem()
-    path = tmp_path / "shifted.svm"
-    dump_svmlight_file(X, y, str(path), zero_based=False)
-    return path
+    return write_shifted(tmp_path)
 
 
 def test_no_intercept_reaches_the_estimator(shifted_file, tmp_path):
@@ -377,19 +350,6 @@ def test_fit_refuses_what_it_cannot_do_before_training(tmp_path, shifted_file):
                                               r"would replace; give them different names$"):
         fit(shifted_file, out=state, stream=StreamOptions(checkpoint=state))
     assert not state.exists()
-
-
-def cli_error(*args: str) -> tuple[int, str]:
-    """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail."""
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
-            pytest.raises(SystemExit) as ended:
-        main(list(args))
-    assert ended.value.code not in (0, None)
-    text = err.getvalue()
-    for frame in "│╭╰─╮╯":  # Rich's box around the error
-        text = text.replace(frame, " ")
-    return ended.value.code, " ".join(text.split())
 
 
 def test_a_model_without_partial_fit_is_refused_a_stream(shifted_file):

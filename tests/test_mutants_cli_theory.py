@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from sklearn.datasets import dump_svmlight_file
+from _cli import cli_error, report_lines, run_cli, shifted_problem, write_shifted
 
 import halfspaces
 from halfspaces.cli import main
@@ -27,45 +27,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::halfspaces.exceptions.Convergen
 # ----------------------------------------------------------------------------- helpers
 
 
-def shifted_problem(seed: int = 0, n: int = 100):
-    """Separable data whose separator is far from the origin (as in tests/test_cli_wiring)."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, 4)) + 5.0
-    w = np.array([1.0, -2.0, 0.5, 1.5])
-    margin = X @ w - np.median(X @ w)
-    keep = np.abs(margin) > 0.3
-    return X[keep], np.where(margin[keep] > 0, 1.0, -1.0)
-
-
 @pytest.fixture
 def shifted_file(tmp_path):
-    X, y = shifted_problem()
-    path = tmp_path / "shifted.svm"
-    dump_svmlight_file(X, y, str(path), zero_based=False)  # one-based indices
-    return path
-
-
-def run_cli(*args: str) -> dict:
-    """The JSON report of ``halfspaces ARGS --json``, run in this process."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
-            pytest.raises(SystemExit) as ended:
-        main([*args, "--json"])
-    assert ended.value.code in (0, None), err.getvalue()
-    return json.loads(out.getvalue())
-
-
-def cli_error(*args: str) -> tuple[int, str]:
-    """(exit code, stderr with Rich's box removed and blanks squeezed) of a failing run."""
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
-            pytest.raises(SystemExit) as ended:
-        main(list(args))
-    assert ended.value.code not in (0, None)
-    text = err.getvalue()
-    for frame in "│╭╰─╮╯":
-        text = text.replace(frame, " ")
-    return ended.value.code, " ".join(text.split())
+    return write_shifted(tmp_path)  # one-based indices
 
 
 def fitted(estimator, X, y):
@@ -346,14 +310,6 @@ def test_geometric_margins_divide_by_the_norm_of_the_float64_weights():
     assert coef.astype(np.float64).tolist() == [3.0, 4.0]
     assert float(np.linalg.norm(coef)) != 5.0  # what the weights' own norm would give
     assert geometric_margins([[3.0, 4.0]], [1], coef).tolist() == [5.0]  # 25 / 5
-
-
-def report_lines(report) -> dict[str, str]:
-    lines = {}
-    for line in str(report).splitlines():
-        label, value = line.split("  ", 1)
-        lines[label.strip()] = value.strip()
-    return lines
 
 
 def test_a_report_names_each_undefined_number_with_its_word():

@@ -2,6 +2,7 @@ import json
 
 import numpy as np
 import pytest
+from _cli import report_lines
 from _oracles import (
     check_certificate,
     min_norm_point_norm,
@@ -139,15 +140,6 @@ def test_a_run_that_meets_novikoffs_bound_exactly_is_within_it():
     report = certify(clf, X, y)
     assert clf.n_updates_ == 1 and report.mistake_bound == pytest.approx(1.0)
     assert report.within_bound is True
-
-
-def report_lines(report) -> dict[str, str]:
-    """The str() of a report as {label: value}: label and value are two spaces apart."""
-    lines = {}
-    for line in str(report).splitlines():
-        label, value = line.split("  ", 1)
-        lines[label.strip()] = value.strip()
-    return lines
 
 
 def test_report_text_shows_every_field_with_its_value():

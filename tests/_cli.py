@@ -1,0 +1,69 @@
+"""Helpers for the tests of the command line and of the reports it prints."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+
+from halfspaces.cli import main
+
+
+def run_cli(*args: str) -> dict:
+    """The JSON report of ``halfspaces ARGS --json``, run in this process.
+
+    In-process, so that a mutation tester's trampolines (``tools/mutation.sh``) reach the
+    CLI's code; ``test_the_command_line_process_reports_as_main_does`` checks that the
+    program run as a process reports the same.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main([*args, "--json"])
+    assert ended.value.code in (0, None), err.getvalue()
+    return json.loads(out.getvalue())
+
+
+def cli_error(*args: str) -> tuple[int, str]:
+    """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail."""
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main(list(args))
+    assert ended.value.code not in (0, None)
+    text = err.getvalue()
+    for frame in "│╭╰─╮╯":  # Rich's box around the error
+        text = text.replace(frame, " ")
+    return ended.value.code, " ".join(text.split())
+
+
+def shifted_problem(seed: int = 0, n: int = 100):
+    """Linearly separable data whose separator is far from the origin: the intercept matters."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4)) + 5.0
+    w = np.array([1.0, -2.0, 0.5, 1.5])
+    margin = X @ w - np.median(X @ w)
+    keep = np.abs(margin) > 0.3
+    return X[keep], np.where(margin[keep] > 0, 1.0, -1.0)
+
+
+def write_shifted(directory: Path) -> Path:
+    """:func:`shifted_problem` as an svmlight file with one-based indices."""
+    X, y = shifted_problem()
+    path = directory / "shifted.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+def report_lines(report) -> dict[str, str]:
+    """The str() of a report as {label: value}: label and value are two spaces apart."""
+    lines = {}
+    for line in str(report).splitlines():
+        label, value = line.split("  ", 1)
+        lines[label.strip()] = value.strip()
+    return lines
