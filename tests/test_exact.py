@@ -953,3 +953,18 @@ def test_max_margin_refuses_rather_than_answer_when_the_gap_overflows(fit_interc
     with pytest.raises(SolverError, match="duality gap is not finite"):
         min_norm._relative_gap(np.array([[1.0, 1e-200]]), np.array([1.0, 1e200]),
                                np.array([1.0]), False)
+
+
+def test_unit_separator_settles_where_the_terms_of_a_score_cancel():
+    # terms of 1e5 to 1e6 cancel to a score of 1e-3: once w is scaled by 1e3 the score's
+    # rounding error (up to 1e-8) dwarfs the 1e-12 slack, and three rescalings to exactly
+    # 1 + 1e-12 all landed below 1 + 5e-13: None for a separator (session 10)
+    Z = np.array([[-110010.76471125099, -445828.1530112322, 775323.8220475741,
+                   220861.60482262535]])
+    w = np.array([0.1936328483771538, -1.6308492324351012, -1.1951630801031998, 1.0])
+    assert 0 < (Z @ w)[0] < 1e-2
+    scaled = unit_separator(Z, w)
+    assert scaled is not None
+    assert (Z @ scaled)[0] >= 1.0 + 5e-13
+    ratio = scaled / w
+    assert np.all(ratio >= 1.0) and np.ptp(ratio) <= 1e-12 * ratio[0]  # w times one factor
