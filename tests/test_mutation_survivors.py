@@ -124,6 +124,10 @@ reason = "a maximum equal to `limit` would be refused."
 [[why]]
 mutants = ["pkg.mod.x_f__mutmut_7"]
 reason = "killed since: a stale reason."
+
+[[fixed]]
+mutants = ["pkg.mod.x_f__mutmut_3"]
+reason = "the check is now `>=`."
 """
 
 
@@ -135,8 +139,10 @@ def test_each_survivor_shows_its_reason_and_the_unexplained_are_counted(tool):
            for line in text.splitlines() if line.startswith("| x")}
     assert why["x_f__mutmut_1"] == why["x_f__mutmut_4"] == "`a` is float64 \\| finite already."
     assert why["x_f__mutmut_2"] == "**open:** a maximum equal to `limit` would be refused."
-    assert why["x_f__mutmut_3"] == why["xǁCǁm__mutmut_1"] == tool.NOT_EXPLAINED
-    assert text.splitlines()[5] == "Explained as equivalent: 2; open: 1; not explained: 4."
+    assert why["x_f__mutmut_3"] == "**fixed:** the check is now `>=`."
+    assert why["x_f__mutmut_5"] == why["xǁCǁm__mutmut_1"] == tool.NOT_EXPLAINED
+    assert text.splitlines()[5] == ("Explained as equivalent: 2; open: 1; fixed since: 1; "
+                                    "not explained: 3.")
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -24,6 +24,10 @@ caught is said mutant by mutant in a TOML file (``--reasons``; ours is
     mutants = ["pkg.mod.x_g__mutmut_3"]
     reason = "an input with ... would give ..."
 
+    [[fixed]]                   # it showed a defect of the code, which was changed since
+    mutants = ["pkg.mod.x_h__mutmut_4"]
+    reason = "the loop ... now ..., tested by ..."
+
 and the listing shows each survivor's reason, or "not explained". Reasons for mutants that
 are not listed as survivors (killed since, or not judged this time) are named on stderr.
 
@@ -51,6 +55,7 @@ LINE = re.compile(r"^\s*(?P<name>\S+__mutmut_\d+): (?P<status>.+)$")
 LISTED = ("survived", "no tests")
 COMPARISONS = {"<", "<=", ">", ">="}
 NOT_EXPLAINED = "**not explained**"
+KINDS = ("why", "open", "fixed")
 
 
 def survivors(lines: Iterable[str]) -> list[tuple[str, str]]:
@@ -125,13 +130,14 @@ def classify(removed: list[str], added: list[str]) -> str:
 
 
 def read_reasons(text: str) -> dict[str, tuple[str, str]]:
-    """Mutant name -> ("why" or "open", reason) from the TOML of the module docstring."""
+    """Mutant name -> (kind, reason) from the TOML of the module docstring."""
     import tomllib  # Python 3.11+; the listing without reasons also runs on 3.10
 
     found: dict[str, tuple[str, str]] = {}
     for kind, entries in tomllib.loads(text).items():
-        if kind not in ("why", "open"):
-            raise ValueError(f"unknown table [[{kind}]]: expected [[why]] or [[open]]")
+        if kind not in KINDS:
+            raise ValueError(f"unknown table [[{kind}]]: expected [[why]], [[open]] or "
+                             "[[fixed]]")
         for entry in entries:
             reason = entry["reason"].strip()
             if not reason:
@@ -147,7 +153,7 @@ def shown_reason(name: str, reasons: dict[str, tuple[str, str]]) -> str:
     kind, reason = reasons.get(name, ("", ""))
     if not kind:
         return NOT_EXPLAINED
-    text = reason if kind == "why" else f"**open:** {reason}"
+    text = reason if kind == "why" else f"**{kind}:** {reason}"
     return " ".join(text.split()).replace("|", "\\|")
 
 
@@ -179,8 +185,8 @@ def listing(found: list[tuple[str, str]],
              "caught (or, marked open, what input would catch it).", "",
              f"{len(found)} mutants survived or had no test: "
              + ", ".join(f"{kind} {n}" for kind, n in sorted(classes.items())) + ".",
-             f"Explained as equivalent: {kinds['why']}; open: {kinds['open']}; "
-             f"not explained: {kinds['none']}.", ""]
+             f"Explained as equivalent: {kinds['why']}; open: {kinds['open']}; fixed since: "
+             f"{kinds['fixed']}; not explained: {kinds['none']}.", ""]
     for module in sorted(by_module):
         lines += [f"## {module} ({len(by_module[module])})", "",
                   "| mutant | change | class | why |", "|---|---|---|---|",
