@@ -205,7 +205,7 @@ def unit_separator(Z, w: NDArray, low: float | None = None) -> NDArray | None:
     Z = as_signed_rows(Z)
     # Each round aims 16 times higher above 1: where the terms of a score cancel, its
     # rounding error (up to p eps sum_j |w_j z_ij|) can exceed _SLACK, and a scaled score
-    # then lands below 1 + _SLACK / 2 about every other time (seen at terms 1e8 times the
+    # then lands below 1 + _SLACK / 2 about every other time (seen at terms 1e9 times the
     # score); by the tenth round the aim is 7e-2 above 1.
     for round_ in range(_ROUNDS):
         low = Z.min_score(w) if low is None else low
