@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 from halfspaces.cli import main
+from halfspaces.exceptions import ConvergenceWarning
 
 
 def run_cli(*args: str) -> dict:
@@ -40,6 +42,13 @@ def cli_error(*args: str) -> tuple[int, str]:
     for frame in "│╭╰─╮╯":  # Rich's box around the error
         text = text.replace(frame, " ")
     return ended.value.code, " ".join(text.split())
+
+
+def fitted(estimator, X, y):
+    """``estimator.fit(X, y)`` with its ConvergenceWarning silenced (the CLI notes it)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y)
 
 
 def shifted_problem(seed: int = 0, n: int = 100):

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import cli_error, run_cli, shifted_problem, write_shifted
+from _cli import cli_error, fitted, run_cli, shifted_problem, write_shifted
 from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
 
 import halfspaces
 from halfspaces.cli import main
-from halfspaces.exceptions import ConvergenceWarning
 
 
 def run_process(*args: str) -> dict:
@@ -44,12 +43,6 @@ def test_the_command_line_process_reports_as_main_does(tmp_path):
     for timing in ("fit_time_s", "compile_time_s"):
         in_process.pop(timing), process.pop(timing)
     assert in_process == process
-
-
-def fitted(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y)
 
 
 def accuracy(model, X, y) -> float:

@@ -15,11 +15,11 @@ import warnings
 
 import numpy as np
 import pytest
-from _cli import cli_error, report_lines, run_cli, shifted_problem, write_shifted
+from _cli import cli_error, fitted, report_lines, run_cli, shifted_problem, write_shifted
+from _oracles import linprog_separable
 
 import halfspaces
 from halfspaces.cli import main
-from halfspaces.exceptions import ConvergenceWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
 
@@ -30,12 +30,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::halfspaces.exceptions.Convergen
 @pytest.fixture
 def shifted_file(tmp_path):
     return write_shifted(tmp_path)  # one-based indices
-
-
-def fitted(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y)
 
 
 # ----------------------------------------------------------------------------- cli.fit
@@ -444,17 +438,6 @@ def test_per_class_update_counts_are_not_a_run_s_count():
     assert report.n_updates is None and report.within_bound is None
 
 
-def lp_realisable(points, labels) -> bool:
-    """Whether some homogeneous w has labels_i <w, x_i> >= 1 (scipy's LP, no intercept)."""
-    from scipy.optimize import linprog
-
-    Z = labels[:, None] * points
-    d = points.shape[1]
-    done = linprog(np.zeros(d), A_ub=-Z, b_ub=-np.ones(len(Z)), bounds=[(None, None)] * d,
-                   method="highs")
-    return done.status == 0
-
-
 def test_a_point_within_the_relative_tolerance_of_the_span_gives_the_dependence():
     # x__dependence__mutmut_27 (< for <=) and _28 (1e-10 / scale): after the column scaling
     # (the columns' largest entries are already in [1, 2)) x_2 lies 1e-10 * max|x| or
@@ -465,7 +448,7 @@ def test_a_point_within_the_relative_tolerance_of_the_span_gives_the_dependence(
         points = np.array([[top, 0.0], [top, gap], [0.0, top]])
         labeling = unrealizable_labeling(points, fit_intercept=False)
         assert labeling.tolist() == [1, -1, 1]
-        assert not lp_realisable(points, labeling.astype(float))
+        assert not linprog_separable(points, labeling, fit_intercept=False)
 
 
 def test_a_point_beyond_the_relative_tolerance_is_independent():
@@ -477,7 +460,7 @@ def test_a_point_beyond_the_relative_tolerance_is_independent():
     points = np.array([[1.0, 0.0], [1.0, 1.5e-10], [2.0, 0.0], [0.0, 1.0]])
     labeling = unrealizable_labeling(points, fit_intercept=False)
     assert labeling[0] == 1 and labeling[2] == -1 and labeling[3] == 1
-    assert not lp_realisable(points, labeling.astype(float))
+    assert not linprog_separable(points, labeling, fit_intercept=False)
 
 
 @needs_long_double
