@@ -209,8 +209,8 @@ class GramRows:
     product summed over the row's entries in order, bit for bit those of one row at a time.
     On dense X the dot products come from BLAS, the block's rows against at most
     ``GRAM_COLUMNS`` columns of X per product, then the compiled map
-    (:func:`halfspaces._fast.dual.gram_from_dots`); an entry does not depend on which rows
-    share its block either (:meth:`_blas`), and it differs from the compiled loop's sum by
+    (:func:`halfspaces._fast.dual.gram_from_dots`); an entry depends on which rows share its
+    block by rounding at most (:meth:`_blas`), and it differs from the compiled loop's sum by
     rounding (6e-15 relative on MNIST). Blocks are then up to ``DENSE_BLOCK`` rows.
 
     On dense X a cache that holds the whole matrix (``whole``) gets it whole at the first
@@ -273,11 +273,12 @@ class GramRows:
 
     def fill(self) -> None:
         """Compute the whole matrix (dense X, a cache that holds it; rows computed before are
-        computed again, to the same bits).
+        computed again).
 
         One symmetric product X X^T (BLAS's syrk: half the multiply-adds of the rows' gemm
-        products, and the same bits where checked: MNIST, the tests' data), then the kernel's
-        map over its lower triangle, each value written to both halves.
+        products, and equal to them to rounding; the same bits on the OpenBLAS builds of
+        sessions 6-10, not on OpenBLAS 0.3.31 on an AMD EPYC), then the kernel's map over its
+        lower triangle, each value written to both halves.
         """
         n = self.slot.shape[0]
         # syrk writes the upper triangle of the Fortran-ordered K^T: K's lower triangle
@@ -329,11 +330,13 @@ class GramRows:
     def _blas(self, rows: NDArray[np.int64], slots: NDArray[np.int64]) -> None:
         """The rows of at most ``block`` examples of dense X, by BLAS products.
 
-        OpenBLAS's matrix product (gemm) sums each entry over the features in the same
-        order whatever the number of rows: 16 rows, 128 rows and the whole X X^T give the
-        same bits (checked on MNIST and on Gaussian data), so an entry does not depend on
-        the block. One row alone would go to the matrix-vector product (gemv), which sums
-        in another order, so a block of one row is computed with one more (any) row.
+        An entry does not depend on the block but for rounding: OpenBLAS's matrix product
+        (gemm) summed each entry over the features in the same order whatever the number of
+        rows on the builds of sessions 6-10 (16 rows, 128 rows and the whole X X^T gave the
+        same bits on MNIST and on Gaussian data), but OpenBLAS 0.3.31 on an AMD EPYC sums
+        some entries of small products in another order. One row alone would go to the
+        matrix-vector product (gemv), which sums in another order everywhere, so a block of
+        one row is computed with one more (any) row.
         """
         X, m = self.Xd, rows.shape[0]
         tile = self.tile[:max(2, m)]
