@@ -4,6 +4,7 @@ never our own solvers."""
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
@@ -142,3 +143,32 @@ def hull_half_distance(X, y):
     c, _ = nnls(system, rhs, maxiter=50 * len(X))
     a, b = c[: len(P)] / c[: len(P)].sum(), c[len(P):] / c[len(P):].sum()
     return float(np.linalg.norm(P.T @ a - N.T @ b)) / 2
+
+
+def exact_null_vector(rows):
+    """A nonzero a with sum_i a_i x_i = 0 in rational arithmetic (Fractions), or None.
+
+    Gauss-Jordan elimination on the columns of the rows, every float read exactly.
+    """
+    A = [[Fraction(float(v)) for v in column] for column in np.asarray(rows, float).T]
+    m = len(A[0]) if A else np.asarray(rows).shape[0]
+    pivots, r = [], 0
+    for c in range(m):
+        p = next((i for i in range(r, len(A)) if A[i][c] != 0), None)
+        if p is None:
+            continue
+        A[r], A[p] = A[p], A[r]
+        for i in range(len(A)):
+            if i != r and A[i][c] != 0:
+                f = A[i][c] / A[r][c]
+                A[i] = [x - f * y for x, y in zip(A[i], A[r], strict=True)]
+        pivots.append(c)
+        r += 1
+    free = [c for c in range(m) if c not in pivots]
+    if not free:
+        return None
+    a = [Fraction(0)] * m
+    a[free[0]] = Fraction(1)
+    for i, c in enumerate(pivots):
+        a[c] = -A[i][free[0]] / A[i][c]
+    return a

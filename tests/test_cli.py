@@ -364,6 +364,7 @@ def test_certify_matches_theory(tmp_path, separable):
         assert record["margin"] == pytest.approx(theory.max_margin(X_read, y_read).margin)
     else:
         assert record["certificate_residual"] < 1e-6 and record["certificate_support"] > 0
+        assert record["certificate_exact"] is True  # a few support rows: proved exactly
     assert len(record["sample_complexity"]) == 6
 
 

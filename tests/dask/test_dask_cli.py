@@ -71,6 +71,7 @@ def test_certify_on_a_scheduler_gives_the_serial_record(address, tmp_path):
             assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)
         else:
             assert ours["certificate_residual"] < 1e-9
+            assert ours["certificate_exact"] is theirs["certificate_exact"] is True
             # the best Freund-Schapire bound: the same search, its sums over partitions
             assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
         assert ours["sample_complexity"] == theirs["sample_complexity"]

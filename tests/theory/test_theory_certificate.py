@@ -53,7 +53,7 @@ def test_xor_certificate_and_outputs():
     console = Console(record=True, width=100)
     console.print(cert)
     text = console.export_text()
-    assert "halfspaces certify" in text and "Gordan certificate checked" in text
+    assert "halfspaces certify" in text and "Gordan certificate proved exactly" in text
 
 
 def test_report_keeps_its_former_name():
@@ -67,7 +67,7 @@ def test_report_keeps_its_former_name():
     assert sorted(report.to_dict()) == sorted([
         "estimator", "n_samples", "n_features", "fit_intercept", "training_error",
         "model_margin", "radius", "separable", "gamma", "bound_name", "mistake_bound",
-        "n_updates", "within_bound", "certificate"])
+        "n_updates", "within_bound", "certificate", "certificate_exact"])
 
 
 def test_worst_selection_has_no_bound_on_non_separable_data():
@@ -169,7 +169,7 @@ def test_report_text_of_inseparable_data_and_of_broken_or_inapplicable_bounds():
     X, y = XOR
     clf = Perceptron(max_epochs=3).fit(X, y)
     lines = report_lines(certify(clf, X, y))
-    assert lines["separable"] == "no (Gordan certificate checked)"
+    assert lines["separable"] == "no (Gordan certificate proved exactly)"
     assert "margin gamma' (on x')" not in lines
     assert lines["training error"] == f"{1 - clf.score(X, y):.4%}"
     assert lines["Freund-Schapire (3 passes) mistake bound"]

@@ -169,8 +169,9 @@ def test_dependence_coefficients_combine_the_points_to_zero(fit_intercept):
 
 
 def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
-    # the safety check runs the LP of the same problem (affine or homogeneous) and refuses
-    # to return a witness the LP contradicts
+    # the safety check runs the LP of the same problem (affine or homogeneous) on every
+    # candidate (the float search's, then the exact dependence) and refuses to return a
+    # witness the LP contradicts; dependent points are then not called independent
     seen = []
 
     def realisable(points, labels, fit_intercept):
@@ -179,11 +180,11 @@ def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
 
     monkeypatch.setattr(vc_module, "_realisable", realisable)
     for fit_intercept in (True, False):
-        with pytest.raises(SolverError, match=r"^the labeling built from the linear "
-                           r"dependence was realised by an LP; the points are too close to "
-                           r"independent for float64\.$"):
+        with pytest.raises(SolverError, match=r"^every labeling built from a linear "
+                           r"dependence of the points was realised by an LP; the points are "
+                           r"too close to independent for float64\.$"):
             unrealizable_labeling([[0.0], [1.0], [2.0]], fit_intercept)
-    assert seen == [True, False]
+    assert seen == [True, True, False, False]
 
 
 @pytest.mark.parametrize("points", [[[0.5]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])

@@ -4,7 +4,8 @@ The algorithms layer that :mod:`halfspaces.theory` and :mod:`halfspaces.erm` bui
 problem is stated on the signed rows z_i = y_i x'_i (:func:`signed_rows`):
 
 - :func:`decide`: LP feasibility of <w', z_i> >= 1, with a separator or a Gordan certificate
-  (a >= 0, sum(a) = 1, sum_i a_i z_i = 0) either way (:mod:`.feasibility`);
+  (a >= 0, sum(a) = 1, sum_i a_i z_i = 0) either way (:mod:`.feasibility`), the certificate
+  proved in exact rational arithmetic where it fits (:mod:`.rational`);
 - :func:`min_norm_separator`: the hard-margin QP, its duality gap checked (:mod:`.min_norm`);
 - :func:`hinge_lp` and :func:`zero_one_erm`: ERM for the hinge and the 0-1 loss by LP and
   MILP (:mod:`.risk`);
@@ -17,12 +18,14 @@ from halfspaces._exact.feasibility import (
     CERTIFICATE_TOL,
     Feasibility,
     decide,
+    proved,
     unit_separator,
     verified_certificate,
 )
 from halfspaces._exact.freund_schapire import smallest_root
 from halfspaces._exact.highs import INF, HighsResult, solve
 from halfspaces._exact.min_norm import min_norm_separator
+from halfspaces._exact.rational import exact_dependence, exact_fits
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.rows import (
     SignedRows,
@@ -49,8 +52,11 @@ __all__ = [
     "column_max",
     "column_scales",
     "decide",
+    "exact_dependence",
+    "exact_fits",
     "hinge_lp",
     "min_norm_separator",
+    "proved",
     "scale_columns",
     "scores",
     "signed_rows",

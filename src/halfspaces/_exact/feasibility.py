@@ -17,7 +17,9 @@ certificate for a subset is one for the whole sample, and a hyperplane that sepa
 whole sample (checked row by row) needs nothing else. On large samples only a few thousand
 rows ever reach the solver. The certificate comes from the LP's duals (LP duality, Boyd and
 Vandenberghe 2004, Section 5.8), is polished by non-negative least squares on its support
-(Lawson and Hanson 1974) and verified before it is returned.
+(Lawson and Hanson 1974) and verified before it is returned: in floating point, then in
+exact rational arithmetic on its support (:mod:`.rational`) wherever that fits the budget, for
+a float check alone cannot tell rows that combine to zero from rows 1e-10 apart.
 
 References
 ----------
@@ -40,6 +42,7 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
+from halfspaces._exact.rational import exact_certificate
 from halfspaces._exact.rows import (
     SignedRows,
     Violations,
@@ -49,7 +52,7 @@ from halfspaces._exact.rows import (
 
 __all__ = [
     "CERTIFICATE_TOL", "Feasibility", "check_rows", "decide", "first_rows", "grow_working_set",
-    "unit_separator", "verified_certificate",
+    "proved", "unit_separator", "verified_certificate",
 ]
 
 # |sum_i a_i z_ij| <= CERTIFICATE_TOL * max_i |z_ij| for every column j: relative to each
@@ -71,10 +74,16 @@ class Feasibility:
         w' with min_i <w', z_i> >= 1, checked in floating point.
     certificate : ndarray of shape (n_rows,) or None
         Gordan's a >= 0, sum(a) = 1, |sum_i a_i z_ij| <= 1e-9 max_i |z_ij| for every j.
+    exact : bool
+        Whether the certificate holds in exact rational arithmetic (rounded to floats here):
+        sum_i a_i z_i = 0 exactly, a proof that no halfspace separates the rows. Without it,
+        the certificate proves only that none separates them by more than about 1e-9 of
+        the columns' scale (see :mod:`halfspaces._exact.rational`).
     """
 
     separator: NDArray | None
     certificate: NDArray | None
+    exact: bool = False
 
     @property
     def separable(self) -> bool:
@@ -248,18 +257,41 @@ def decide(Z) -> Feasibility:
     s = power_of_two_scales(Z.column_max())
     Zs = Z.scaled(s)
     found = _decide(Zs)
-    if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
-        return found
     if found.separable:
+        if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
+            return found
         w = unit_separator(Z, s * found.separator)  # exact: s holds powers of two
         if w is None:  # pragma: no cover - the same products as on the scaled columns
             raise SolverError("separability cannot be decided: the separator found on the "
                               "normalised columns fails on X in floating point.")
         return Feasibility(w, None)
-    if verified_certificate(Z, found.certificate) is None:  # pragma: no cover - same check
+    if Zs is not Z and verified_certificate(Z, found.certificate) is None:  # pragma: no cover
         raise SolverError("separability cannot be decided: the certificate found on the "
                           "normalised columns fails its check on X.")
-    return found
+    return proved(Z, found.certificate)
+
+
+def proved(Z, a: NDArray) -> Feasibility:
+    """The answer for a certificate a checked in floating point: proved exactly if it fits.
+
+    Within :data:`~halfspaces._exact.rational.MAX_EXACT_WORK` the certificate is replaced by
+    one that holds in exact arithmetic (``exact=True``), or refused: a float certificate
+    with no exact one on its rows means the rows may be separable by a margin below the
+    float check's 1e-9, so there is no proof either way. Beyond the budget the float
+    certificate is returned as it is (``exact=False``).
+    """
+    check = exact_certificate(Z, a)
+    if not check.checked:
+        return Feasibility(None, a)
+    if check.certificate is None:
+        raise SolverError(
+            "separability cannot be decided: the LP's certificate passes its floating-point "
+            "check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|) but no certificate on its rows "
+            "holds in exact arithmetic, so the data may be separable by a margin below "
+            "float64's reach. The data are too close to the boundary between separable and "
+            "not for float64."
+        )
+    return Feasibility(None, check.certificate, exact=True)
 
 
 def _decide(Z: SignedRows) -> Feasibility:

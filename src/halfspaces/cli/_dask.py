@@ -144,6 +144,7 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
             record.update({"certificate_support": int(np.count_nonzero(a > 0)),
                            "certificate_residual":
                                float(np.linalg.norm(rows.transposed_product(a))),
+                           "certificate_exact": bool(found.exact),
                            # the rows and R above: no second pass for them
                            "mistake_bound": float(best_freund_schapire_bound_of_rows(
                                rows, R).bound),

@@ -35,7 +35,9 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
     dict
         ``separable``; for separable data ``margin`` (the maximum margin), ``norm_bound``
         and ``mistake_bound`` (Novikoff); otherwise ``certificate_support`` (examples with
-        positive Gordan weight), ``certificate_residual`` (||sum_i a_i y_i x'_i||, ~0) and
+        positive Gordan weight), ``certificate_residual`` (||sum_i a_i y_i x'_i|| in floating
+        point, ~0), ``certificate_exact`` (whether the sum is proved exactly 0 in rational
+        arithmetic) and
         ``mistake_bound`` (the best Freund-Schapire bound); always ``radius``,
         ``vc_dimension`` and ``sample_complexity`` (rows of epsilon, delta, samples).
     """
@@ -105,7 +107,8 @@ def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
     residual = float(np.linalg.norm(np.asarray(Z.T @ a).ravel()))
     bound = theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept)
     return {"certificate_support": int(np.count_nonzero(a > 0)),
-            "certificate_residual": residual, "mistake_bound": float(bound.bound),
+            "certificate_residual": residual, "certificate_exact": bool(found.exact),
+            "mistake_bound": float(bound.bound),
             "mistake_bound_kind": "Freund-Schapire ((R + D)/gamma)^2, best found"}
 
 

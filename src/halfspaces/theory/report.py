@@ -63,6 +63,9 @@ class CertifyReport:
         Whether n_updates respects the bound (None when it does not apply).
     certificate : ndarray or None
         When not separable, Gordan's a >= 0, sum(a) = 1, sum_i a_i y_i x'_i = 0.
+    certificate_exact : bool
+        Whether that certificate was proved in exact rational arithmetic (see
+        :class:`~halfspaces.theory.Separability`); False when separable.
     """
 
     estimator: str
@@ -79,6 +82,7 @@ class CertifyReport:
     n_updates: int | None
     within_bound: bool | None
     certificate: NDArray | None
+    certificate_exact: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values (the certificate as a list), ready for JSON."""
@@ -93,7 +97,9 @@ class CertifyReport:
                 ("training error", f"{self.training_error:.4%}"),
                 ("model margin", _number(self.model_margin, "undefined (w = 0)")),
                 ("radius R", _number(self.radius)),
-                ("separable", "yes" if self.separable else "no (Gordan certificate checked)")]
+                ("separable", "yes" if self.separable else
+                 "no (Gordan certificate " + ("proved exactly)" if self.certificate_exact
+                                              else "checked in floating point)"))]
         if self.gamma is not None:
             rows.append(("margin gamma' (on x')", _number(self.gamma)))
         rows.append((f"{self.bound_name} mistake bound", _number(self.mistake_bound)))
@@ -207,7 +213,7 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
         type(estimator).__name__, X.shape[0], X.shape[1], fit_intercept,
         float(np.mean(np.where(pred == estimator.classes_[1], 1.0, -1.0) != y_pm)),
         _model_margin(X, y_pm, estimator), R, found.separable, gamma, name, bound, n_updates,
-        within, found.certificate,
+        within, found.certificate, found.exact,
     )
 
 

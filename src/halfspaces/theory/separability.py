@@ -54,6 +54,13 @@ class Separability:
         When not separable, a >= 0 with sum(a) = 1 and sum_i a_i y_i x'_i = 0.
     fit_intercept : bool
         Whether the question was about affine (True) or homogeneous halfspaces.
+    exact : bool
+        Whether the certificate was proved in exact rational arithmetic: sum_i a_i y_i x'_i
+        is then exactly 0 (``certificate`` holds it rounded to floats). Certificates of up
+        to a few hundred examples with positive weight are (see
+        :data:`halfspaces._exact.rational.MAX_EXACT_WORK`); a larger one is checked in
+        floating point only, which proves that no halfspace separates the data by more
+        than about 1e-9 of each feature's scale. False when separable.
     """
 
     separable: bool
@@ -61,6 +68,7 @@ class Separability:
     intercept: float | None
     certificate: NDArray | None
     fit_intercept: bool
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,8 +123,11 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     are checked in floating point before they are returned: the margins are recomputed, and
     the certificate must satisfy a >= 0, sum(a) = 1 and, for every column j,
     |sum_i a_i y_i x'_ij| <= 1e-9 max_i |x'_ij|: relative to each feature's own size, so the
-    answer does not depend on the units of X. When neither answer passes, SolverError says
-    that separability cannot be decided (never a false proof).
+    answer does not depend on the units of X. That check alone would pass two points 1e-10
+    apart with opposite labels, which are separable, so the certificate is then proved in
+    exact rational arithmetic on its support (``exact``; up to a few hundred examples with
+    positive weight). When neither answer passes, SolverError says that separability
+    cannot be decided (never a false proof).
 
     Parameters
     ----------
@@ -164,7 +175,8 @@ def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
     """
     found = decide(Z)
     if not found.separable:
-        return Separability(False, None, None, found.certificate, bool(fit_intercept))
+        return Separability(False, None, None, found.certificate, bool(fit_intercept),
+                            found.exact)
     coef, intercept = split_intercept(found.separator, fit_intercept)
     return Separability(True, coef, intercept, None, bool(fit_intercept))
 

@@ -11,12 +11,23 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import product
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces._exact import column_scales, decide, scale_columns, signed_rows
+from halfspaces._exact import (
+    column_scales,
+    decide,
+    exact_dependence,
+    exact_fits,
+    proved,
+    scale_columns,
+    signed_rows,
+    verified_certificate,
+)
 from halfspaces._sklearn import IntegerInterval, validate_params
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import check_X
@@ -58,6 +69,27 @@ def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
 
 def _realisable(points: NDArray, labels: NDArray, fit_intercept: bool) -> bool:
     return decide(signed_rows(points, labels, fit_intercept)).separable
+
+
+def _refuted(points: NDArray, labeling: NDArray, a: NDArray, fit_intercept: bool) -> bool:
+    """Whether no halfspace realises the labeling built from the dependence a.
+
+    The LP decides first. Where it cannot in float64 (its duals are too coarse a certificate
+    on near-parallel points), a itself is the candidate certificate: with y_i = sign(a_i),
+    the weights |a_i| / sum|a| combine the signed rows y_i x'_i to sum_i a_i x'_i / sum|a|,
+    zero if a is a dependence, which :func:`~halfspaces._exact.proved` checks exactly.
+    """
+    try:
+        return not _realisable(points, labeling.astype(np.float64), fit_intercept)
+    except SolverError:
+        Z = signed_rows(points, labeling.astype(np.float64), fit_intercept)
+        weights = np.abs(a) / np.abs(a).sum()
+        if verified_certificate(Z, weights) is None:
+            return False
+        try:
+            return proved(Z, weights).certificate is not None
+        except SolverError:
+            return False
 
 
 def shatters(points: ArrayLike, fit_intercept: bool = True, *,
@@ -121,17 +153,40 @@ def _first_of_pair(labeling: NDArray) -> NDArray:
     return labeling if labeling[0] == -1 else -labeling
 
 
+def _dependences(Xp: NDArray) -> Iterator[NDArray]:
+    """Candidate coefficients a != 0 with sum_i a_i x'_i = 0, the first in the points' order.
+
+    The columns are first scaled by powers of two to max |x'_ij| in [1, 2), which leaves every
+    dependence as it is and makes the tests below relative to each feature's size (points
+    1e-12 apart are then as independent as points 1 apart). The first candidate is
+    :func:`_dependence`'s, the one the docstring of :func:`unrealizable_labeling` promises on
+    well-conditioned points. Near-parallel points can defeat it in float64, so the next is
+    a dependence found in exact rational arithmetic where that fits the budget, else one
+    circuit per point outside a well-conditioned basis (:func:`_pivoted_circuits`). Each is
+    only a candidate: the caller checks its labeling.
+    """
+    Xp = scale_columns(Xp, column_scales(Xp))
+    first = _dependence(Xp)
+    if first is not None:
+        yield first
+    if exact_fits(*Xp.shape):
+        exact = exact_dependence(Xp)
+        if exact is not None:
+            yield exact
+    else:
+        yield from _pivoted_circuits(Xp)
+
+
 def _dependence(Xp: NDArray) -> NDArray | None:
     """Coefficients a != 0 with sum_i a_i x'_i = 0 over a minimal dependent set, or None.
 
-    Adds points one at a time; the first point in the span of those kept gives the
-    dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}. The columns are first
-    scaled by powers of two to max |x'_ij| in [1, 2), which leaves every dependence as it is
-    and makes the 1e-10 test relative to each feature's size (points 1e-12 apart are then as
-    independent as points 1 apart).
+    Adds points one at a time; the first point within 1e-10 * max|x'| of the span of those
+    kept gives the dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}. Exact on
+    well-conditioned points; where two kept points are nearly parallel the kept basis is
+    ill-conditioned, later residuals exceed the tolerance and it may find nothing, or a
+    wrong sign (hence :func:`_pivoted_circuits`).
     """
     kept: list[int] = []
-    Xp = scale_columns(Xp, column_scales(Xp))
     scale = max(1.0, float(np.abs(Xp).max()))
     for k in range(Xp.shape[0]):
         if kept:
@@ -149,6 +204,42 @@ def _dependence(Xp: NDArray) -> NDArray | None:
     return None
 
 
+def _numerical_rank(Xp: NDArray) -> int:
+    """The number of singular values above 1e-12 (or 8 max(m, d') eps) times the largest.
+
+    A backward-stable SVD errs by a small multiple of max(m, d') eps times the largest
+    singular value (Golub and Van Loan, Matrix Computations, 4th ed., 8.6), so a rank of m
+    here is a proof that the points are independent; a smaller rank is only a suspicion.
+    """
+    if Xp.size == 0:
+        return 0
+    s = np.linalg.svd(Xp, compute_uv=False)
+    tol = max(1e-12, 8 * max(Xp.shape) * np.finfo(np.float64).eps) * s[0]
+    return int(np.count_nonzero(s > tol))
+
+
+def _pivoted_circuits(Xp: NDArray) -> Iterator[NDArray]:
+    """For each point k outside a basis B of the span, a = (c, -1) with x'_k = sum_B c_j x'_j.
+
+    B is the first rank-many points chosen by QR with column pivoting of X'^T (Golub and Van
+    Loan, 5.4.2), which picks far-from-parallel points first, so c is accurate to a modest
+    multiple of eps even where the points hold near-duplicates: a wrong sign needs a
+    coefficient below that error.
+    """
+    m = Xp.shape[0]
+    rank = _numerical_rank(Xp)
+    if rank == m:
+        return
+    order = scipy.linalg.qr(Xp.T, mode="r", pivoting=True)[1]
+    basis = np.sort(order[:rank])
+    for k in np.sort(order[rank:]):
+        a = np.zeros(m)
+        if rank:
+            a[basis] = np.linalg.lstsq(Xp[basis].T, Xp[k], rcond=None)[0]
+        a[k] = -1.0
+        yield a
+
+
 def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDArray:
     r"""A labeling of the points that no halfspace realises, from a linear dependence.
 
@@ -161,8 +252,10 @@ def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDAr
               = \sum_{j\in J} |a_j|\,\langle w, x'_j\rangle \le 0,
 
     a contradiction (when J is empty the right side is 0). Any dependent set works, so
-    fewer points do too when they happen to be dependent. The labeling is then checked to be
-    LP-infeasible with :func:`separability` before it is returned.
+    fewer points do too when they happen to be dependent. The dependence is the first point
+    in the span of those before it (on well-conditioned points); where near-parallel points
+    defeat that search in float64, circuits on a well-conditioned basis of the points are
+    tried. A labeling is returned only once the separability LP has refused it.
 
     Parameters
     ----------
@@ -179,7 +272,11 @@ def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDAr
     Raises
     ------
     ValueError
-        When the points are linearly independent: every labeling is then realised.
+        When the points are linearly independent (proved by their singular values): every
+        labeling is then realised.
+    SolverError
+        When the LP realises every candidate labeling: the points are too close to
+        independent for float64 (never for m > n_features + 1 (+ 1) points in practice).
 
     Examples
     --------
@@ -188,16 +285,24 @@ def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDAr
     array([-1,  1, -1])
     """
     points = check_X(points, "points")
-    Xp = signed_rows(points, np.ones(points.shape[0]), bool(fit_intercept))
-    a = _dependence(np.asarray(Xp))
-    if a is None:
+    Xp = np.asarray(signed_rows(points, np.ones(points.shape[0]), bool(fit_intercept)))
+    for a in _dependences(Xp):
+        labeling = np.where(a < 0, -1, 1)
+        if _refuted(points, labeling, a, fit_intercept):
+            return labeling
+    if _independent(scale_columns(Xp, column_scales(Xp))):
         raise ValueError(
             f"the {points.shape[0]} points are linearly independent (after x' = (1, x) when "
             "fit_intercept), so halfspaces shatter them and every labeling is realised; "
             f"pass at least {points.shape[1] + 1 + bool(fit_intercept)} points."
         )
-    labeling = np.where(a < 0, -1, 1)
-    if _realisable(points, labeling.astype(np.float64), fit_intercept):
-        raise SolverError("the labeling built from the linear dependence was realised by an "
-                          "LP; the points are too close to independent for float64.")
-    return labeling
+    raise SolverError("every labeling built from a linear dependence of the points was "
+                      "realised by an LP; the points are too close to independent for "
+                      "float64.")
+
+
+def _independent(Xp: NDArray) -> bool:
+    """Whether the rows are proved linearly independent: exactly, or by their singular values."""
+    if exact_fits(*Xp.shape):
+        return exact_dependence(Xp) is None
+    return _numerical_rank(Xp) == Xp.shape[0]

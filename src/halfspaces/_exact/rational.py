@@ -1,0 +1,188 @@
+"""Gordan certificates proved in exact rational arithmetic (python-flint).
+
+A certificate checked in floating point, |sum_i a_i z_ij| <= 1e-9 max_i |z_ij|, proves only
+that no halfspace separates the rows by more than about 1e-9 of their scale: two points
+1e-10 apart with opposite labels pass it, and are separable. Exact zero needs exact
+arithmetic. Every float is a rational with a power-of-two denominator, so the rows on the
+certificate's support are an integer matrix once each column is scaled by a power of two
+(which leaves the dependences among the rows as they are). Its reduced row echelon form
+over the integers (FLINT's fraction-free elimination) gives every exact dependence: the
+float certificate's values on the free rows, as exact rationals, fix the others. When those
+are >= 0 too, the rows combine to zero exactly and no halfspace separates them (Gordan's
+theorem; Schrijver, Theory of Linear and Integer Programming, 1986, Section 7.8).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import NDArray
+from scipy.optimize import nnls
+
+from halfspaces._exact.rows import as_signed_rows
+
+__all__ = [
+    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_dependence", "exact_fits",
+]
+
+# s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
+# 400 float columns take about a second with FLINT (measured 2026-11-26, 0.94 s)
+MAX_EXACT_WORK = 64_000_000
+# the second try drops support rows whose weight is float noise next to the largest
+_NOISE = 1e-9
+# the least-squares try reads every row as a dense array: at most 4e6 entries (32 MB)
+_DENSE_LIMIT = 4_000_000
+
+
+class ExactCheck(NamedTuple):
+    """The answer of :func:`exact_certificate`."""
+
+    certificate: NDArray | None
+    """The certificate proved exactly (rounded to floats), or None."""
+    checked: bool
+    """False when every support tried was beyond :data:`MAX_EXACT_WORK`: no verdict."""
+
+
+def exact_fits(n_rows: int, n_columns: int) -> bool:
+    """Whether exact elimination on n_rows rows of n_columns nonzero columns is in budget."""
+    return n_rows * n_rows * max(n_columns, 1) <= MAX_EXACT_WORK
+
+
+def exact_certificate(Z, a: NDArray) -> ExactCheck:
+    """An exact Gordan certificate on a's support with a's values on its free rows.
+
+    Tried on the support {a_i > 0}, then on {a_i > 1e-9 max a}, then (on samples within the
+    budget) on the support of the non-negative least-squares certificate over every row,
+    which restores rows that the LP's tolerance dropped (a weight of 5e-11 below 1e-9). The
+    certificate a' >= 0 has sum(a') = 1 (to rounding) and sum_i a'_i z_i = 0 in exact
+    arithmetic before it is rounded to floats. ``certificate`` None with ``checked`` means
+    that no such certificate exists on the supports tried: the rows may be separable by a
+    margin below the float check's 1e-9.
+
+    Parameters
+    ----------
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
+        The signed rows.
+    a : ndarray of shape (n_rows,)
+        A certificate checked in floating point (a >= 0, sum(a) = 1).
+
+    Returns
+    -------
+    check : ExactCheck
+    """
+    Z = as_signed_rows(Z)
+    checked = False
+    for weights in _candidates(Z, a):
+        support = np.flatnonzero(weights > 0)
+        rows = _nonzero_columns(Z.take(support))
+        if not exact_fits(*rows.shape):
+            continue
+        checked = True
+        exact = _exact_weights(rows, weights[support])
+        if exact is not None:
+            found = np.zeros(a.shape[0])
+            found[support] = exact
+            return ExactCheck(found, True)
+    return ExactCheck(None, checked)
+
+
+def _candidates(Z, a: NDArray):
+    """a; a without its float noise; the least-squares certificate over every row."""
+    if not np.any(a > 0):
+        return
+    yield a
+    strong = np.where(a > _NOISE * a.max(), a, 0.0)
+    if np.count_nonzero(strong) < np.count_nonzero(a > 0):
+        yield strong
+    n, p = Z.shape
+    if n * p > _DENSE_LIMIT or not exact_fits(n, p):
+        return
+    ZT = _nonzero_columns(Z.take(np.arange(n))).T
+    # each column scaled to max 1 (the certificate's own check is relative to it), and the
+    # last equation asks for sum(a) = 1
+    system = np.vstack([ZT / np.abs(ZT).max(axis=1, keepdims=True), np.ones((1, n))])
+    rhs = np.zeros(system.shape[0])
+    rhs[-1] = 1.0
+    b, _ = nnls(system, rhs)
+    if np.any(b > 0):
+        yield b / b.sum()
+
+
+def _nonzero_columns(rows) -> NDArray:
+    """The rows (ndarray or CSR) as a dense array of the columns with a nonzero entry."""
+    if sp.issparse(rows):
+        rows = sp.csc_matrix(rows)
+        return rows[:, np.flatnonzero(np.diff(rows.indptr))].toarray()
+    rows = np.asarray(rows, dtype=np.float64)
+    return rows[:, np.any(rows != 0, axis=0)]
+
+
+def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
+    """Weights v >= 0 on the rows of ZS with ZS^T v = 0 exactly, v_free = a_free; or None.
+
+    The last step multiplies the integer matrix by the integer weights and asks for zero:
+    that product, not the elimination, is the proof.
+    """
+    import flint  # lazy: only certificates of non-separable data need it
+
+    s = ZS.shape[0]
+    M = _integer_columns(ZS)  # column j of ZS, scaled to integers, as row j (none zero)
+    if M.nrows() == 0:  # every row is zero, and so a combination of its own
+        return a / a.sum()
+    R, den, rank = M.rref()
+    if rank == s:  # the rows are exactly independent: no dependence at all
+        return None
+    pivots = [next(j for j in range(s) if R[i, j] != 0) for i in range(rank)]
+    free = sorted(set(range(s)) - set(pivots))
+    # with a_f = n_f / 2^k exactly, V = 2^k den v is an integer vector: row i of the echelon
+    # form reads den v_(pivot i) + sum_f R_if v_f = 0
+    nums = _integers(a[free])
+    V = [0] * s
+    for f, n in zip(free, nums, strict=True):
+        V[f] = n * int(den)
+    for i, c in enumerate(pivots):
+        V[c] = -sum(int(R[i, f]) * n for f, n in zip(free, nums, strict=True))
+    if den < 0:
+        V = [-x for x in V]
+    if any(x < 0 for x in V) or not any(V):
+        return None
+    if any(M * flint.fmpz_mat(s, 1, V)):  # pragma: no cover - the echelon form's promise
+        return None
+    total = sum(V)
+    return np.array([x / total for x in V])  # int / int is correctly rounded
+
+
+def _integers(x: NDArray) -> list[int]:
+    """Integers n_i with x_i = n_i / 2^k exactly for one k >= 0 (x finite floats)."""
+    ratios = [float(v).as_integer_ratio() for v in x]
+    k = max(d.bit_length() - 1 for _, d in ratios)
+    return [n << (k - d.bit_length() + 1) for n, d in ratios]
+
+
+def _integer_columns(ZS: NDArray):
+    """The columns of ZS with a nonzero entry, each times a power of two, as integer rows."""
+    import flint
+
+    columns = [_integers(column) for column in ZS.T if np.any(column)]
+    return flint.fmpz_mat(columns) if columns else flint.fmpz_mat(0, ZS.shape[0])
+
+
+def exact_dependence(rows: NDArray) -> NDArray | None:
+    """Coefficients a != 0 with sum_i a_i x_i = 0 in exact arithmetic, as floats; or None.
+
+    The first vector of FLINT's basis of the null space of the rows' integer matrix (see the
+    module's docstring), divided by its largest entry: every sign is exact (an entry rounds
+    to zero only below 2^-1074 of the largest). None when the rows are exactly independent.
+    """
+    m = rows.shape[0]
+    M = _integer_columns(_nonzero_columns(rows))
+    if M.nrows() == 0:  # every row is zero
+        return np.ones(m) if m else None
+    N, nullity = M.nullspace()
+    if nullity == 0:
+        return None
+    V = [int(N[i, 0]) for i in range(m)]
+    top = max(abs(x) for x in V)
+    return np.array([x / top for x in V])  # int / int is correctly rounded

@@ -1,0 +1,156 @@
+"""Certificates and dependences in exact rational arithmetic (halfspaces._exact.rational).
+
+The oracle is test-local rational Gauss-Jordan elimination on Python Fractions
+(:func:`_oracles.exact_null_vector`), never FLINT. On m = d' + 1 points in general position
+the dependence is unique up to scale, and a labeling is unrealisable exactly when it agrees
+with the dependence's signs (or their negation) on its support: Gordan's theorem, both ways.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from _oracles import exact_null_vector
+
+import halfspaces._exact.feasibility as feasibility_module
+import halfspaces._exact.rational as rational_module
+from halfspaces._exact import decide, exact_dependence, signed_rows, verified_certificate
+from halfspaces._exact.rational import exact_certificate
+from halfspaces.exceptions import SolverError
+from halfspaces.theory import separability, unrealizable_labeling
+
+XOR = (np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]),
+       np.array([1.0, 1.0, -1.0, -1.0]))
+
+
+def nearly_parallel(rng, fit_intercept):
+    """m = d' + 1 random points (d' = d + fit_intercept), one a copy of another moved by
+    1e-15 to 1e-6 of its size: dependent, with a dependence that float64 barely sees."""
+    d = int(rng.integers(1, 5))
+    m = d + 1 + fit_intercept
+    X = rng.standard_normal((m, d)) * 10.0 ** rng.integers(-3, 3, size=(1, d))
+    k = int(rng.integers(1, m))
+    X[k] = X[k - 1] + 10.0 ** rng.uniform(-15, -6) * rng.standard_normal(d)
+    return X
+
+
+def exact_signs(X, fit_intercept):
+    Xp = np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X
+    a = exact_null_vector(Xp)
+    assert a is not None  # m > d': dependent
+    return np.array([(x > 0) - (x < 0) for x in a])
+
+
+def unrealisable(labels, signs):
+    on = signs != 0
+    return bool(np.all(labels[on] == signs[on]) or np.all(labels[on] == -signs[on]))
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_nearly_parallel_points_get_an_exactly_unrealisable_labeling(fit_intercept):
+    # before the exact step: 28% of such inputs were called "linearly independent" (false:
+    # m > d'), and 12% of the labelings returned were realisable in exact arithmetic
+    rng = np.random.default_rng(11 + fit_intercept)
+    for _ in range(150):
+        X = nearly_parallel(rng, fit_intercept)
+        labeling = unrealizable_labeling(X, fit_intercept=fit_intercept)
+        assert unrealisable(labeling, exact_signs(X, fit_intercept)), X
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_separability_of_nearly_parallel_points_agrees_with_exact_arithmetic(fit_intercept):
+    # every labeling of such points: a "not separable" answer must be exactly true (and
+    # proved exactly), a "separable" one comes with a separator; SolverError says neither
+    rng = np.random.default_rng(21 + fit_intercept)
+    answered = 0
+    for _ in range(60):
+        X = nearly_parallel(rng, fit_intercept)
+        signs = exact_signs(X, fit_intercept)
+        for y in (np.where(rng.random(len(X)) < 0.5, -1.0, 1.0), signs.astype(float)):
+            y = np.where(y == 0, 1.0, y)
+            try:
+                found = separability(X, y, fit_intercept=fit_intercept)
+            except SolverError:
+                continue
+            answered += 1
+            assert found.separable is not unrealisable(y, signs), (X, y)
+            assert found.exact is not found.separable
+    assert answered >= 100  # of 120: the check above is not vacuous
+
+
+def test_a_certificate_that_holds_only_in_floating_point_is_refused():
+    # two points 1e-10 apart with opposite labels: (1/2, 1/2) passes the float check
+    # (|sum| = 5e-11 <= 1e-9 max|z|), but the points are exactly independent, so separable
+    X = np.array([[1.0, 0.3], [1.0, 0.3 + 1e-10]])
+    y = np.array([1.0, -1.0])
+    Z = signed_rows(X, y, False)
+    half = np.array([0.5, 0.5])
+    assert verified_certificate(Z, half) is not None
+    assert exact_certificate(Z, half) == (None, True)
+    found = separability(X, y, fit_intercept=False)
+    assert found.separable and not found.exact
+    w = [Fraction(float(v)) for v in found.coef]
+    for x, label in zip(X, y, strict=True):  # the separator, checked in exact arithmetic
+        assert label * sum(Fraction(float(v)) * c for v, c in zip(x, w, strict=True)) > 0
+
+
+def test_a_weight_below_the_lp_tolerance_is_restored():
+    # x_1 - x_0 = 1e-10 x_2: the exact certificate weighs x_2 by 5e-11, below HiGHS's
+    # tolerance; least squares over every row restores it before the exact check
+    X = np.array([[1.0, 0.0], [1.0, 1e-10], [0.0, 1.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    found = separability(X, y, fit_intercept=False)
+    assert not found.separable and found.exact
+    assert np.all(found.certificate > 0)
+    assert found.certificate[2] == pytest.approx(5e-11, rel=1e-6)
+    signs = exact_signs(X, False)
+    assert unrealisable(y, signs)
+
+
+def test_exact_certificates_of_xor_and_of_a_duplicate_with_both_labels():
+    found = decide(signed_rows(*XOR, True))
+    assert found.exact and found.certificate.tolist() == [0.25] * 4
+    X = np.array([[0.1, 0.7], [0.1, 0.7], [3.0, -1.0]])
+    found = separability(X, [1, -1, 1])
+    assert found.exact and found.certificate.tolist() == [0.5, 0.5, 0.0]
+
+
+def test_beyond_the_budget_the_float_certificate_is_kept(monkeypatch):
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 0)
+    found = separability(*XOR)
+    assert not found.separable and not found.exact
+    assert verified_certificate(signed_rows(*XOR, True), found.certificate) is not None
+
+
+def test_a_float_certificate_without_an_exact_one_is_no_answer(monkeypatch):
+    monkeypatch.setattr(feasibility_module, "exact_certificate",
+                        lambda Z, a: rational_module.ExactCheck(None, True))
+    with pytest.raises(SolverError, match=r"^separability cannot be decided: the LP's "
+                       r"certificate passes its floating-point check .* but no certificate "
+                       r"on its rows holds in exact arithmetic"):
+        separability(*XOR)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_dependence_has_the_signs_of_the_rational_oracle(seed):
+    rng = np.random.default_rng(seed)
+    d = 1 + seed % 4
+    rows = rng.integers(-3, 4, size=(d + 1, d)).astype(float) / 7.0  # 1/7: not dyadic
+    rows[-1] = rows[0] + 2.0 ** -40 * rng.standard_normal(d)
+    a = exact_dependence(rows)
+    oracle = exact_null_vector(rows)
+    if oracle is None:
+        assert a is None
+        return
+    first = np.flatnonzero(a)[0]
+    ratio = Fraction(float(a[first])) / oracle[first]
+    for mine, theirs in zip(a, oracle, strict=True):  # the same line: a = c * oracle
+        assert float(theirs * ratio) == pytest.approx(mine, rel=1e-12, abs=0.0)
+
+
+def test_exact_dependence_of_independent_and_of_zero_rows():
+    assert exact_dependence(np.eye(3)) is None
+    assert exact_dependence(np.array([[1.0, 0.0], [1.0, 1e-300]])) is None
+    assert exact_dependence(np.zeros((2, 3))).tolist() == [1.0, 1.0]
