@@ -13,10 +13,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from _oracles import exact_null_vector
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import halfspaces._exact.feasibility as feasibility_module
 import halfspaces._exact.rational as rational_module
 from halfspaces._exact import decide, exact_dependence, signed_rows, verified_certificate
+from halfspaces._exact.feasibility import score_error_bound
 from halfspaces._exact.rational import exact_certificate
 from halfspaces.exceptions import SolverError
 from halfspaces.theory import separability, unrealizable_labeling
@@ -154,3 +157,28 @@ def test_exact_dependence_of_independent_and_of_zero_rows():
     assert exact_dependence(np.eye(3)) is None
     assert exact_dependence(np.array([[1.0, 0.0], [1.0, 1e-300]])) is None
     assert exact_dependence(np.zeros((2, 3))).tolist() == [1.0, 1.0]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_the_score_error_bound_holds_in_exact_arithmetic(p, seed):
+    # Higham's (3.5) for BLAS's sums: scores of terms up to 1e12 apart that cancel
+    rng = np.random.default_rng(seed)
+    Z = rng.standard_normal((6, p)) * 10.0 ** rng.integers(-6, 7, size=(1, p))
+    w = rng.standard_normal(p) * 10.0 ** rng.integers(-6, 7, size=p)
+    Z[0] -= (Z[0] @ w) / w[0] * (np.arange(p) == 0)  # row 0 sums to about 0
+    bound = score_error_bound(w, np.abs(Z).max(axis=0))
+    for row, score in zip(Z, Z @ w, strict=True):
+        exact = sum(Fraction(float(x)) * Fraction(float(v)) for x, v in zip(row, w, strict=True))
+        assert abs(Fraction(float(score)) - exact) <= Fraction(bound)
+
+
+def test_a_separator_whose_rounding_error_may_reach_its_scores_is_refused(monkeypatch):
+    X, y = XOR
+    y = np.array([1.0, 1.0, 1.0, -1.0])
+    assert decide(signed_rows(X, y, True)).separable
+    monkeypatch.setattr(feasibility_module, "score_error_bound", lambda w, top: 0.5)
+    with pytest.raises(SolverError, match=r"^separability cannot be decided: the separator's "
+                       r"scores are >= 1 in floating point, but their rounding error may "
+                       r"reach 0\.5 \(its terms cancel\)"):
+        decide(signed_rows(X, y, True))

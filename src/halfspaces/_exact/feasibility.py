@@ -52,7 +52,7 @@ from halfspaces._exact.rows import (
 
 __all__ = [
     "CERTIFICATE_TOL", "Feasibility", "check_rows", "decide", "first_rows", "grow_working_set",
-    "proved", "unit_separator", "verified_certificate",
+    "proved", "score_error_bound", "unit_separator", "verified_certificate",
 ]
 
 # |sum_i a_i z_ij| <= CERTIFICATE_TOL * max_i |z_ij| for every column j: relative to each
@@ -226,6 +226,21 @@ def unit_separator(Z, w: NDArray, low: float | None = None) -> NDArray | None:
     return None
 
 
+def score_error_bound(w: NDArray, column_max: NDArray) -> float:
+    """A bound on the rounding error of every floating-point score <w, z_i>.
+
+    A dot product of length p, summed in any order (BLAS, blocks, FMA), errs by at most
+    gamma_p sum_j |w_j z_ij| with gamma_p = p u / (1 - p u), u = 2^-53 (Higham, Accuracy and
+    Stability of Numerical Algorithms, 2nd ed., 2002, eq. (3.5)); sum_j |w_j| max_i |z_ij|
+    bounds that sum for every row. Computed with p + 2 for the bound's own rounding. A
+    separator whose float scores are >= 1 while this is below 1/2 has exact scores > 1/2.
+    """
+    u = 2.0**-53
+    p = w.shape[0] + 2
+    with np.errstate(over="ignore"):
+        return p * u / (1.0 - p * u) * float(np.abs(w) @ np.asarray(column_max))
+
+
 def decide(Z) -> Feasibility:
     """A separator w' with min_i <w', z_i> >= 1, or a verified Gordan certificate.
 
@@ -238,12 +253,14 @@ def decide(Z) -> Feasibility:
     Returns
     -------
     result : Feasibility
-        ``separator`` or ``certificate``, both checked in floating point.
+        ``separator`` or ``certificate``, both checked in floating point; the separator's
+        scores with a bound on their rounding error (:func:`score_error_bound`), the
+        certificate in exact arithmetic where it fits (:func:`proved`).
 
     Raises
     ------
     SolverError
-        When HiGHS fails, or neither answer survives the floating-point check.
+        When HiGHS fails, or neither answer survives its check.
 
     Examples
     --------
@@ -254,16 +271,24 @@ def decide(Z) -> Feasibility:
     array([0.25, 0.25, 0.25, 0.25])
     """
     Z = as_signed_rows(Z)
-    s = power_of_two_scales(Z.column_max())
+    top = Z.column_max()
+    s = power_of_two_scales(top)
     Zs = Z.scaled(s)
     found = _decide(Zs)
     if found.separable:
-        if Zs is Z:  # nothing was scaled: _decide checked its answer on Z itself
-            return found
-        w = unit_separator(Z, s * found.separator)  # exact: s holds powers of two
-        if w is None:  # pragma: no cover - the same products as on the scaled columns
-            raise SolverError("separability cannot be decided: the separator found on the "
-                              "normalised columns fails on X in floating point.")
+        w = found.separator
+        if Zs is not Z:  # _decide checked its answer on the scaled columns: check it on Z
+            w = unit_separator(Z, s * w)  # exact: s holds powers of two
+            if w is None:  # pragma: no cover - the same products as on the scaled columns
+                raise SolverError("separability cannot be decided: the separator found on "
+                                  "the normalised columns fails on X in floating point.")
+        error = score_error_bound(w, top)
+        if not error < 0.5:
+            raise SolverError(
+                "separability cannot be decided: the separator's scores are >= 1 in floating "
+                f"point, but their rounding error may reach {error:.3g} (its terms cancel), "
+                "so they do not prove it exactly."
+            )
         return Feasibility(w, None)
     if Zs is not Z and verified_certificate(Z, found.certificate) is None:  # pragma: no cover
         raise SolverError("separability cannot be decided: the certificate found on the "
