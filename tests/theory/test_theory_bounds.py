@@ -254,3 +254,39 @@ def test_novikoff_with_intercept_penalises_the_bias_far_from_the_origin():
     gamma = min_norm_point_norm(signed(X, y, True))  # independent: NNLS
     bound = perceptron_mistake_bound(X, y)
     assert bound == pytest.approx((radius(X, True) / gamma) ** 2, rel=1e-5)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-155, 7e-155, 1e155, 1e200])
+def test_the_bounds_do_not_depend_on_the_units(scale):
+    # (R'/gamma')^2 and ((R + D)/gamma)^2 are the same on s x for every s > 0 (without an
+    # intercept, which would not scale); data 1e-155 gave ZeroDivisionError, 1e200 nan,
+    # and the Freund-Schapire search failed at 1e-200 and 1e200. The reference is the bound
+    # at scale 1, checked against the NNLS oracle and the brute-force grid above
+    rng = np.random.default_rng(5)
+    X, y = separable_sample(rng, 40, 2, gap=0.2, fit_intercept=False)
+    assert perceptron_mistake_bound(X * scale, y, False) == pytest.approx(
+        perceptron_mistake_bound(X, y, False), rel=1e-6)
+    assert radius(X * scale) == pytest.approx(radius(X) * scale, rel=1e-14)
+    X, y = noisy_sample(rng, 40, 2, flip=0.2)
+    ours = best_freund_schapire_bound(X * scale, y, False)
+    assert ours.bound == pytest.approx(best_freund_schapire_bound(X, y, False).bound, rel=1e-6)
+    assert ours.bound == pytest.approx(freund_schapire_by_hand(X, y, ours.u, ours.gamma / scale,
+                                                               False), rel=1e-9)
+
+
+def test_a_radius_beyond_the_squares_range_is_finite():
+    X = np.array([[3e200, 4e200], [1.0, 0.0]])
+    assert radius(X) == pytest.approx(5e200, rel=1e-15)
+    assert radius(X, fit_intercept=True) == pytest.approx(5e200, rel=1e-15)
+    assert radius(X * 1e-400) == pytest.approx(5e-200, rel=1e-15)  # the 1.0 row: 1e-400 -> 0
+
+
+def test_all_zero_rows_have_the_freund_schapire_bound_n():
+    # the perceptron errs on each origin point (y <w, 0> = 0 <= 0): n mistakes a pass, and
+    # every unit u at margin gamma has D = gamma sqrt(n), so ((0 + D)/gamma)^2 = n
+    found = best_freund_schapire_bound(np.zeros((5, 2)), [0, 1, 0, 1, 1], fit_intercept=False)
+    assert found.bound == pytest.approx(5.0, rel=1e-15)
+    assert found.gamma == 1.0 and np.linalg.norm(found.u) == 1.0
+    clf = Perceptron(fit_intercept=False, max_epochs=1).fit(
+        np.zeros((5, 2)), [0, 1, 0, 1, 1])
+    assert int(np.sum(clf.n_updates_)) == 5

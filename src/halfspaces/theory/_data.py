@@ -16,7 +16,7 @@ from sklearn.utils import check_array
 from halfspaces._exact import signed_rows
 from halfspaces._validation import check_sparse_structure, plus_minus, refuse_dask
 
-__all__ = ["check_X", "signed_sample"]
+__all__ = ["check_X", "max_row_norm", "power_of_two_scale", "signed_sample"]
 
 
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
@@ -36,3 +36,25 @@ def signed_sample(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
     refuse_dask("halfspaces.theory", y=y)
     X = check_X(X)
     return X, signed_rows(X, plus_minus(y, X.shape[0]), bool(fit_intercept))
+
+
+def power_of_two_scale(M) -> float:
+    """A power of two c with c max_ij |M_ij| in [1, 2) (1 for zeros); M dense, CSR or 1-D.
+
+    Multiplying by c is exact (bar subnormal results), and a theorem's ratios such as R / gamma
+    do not change under a common scale; on the scaled values squares neither overflow
+    (entries 1e200) nor underflow (1e-200).
+    """
+    top = float(abs(M).max()) if np.prod(M.shape) else 0.0
+    if not 0.0 < top < np.inf:
+        return 1.0
+    return float(np.ldexp(1.0, -int(np.clip(np.frexp(top)[1] - 1, -1022, 1023))))
+
+
+def max_row_norm(M) -> float:
+    """max_i ||m_i||_2 of a dense or CSR matrix, computed on M scaled by a power of two."""
+    c = power_of_two_scale(M)
+    Mc = M * c
+    sq = (np.asarray(Mc.multiply(Mc).sum(axis=1)).ravel() if sp.issparse(Mc)
+          else np.einsum("ij,ij->i", Mc, Mc))
+    return float(np.sqrt(np.max(sq))) / c

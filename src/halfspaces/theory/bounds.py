@@ -19,6 +19,7 @@ from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
@@ -30,7 +31,7 @@ from halfspaces._exact import (
 )
 from halfspaces._sklearn import IntegerInterval, Interval, validate_params
 from halfspaces.losses import hinge
-from halfspaces.theory._data import signed_sample
+from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
 from halfspaces.theory.margins import radius
 
 __all__ = [
@@ -103,10 +104,15 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     >>> round(perceptron_mistake_bound([[1.0], [-1.0]], [1, -1], fit_intercept=False), 9)
     1.0
     """
-    X, Z = signed_sample(X, y, fit_intercept)
+    _, Z = signed_sample(X, y, fit_intercept)
+    # R'/gamma' is the same on c x' for any c > 0: on rows scaled to max |z_ij| in [1, 2),
+    # ||w||^2 and R'^2 neither overflow (data 1e-155 gave w = 1e155) nor underflow
+    Z = Z * power_of_two_scale(Z)
     w = unit_separator(Z, min_norm_separator(Z, free_first=False))
-    gamma = float(scores(Z, w).min() / np.linalg.norm(w))
-    return (radius(X, fit_intercept) / gamma) ** 2
+    gamma = float(scores(Z, w).min() / scipy.linalg.norm(w))  # BLAS nrm2: no overflow
+    if gamma == 0.0:  # ||w|| beyond 1e308 times the data: a bound beyond any float
+        return math.inf
+    return (max_row_norm(Z) / gamma) ** 2
 
 
 def _check_u(u: ArrayLike, n_columns: int, fit_intercept: bool) -> NDArray:
@@ -205,7 +211,7 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     (True, [1.0])
     """
     X, Z = signed_sample(X, y, fit_intercept)
-    u, gamma = _unit_and_gamma(smallest_root(SignedRows(Z), radius(X, fit_intercept)))
+    _, u, gamma = best_freund_schapire_bound_of_rows(SignedRows(Z), max_row_norm(Z))
     return FreundSchapireBound(freund_schapire_bound(X, y, u, gamma, fit_intercept), u, gamma)
 
 
@@ -214,11 +220,22 @@ def best_freund_schapire_bound_of_rows(rows: SignedRows, R: float) -> FreundScha
     a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`); ``R`` = max_i ||z_i||.
 
     The bound is ((R + D)/gamma)^2 at the (u, gamma) found, D computed from the rows in one
-    more pass.
+    more pass. All-zero rows (R = 0, possible without an intercept) get the bound n: the
+    perceptron errs on each of them.
     """
+    n, p = rows.shape
+    if R == 0.0:  # every z_i = 0: any unit u at any gamma has D = gamma sqrt(n), bound n
+        u = np.zeros(p)
+        u[0] = 1.0
+        return FreundSchapireBound(float(n), u, 1.0)
+    # the bound is the same for c z_i, c R and c gamma: the search runs on rows scaled by a
+    # power of two to max |z_ij| in [1, 2), where ||v||^2 neither overflows nor underflows
+    # (data 1e-200 and 1e200 made it fail)
+    c = power_of_two_scale(rows.column_max())
+    rows, R = rows.scaled(np.full(p, c)), R * c
     u, gamma = _unit_and_gamma(smallest_root(rows, R))
     squares, _ = rows.squared_hinge(u / gamma)
-    return FreundSchapireBound(((R + gamma * math.sqrt(squares)) / gamma) ** 2, u, gamma)
+    return FreundSchapireBound(((R + gamma * math.sqrt(squares)) / gamma) ** 2, u, gamma / c)
 
 
 def _unit_and_gamma(v: NDArray) -> tuple[NDArray, float]:

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._validation import plus_minus
-from halfspaces.theory._data import check_X
+from halfspaces.theory._data import check_X, max_row_norm
 
 __all__ = ["functional_margins", "geometric_margins", "margin", "radius"]
 
@@ -160,7 +160,5 @@ def radius(X: ArrayLike, fit_intercept: bool = False) -> float:
     >>> radius([[3.0, 4.0], [1.0, 0.0]]), round(radius([[3.0, 4.0]], fit_intercept=True) ** 2, 9)
     (5.0, 26.0)
     """
-    X = check_X(X)
-    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-          else np.einsum("ij,ij->i", X, X))
-    return float(np.sqrt(np.max(sq) + (1.0 if fit_intercept else 0.0)))
+    R = max_row_norm(check_X(X))  # scaled: squares of entries 1e200 do not overflow
+    return float(np.hypot(1.0, R)) if fit_intercept else R
