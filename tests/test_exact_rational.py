@@ -182,3 +182,21 @@ def test_a_separator_whose_rounding_error_may_reach_its_scores_is_refused(monkey
                        r"scores are >= 1 in floating point, but their rounding error may "
                        r"reach 0\.5 \(its terms cancel\)"):
         decide(signed_rows(X, y, True))
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_beyond_the_exact_budget_dependent_points_are_not_called_independent(
+        monkeypatch, fit_intercept):
+    # the float path (pivoted circuits, singular values) on the nearly parallel points: never
+    # the false claim "linearly independent" for m > d' points (28% of them before)
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 0)
+    rng = np.random.default_rng(31 + fit_intercept)
+    answered = 0
+    for _ in range(100):
+        X = nearly_parallel(rng, fit_intercept)
+        try:
+            unrealizable_labeling(X, fit_intercept=fit_intercept)
+            answered += 1
+        except SolverError:
+            continue
+    assert answered >= 90

@@ -184,7 +184,7 @@ def _dependence(Xp: NDArray) -> NDArray | None:
     kept gives the dependence x'_k = sum_S c_j x'_j, i.e. a = (c, -1) on S + {k}. Exact on
     well-conditioned points; where two kept points are nearly parallel the kept basis is
     ill-conditioned, later residuals exceed the tolerance and it may find nothing, or a
-    wrong sign (hence :func:`_pivoted_circuits`).
+    wrong sign (hence the candidates after it in :func:`_dependences`).
     """
     kept: list[int] = []
     scale = max(1.0, float(np.abs(Xp).max()))
@@ -254,8 +254,10 @@ def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDAr
     a contradiction (when J is empty the right side is 0). Any dependent set works, so
     fewer points do too when they happen to be dependent. The dependence is the first point
     in the span of those before it (on well-conditioned points); where near-parallel points
-    defeat that search in float64, circuits on a well-conditioned basis of the points are
-    tried. A labeling is returned only once the separability LP has refused it.
+    defeat that search in float64, a dependence found in exact rational arithmetic is tried
+    (beyond its budget, circuits on a well-conditioned basis of the points). A labeling is
+    returned only once the separability LP has refused it, its certificate proved exactly
+    where it fits (:class:`~halfspaces.theory.Separability`).
 
     Parameters
     ----------
@@ -272,8 +274,8 @@ def unrealizable_labeling(points: ArrayLike, fit_intercept: bool = True) -> NDAr
     Raises
     ------
     ValueError
-        When the points are linearly independent (proved by their singular values): every
-        labeling is then realised.
+        When the points are linearly independent (proved in exact arithmetic, or beyond its
+        budget by their singular values): every labeling is then realised.
     SolverError
         When the LP realises every candidate labeling: the points are too close to
         independent for float64 (never for m > n_features + 1 (+ 1) points in practice).
