@@ -200,3 +200,20 @@ def test_beyond_the_exact_budget_dependent_points_are_not_called_independent(
         except SolverError:
             continue
     assert answered >= 90
+
+
+@pytest.mark.parametrize("call", ["max_margin", "perceptron_mistake_bound", "MaxMargin"])
+def test_every_hard_margin_answer_bounds_its_rounding(monkeypatch, call):
+    # max_margin, Novikoff's bound and the max-margin classifier promise a separator too:
+    # each refuses one whose scores' rounding error may reach them
+    import halfspaces.theory as theory
+    from halfspaces.erm import MaxMarginClassifier
+
+    X, y = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, 1, 0])
+    run = {"max_margin": lambda: theory.max_margin(X, y),
+           "perceptron_mistake_bound": lambda: theory.perceptron_mistake_bound(X, y),
+           "MaxMargin": lambda: MaxMarginClassifier().fit(X, y)}[call]
+    run()
+    monkeypatch.setattr(feasibility_module, "score_error_bound", lambda w, top: 0.75)
+    with pytest.raises(SolverError, match=r"rounding error may reach 0\.75"):
+        run()

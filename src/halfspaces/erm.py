@@ -28,10 +28,10 @@ from halfspaces._exact import (
     decide,
     hinge_lp,
     min_norm_separator,
+    proved_separator,
     scores,
     signed_rows,
     split_intercept,
-    unit_separator,
     zero_one_erm,
 )
 from halfspaces._sklearn import (
@@ -261,7 +261,7 @@ class MaxMarginClassifier(_ERMClassifier):
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
         Z = self._signed(X, y_pm)
-        w = unit_separator(Z, min_norm_separator(Z, free_first=self.fit_intercept))
+        w = proved_separator(Z, min_norm_separator(Z, free_first=self.fit_intercept))
         if w is None:
             raise SolverError("the hard-margin QP's hyperplane does not separate the data in "
                               "floating point; rescale X.")

@@ -183,13 +183,13 @@ def test_a_qp_answer_that_does_not_separate_is_an_error_not_a_margin(monkeypatch
 
     X, y = separable_sample(np.random.default_rng(13), 30, 2, gap=0.2)
     calls = []
-    real = module.unit_separator
+    real = module.proved_separator
 
     def failing(Z, w, *args):
         calls.append(1)
         return None if len(calls) == which + 1 else real(Z, w, *args)
 
-    monkeypatch.setattr(module, "unit_separator", failing)
+    monkeypatch.setattr(module, "proved_separator", failing)
     with pytest.raises(SolverError) as err:
         max_margin(X, y, fit_intercept=True)
     assert str(err.value) == ("the hard-margin QP returned a hyperplane that does not separate "

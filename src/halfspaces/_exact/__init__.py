@@ -19,6 +19,7 @@ from halfspaces._exact.feasibility import (
     Feasibility,
     decide,
     proved,
+    proved_separator,
     unit_separator,
     verified_certificate,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "hinge_lp",
     "min_norm_separator",
     "proved",
+    "proved_separator",
     "scale_columns",
     "scores",
     "signed_rows",

@@ -52,7 +52,8 @@ from halfspaces._exact.rows import (
 
 __all__ = [
     "CERTIFICATE_TOL", "Feasibility", "check_rows", "decide", "first_rows", "grow_working_set",
-    "proved", "score_error_bound", "unit_separator", "verified_certificate",
+    "proved", "proved_separator", "score_error_bound", "unit_separator",
+    "verified_certificate",
 ]
 
 # |sum_i a_i z_ij| <= CERTIFICATE_TOL * max_i |z_ij| for every column j: relative to each
@@ -226,6 +227,48 @@ def unit_separator(Z, w: NDArray, low: float | None = None) -> NDArray | None:
     return None
 
 
+def proved_separator(Z, w: NDArray, low: float | None = None, *,
+                     top: NDArray | None = None) -> NDArray:
+    """:func:`unit_separator`'s w (None if w fails), its scores' rounding error bounded.
+
+    Float scores >= 1 with a rounding error below 1/2 prove <w, z_i> > 1/2 exactly.
+
+    Parameters
+    ----------
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
+        The signed rows.
+    w : ndarray of shape (n_columns,)
+        A candidate separator.
+    low : float, default=None
+        min_i <w, z_i> when the caller has it already.
+    top : ndarray of shape (n_columns,), default=None
+        max_i |z_ij| when the caller has it already.
+
+    Returns
+    -------
+    w : ndarray or None
+        As :func:`unit_separator`.
+
+    Raises
+    ------
+    SolverError
+        When the rounding error of the scores may reach 1/2 (:func:`score_error_bound`:
+        their terms cancel).
+    """
+    Z = as_signed_rows(Z)
+    found = unit_separator(Z, w, low)
+    if found is None:
+        return None
+    error = score_error_bound(found, Z.column_max() if top is None else top)
+    if not error < 0.5:
+        raise SolverError(
+            "separability cannot be decided: the separator's scores are >= 1 in floating "
+            f"point, but their rounding error may reach {error:.3g} (its terms cancel), so "
+            "they do not prove it exactly."
+        )
+    return found
+
+
 def score_error_bound(w: NDArray, column_max: NDArray) -> float:
     """A bound on the rounding error of every floating-point score <w, z_i>.
 
@@ -276,19 +319,11 @@ def decide(Z) -> Feasibility:
     Zs = Z.scaled(s)
     found = _decide(Zs)
     if found.separable:
-        w = found.separator
-        if Zs is not Z:  # _decide checked its answer on the scaled columns: check it on Z
-            w = unit_separator(Z, s * w)  # exact: s holds powers of two
-            if w is None:  # pragma: no cover - the same products as on the scaled columns
-                raise SolverError("separability cannot be decided: the separator found on "
-                                  "the normalised columns fails on X in floating point.")
-        error = score_error_bound(w, top)
-        if not error < 0.5:
-            raise SolverError(
-                "separability cannot be decided: the separator's scores are >= 1 in floating "
-                f"point, but their rounding error may reach {error:.3g} (its terms cancel), "
-                "so they do not prove it exactly."
-            )
+        # _decide checked its answer on the scaled columns: check it on Z, and its rounding
+        w = proved_separator(Z, s * found.separator, top=top)  # exact: s holds powers of 2
+        if w is None:  # pragma: no cover - the same products as on the scaled columns
+            raise SolverError("separability cannot be decided: the separator found on the "
+                              "normalised columns fails on X in floating point.")
         return Feasibility(w, None)
     if Zs is not Z and verified_certificate(Z, found.certificate) is None:  # pragma: no cover
         raise SolverError("separability cannot be decided: the certificate found on the "

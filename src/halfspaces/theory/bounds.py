@@ -25,11 +25,12 @@ from numpy.typing import ArrayLike, NDArray
 from halfspaces._exact import (
     SignedRows,
     min_norm_separator,
+    proved_separator,
     scores,
     smallest_root,
-    unit_separator,
 )
 from halfspaces._sklearn import IntegerInterval, Interval, validate_params
+from halfspaces.exceptions import SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
 from halfspaces.theory.margins import radius
@@ -108,7 +109,10 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     # R'/gamma' is the same on c x' for any c > 0: on rows scaled to max |z_ij| in [1, 2),
     # ||w||^2 and R'^2 neither overflow (data 1e-155 gave w = 1e155) nor underflow
     Z = Z * power_of_two_scale(Z)
-    w = unit_separator(Z, min_norm_separator(Z, free_first=False))
+    w = proved_separator(Z, min_norm_separator(Z, free_first=False))
+    if w is None:
+        raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
+                          "the data in floating point; rescale X.")
     gamma = float(scores(Z, w).min() / scipy.linalg.norm(w))  # BLAS nrm2: no overflow
     if gamma == 0.0:  # ||w|| beyond 1e308 times the data: a bound beyond any float
         return math.inf

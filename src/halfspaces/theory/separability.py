@@ -26,8 +26,8 @@ from halfspaces._exact import (
     SignedRows,
     decide,
     min_norm_separator,
+    proved_separator,
     split_intercept,
-    unit_separator,
 )
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import signed_sample
@@ -237,8 +237,8 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     As :func:`separability_of_rows`: ``Z`` may hold the rows in row blocks elsewhere
     (:func:`halfspaces.dask.max_margin`).
     """
-    w = unit_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)))
-    w_aug = unit_separator(Z, min_norm_separator(Z, free_first=False)) if fit_intercept else w
+    w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)))
+    w_aug = proved_separator(Z, min_norm_separator(Z, free_first=False)) if fit_intercept else w
     if w is None or w_aug is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
