@@ -21,6 +21,7 @@ from numbers import Integral, Real
 from typing import ClassVar
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets
 
@@ -267,7 +268,7 @@ class MaxMarginClassifier(_ERMClassifier):
                               "floating point; rescale X.")
         coef, _ = split_intercept(w, self.fit_intercept)
         m = scores(Z, w)
-        norm = float(np.linalg.norm(coef))
+        norm = float(scipy.linalg.norm(coef))  # BLAS nrm2: w.w overflowed at |w| ~ 1e155
         return ERMFit(w, margin=float(m.min() / norm) if norm > 0 else np.inf,
                       support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))
 

@@ -163,6 +163,9 @@ _ATTRIBUTES_DOC = """
     n_updates_ : int or ndarray of shape (n_classes,)
         Updates (= mistakes), per class beyond two classes, over all calls that continued
         one another.
+    n_steps_ : int or ndarray of shape (n_classes,)
+        Examples predicted over the same calls (the step count T of the averaged and voted
+        forms), per class beyond two classes: E passes over n examples make E n steps.
     n_epochs_ : int
         Passes made by the last call (the most over the binary problems).
     converged_ : bool
@@ -348,6 +351,12 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
 
     def _kernel(self, A, B) -> NDArray[np.float64]:
         return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)
+
+    @property
+    def n_steps_(self):
+        """Examples predicted over every call since the start (see the class's Attributes)."""
+        check_is_fitted(self, "dual_coef_")
+        return per_problem(self._n_steps)
 
     def _set_fitted(self, X, targets: Targets, runs: list[KernelRun], resume: bool) -> None:
         alpha = np.vstack([run.alpha for run in runs])

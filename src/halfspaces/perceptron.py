@@ -230,6 +230,12 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
             for positive, state in zip(targets.positives, states, strict=True)
         ]
 
+    @property
+    def n_steps_(self):
+        """Examples predicted since the weights were last zero (see the class's Attributes)."""
+        check_is_fitted(self, "coef_")
+        return per_problem(np.array([state.n_steps for state in self._states], dtype=np.int64))
+
     def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
         updates = np.array([run.n_updates for run in runs])
         if resume:
@@ -289,6 +295,10 @@ _ATTRIBUTES_DOC = """
         The labels, sorted; classes_[1] is the positive class of a binary problem.
     n_updates_ : int or ndarray of shape (n_classes,)
         Updates (= mistakes) since the weights were last zero; per class beyond two classes.
+    n_steps_ : int or ndarray of shape (n_classes,)
+        Examples predicted since the weights were last zero (over every ``partial_fit`` or
+        warm-started call), per class beyond two classes: a run of E passes over n examples
+        makes E n steps, of which ``n_updates_`` were mistakes.
     n_epochs_ : int
         Passes over the data made by the last call.
     converged_ : bool

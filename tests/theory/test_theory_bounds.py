@@ -290,3 +290,62 @@ def test_all_zero_rows_have_the_freund_schapire_bound_n():
     clf = Perceptron(fit_intercept=False, max_epochs=1).fit(
         np.zeros((5, 2)), [0, 1, 0, 1, 1])
     assert int(np.sum(clf.n_updates_)) == 5
+
+
+def orthonormal_signed(d):
+    """d orthonormal examples, alternating labels: Novikoff's and the best Freund-Schapire
+    bounds are exactly d, and the perceptron makes exactly d mistakes (one per example)."""
+    X = np.eye(d)
+    X[1::2] *= -1.0
+    return X, np.where(np.arange(d) % 2 == 0, 1, -1)
+
+
+@pytest.mark.parametrize("d", [2, 4, 5, 6, 8, 10, 13])
+def test_integer_bounds_are_not_rounded_below_the_mistakes_they_bound(d):
+    # before rounded_up, (R/gamma)^2 and ((R + D)/gamma)^2 came out 1-2 ulps below d for
+    # about half of d <= 40, and certify called the perceptron's d mistakes "EXCEEDS bound"
+    X, y = orthonormal_signed(d)
+    mistakes = online_perceptron(X, y, fit_intercept=False).n_mistakes
+    assert mistakes == d
+    assert perceptron_mistake_bound(X, y, False) >= mistakes
+    assert best_freund_schapire_bound(X, y, False).bound >= mistakes
+    assert perceptron_mistake_bound(X, y, False) == pytest.approx(d, rel=1e-12)
+    from halfspaces.theory import certify
+
+    report = certify(Perceptron(fit_intercept=False).fit(X, y), X, y)
+    assert report.n_updates == d and report.within_bound is True
+    X3 = np.array([[-3.0], [3.0]])
+    assert perceptron_mistake_bound(X3, [-1, 1], False) >= 1.0
+
+
+def test_a_u_one_part_in_a_billion_long_gives_the_bound_of_its_unit_vector():
+    # ||u|| = 1 + 9e-10 passes the check; the bound is the theorem's for u/||u|| at
+    # gamma/||u||, ((R ||u|| + D)/gamma)^2, not 3.9999999928 < 4 mistakes
+    X, y = orthonormal_signed(4)
+    stretch = 1.0 + 9e-10
+    bound = freund_schapire_bound(X, y, np.full(4, 0.5 * stretch), 0.5 * stretch, False)
+    exact = freund_schapire_bound(X, y, np.full(4, 0.5), 0.5, False)
+    assert bound >= online_perceptron(X, y, fit_intercept=False).n_mistakes
+    assert bound == pytest.approx(exact, rel=1e-12)
+
+
+def test_a_bound_beyond_the_floats_is_inf_not_an_overflow_error():
+    # (R + D)/gamma = 1e200: its square is beyond float64
+    assert freund_schapire_bound([[1.0], [-1.0]], [1, -1], [1.0], 1e-200, False) == math.inf
+
+
+def test_certify_counts_the_passes_of_every_partial_fit_call():
+    # 30 one-pass partial_fit calls on XOR: 119 mistakes, which n_epochs_ (1) compared with
+    # the one-pass bound (4); n_steps_ = 120 gives 30 passes and the 30-pass bound
+    from halfspaces.theory import certify
+
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    y = np.array([1, 1, 0, 0])
+    est = Perceptron()
+    for _ in range(30):
+        est.partial_fit(X, y, classes=[0, 1])
+    assert est.n_steps_ == 120 and est.n_epochs_ == 1
+    report = certify(est, X, y)
+    assert report.bound_name == "Freund-Schapire (30 passes)"
+    assert report.n_updates == est.n_updates_ <= report.mistake_bound
+    assert report.within_bound is True

@@ -110,3 +110,22 @@ def test_theory_tools_refuse_dask_collections_by_name():
     with pytest.raises(TypeError, match=r"^y is a dask collection \(Array\); "
                                         r"halfspaces\.theory works on data in memory"):
         signed_sample(np.ones((4, 2)), da.from_array(np.array([0, 1, 0, 1]), chunks=2), True)
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-160, 1e160, 1e300])
+def test_margins_of_weights_beyond_the_squares_range(scale):
+    # sqrt(w.w) overflowed or underflowed for |w| beyond 1e154 or below 1e-154: margins of 0
+    # or inf, and max_margin's ZeroDivisionError on 1e200 data
+    import halfspaces.theory as theory
+    from halfspaces.erm import MaxMarginClassifier
+
+    assert theory.geometric_margins([[1.0]], [1], [scale]) == pytest.approx([1.0])
+    assert theory.margin([[3.0, 4.0]], [1], [3.0 * scale, 4.0 * scale]) == pytest.approx(5.0)
+    X = np.array([[-1.0], [1.0]]) * scale
+    for fit_intercept in (False, True):
+        if fit_intercept and scale < 1:
+            continue  # x' = (1, x): the QP's one scale for all columns refuses these
+        found = theory.max_margin(X, [-1, 1], fit_intercept=fit_intercept)
+        assert found.margin == pytest.approx(scale, rel=1e-9)
+    clf = MaxMarginClassifier(fit_intercept=False).fit(X, [0, 1])
+    assert clf.margin_ == pytest.approx(scale, rel=1e-9)

@@ -9,6 +9,7 @@ References
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
@@ -95,7 +96,8 @@ def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
     >>> geometric_margins([[3.0, 4.0], [0.0, 0.0]], [1, -1], [3.0, 4.0], -5.0)
     array([4., 1.])
     """
-    norm = float(np.linalg.norm(np.asarray(coef, dtype=np.float64)))
+    # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
+    norm = float(scipy.linalg.norm(np.asarray(coef, dtype=np.float64)))
     if norm == 0.0:
         raise ValueError("coef is all zeros, so the hyperplane and its geometric margins are "
                          "undefined; pass a nonzero coef.")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
@@ -47,7 +48,9 @@ class Separability:
     separable : bool
         Whether some hyperplane puts every example strictly on its own side.
     coef : ndarray of shape (n_features,) or None
-        When separable, weights w with y_i(<w, x_i> + b) >= 1 for every i.
+        When separable, weights w with y_i(<w, x_i> + b) >= 1 for every i as computed in
+        floating point; their rounding error is bounded below 1/2, so the exact values are
+        > 1/2 (:func:`halfspaces._exact.feasibility.score_error_bound`).
     intercept : float or None
         When separable, the offset b (0.0 when ``fit_intercept`` is False).
     certificate : ndarray of shape (n_samples,) or None
@@ -243,10 +246,10 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
     coef, intercept = split_intercept(w, fit_intercept)
-    norm = float(np.linalg.norm(coef))
+    norm = float(scipy.linalg.norm(coef))  # BLAS nrm2: w.w overflowed at |w| ~ 1e155
     low = Z.min_score(w)
     margin = float(low / norm) if norm > 0 else np.inf
-    B = float(np.linalg.norm(w_aug))
+    B = float(scipy.linalg.norm(w_aug))
     support = np.sort(Z.check(w, low * (1.0 + 1e-6)).new_rows)
     return MaxMargin(coef, intercept, margin, B, float(Z.min_score(w_aug) / B), support,
                      bool(fit_intercept))
