@@ -230,15 +230,20 @@ def test_freund_schapire_bound_is_stretched_to_the_runs_passes(fit_intercept):
     assert report.within_bound
 
 
-def test_freund_schapire_bound_of_a_warm_started_or_updateless_classifier_is_one_pass():
+def test_freund_schapire_bound_of_a_warm_started_or_updateless_classifier():
+    # a warm start continues the count of updates, and n_steps_ the count of examples: two
+    # fits of 2 passes are 4 passes; a classifier with no update count gets the one-pass bound
     X, y = noisy_sample(np.random.default_rng(8), 40, 2, flip=0.2)
     y_pm = np.where(y == 1, 1.0, -1.0)
     one_pass = best_freund_schapire_bound(X, y_pm, True).bound
     warm = Perceptron(warm_start=True, max_epochs=2).fit(X, y)
+    first = warm.n_updates_
+    warm.fit(X, y)
+    assert warm.n_steps_ == 160 and warm.n_updates_ > first
     report = certify(warm, X, y)
-    assert report.bound_name == "Freund-Schapire (one pass; n/a to this run)"
-    assert report.within_bound is None and report.n_updates == warm.n_updates_
-    assert report.mistake_bound == pytest.approx(one_pass, rel=1e-12)
+    assert report.bound_name == "Freund-Schapire (4 passes)"
+    assert report.within_bound is True and report.n_updates == warm.n_updates_
+    assert report.mistake_bound > one_pass
     lp = LinearProgramClassifier(on_infeasible="hinge").fit(X, y)
     report = certify(lp, X, y)
     assert report.bound_name == "Freund-Schapire" and report.n_updates is None

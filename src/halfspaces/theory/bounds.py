@@ -194,9 +194,10 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     Examples
     --------
     >>> from halfspaces.theory import freund_schapire_bound
-    >>> freund_schapire_bound([[1.0], [-1.0], [0.5]], [1, -1, -1], [1.0], 0.5,
-    ...                       fit_intercept=False)
-    16.0
+    >>> bound = freund_schapire_bound([[1.0], [-1.0], [0.5]], [1, -1, -1], [1.0], 0.5,
+    ...                               fit_intercept=False)
+    >>> bound >= 16.0, round(bound, 9)  # ((1 + 1)/0.5)^2, rounded up past its rounding error
+    (True, 16.0)
     """
     X, Z = signed_sample(X, y, fit_intercept)
     u, norm = _check_u(u, Z.shape[1], fit_intercept)
