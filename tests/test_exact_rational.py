@@ -217,3 +217,43 @@ def test_every_hard_margin_answer_bounds_its_rounding(monkeypatch, call):
     monkeypatch.setattr(feasibility_module, "score_error_bound", lambda w, top: 0.75)
     with pytest.raises(SolverError, match=r"rounding error may reach 0\.75"):
         run()
+
+
+def exactly_separates(X, y, coef, intercept):
+    for x, label in zip(np.asarray(X, float), y, strict=True):
+        score = sum(Fraction(float(a)) * Fraction(float(w)) for a, w in zip(x, coef,
+                                                                           strict=True))
+        if not (1 if label > 0 else -1) * (score + Fraction(float(intercept))) > 0:
+            return False
+    return True
+
+
+@pytest.mark.parametrize("gap", [1.0, 1e-3])
+def test_timestamps_are_decided_on_centred_columns(gap):
+    # epoch seconds (1.7e9) a second or a millisecond apart: the commit before this test
+    # answered "not separable" for a threshold labeling, a false proof; the LP now runs on the
+    # columns centred at their midrange, and the answer is proved on the original data
+    t = (1.7e9 + gap * np.arange(6.0))[:, None]
+    threshold = np.array([-1, -1, -1, 1, 1, 1])
+    found = separability(t, threshold)
+    assert found.separable
+    assert exactly_separates(t, threshold, found.coef, found.intercept)
+    alternating = np.array([-1, 1, -1, 1, 1, 1])
+    found = separability(t, alternating)
+    assert not found.separable and found.exact
+    # the oracle: t_0, t_1, t_2 are equally spaced, x'_0 - 2 x'_1 + x'_2 = 0 exactly
+    assert unrealisable(alternating[:3], exact_signs(t[:3], True))
+
+
+def test_points_a_ten_millionth_apart_are_decided():
+    X = np.array([[2.0], [2.0000002]])
+    for y in ([-1, 1], [1, -1]):
+        found = separability(X, y)
+        assert found.separable and exactly_separates(X, y, found.coef, found.intercept)
+    from halfspaces.theory import shatters
+
+    assert shatters(X)
+    X = np.array([[-2.0, 2.0], [1.0, -2.0], [1.0, -2.0], [1.0000001, -2.0000002]])
+    found = separability(X, [-1, 1, -1, 1])  # rows 1 and 2: the same point, both labels
+    assert not found.separable and found.exact
+    assert found.certificate.tolist() == [0.0, 0.5, 0.5, 0.0]

@@ -16,7 +16,9 @@ from sklearn.utils import check_array
 from halfspaces._exact import signed_rows
 from halfspaces._validation import check_sparse_structure, plus_minus, refuse_dask
 
-__all__ = ["check_X", "max_row_norm", "power_of_two_scale", "signed_sample"]
+__all__ = [
+    "check_X", "labelled_sample", "max_row_norm", "power_of_two_scale", "signed_sample",
+]
 
 
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
@@ -31,11 +33,17 @@ def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     return X
 
 
-def signed_sample(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
-    """(X checked, Z): the sample and its signed rows, labels mapped to ±1 by ``plus_minus``."""
+def labelled_sample(X: ArrayLike, y: ArrayLike):
+    """(X checked, labels): labels mapped to ±1 by ``plus_minus``."""
     refuse_dask("halfspaces.theory", y=y)
     X = check_X(X)
-    return X, signed_rows(X, plus_minus(y, X.shape[0]), bool(fit_intercept))
+    return X, plus_minus(y, X.shape[0])
+
+
+def signed_sample(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
+    """(X checked, Z): the sample and its signed rows, labels mapped to ±1 by ``plus_minus``."""
+    X, labels = labelled_sample(X, y)
+    return X, signed_rows(X, labels, bool(fit_intercept))
 
 
 def power_of_two_scale(M) -> float:

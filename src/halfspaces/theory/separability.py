@@ -24,14 +24,16 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
+    Feasibility,
     SignedRows,
     decide,
+    decide_sample,
     min_norm_separator,
     proved_separator,
     split_intercept,
 )
 from halfspaces.exceptions import SolverError
-from halfspaces.theory._data import signed_sample
+from halfspaces.theory._data import labelled_sample, signed_sample
 
 __all__ = [
     "MaxMargin", "Separability", "max_margin", "max_margin_of_rows", "separability",
@@ -129,8 +131,11 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     answer does not depend on the units of X. That check alone would pass two points 1e-10
     apart with opposite labels, which are separable, so the certificate is then proved in
     exact rational arithmetic on its support (``exact``; up to a few hundred examples with
-    positive weight). When neither answer passes, SolverError says that separability
-    cannot be decided (never a false proof).
+    positive weight). With ``fit_intercept`` on dense X the LP runs on the columns centred
+    at their midranges (the same question: b absorbs the shift), which it solves far more
+    accurately on data such as timestamps (1.7e9, a second apart), and the answer is proved
+    on X itself. When neither answer passes, SolverError says that separability cannot be
+    decided (never a false proof).
 
     Parameters
     ----------
@@ -165,8 +170,8 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     >>> separability(X, [0, 1, 0, 0]).separable
     True
     """
-    _, Z = signed_sample(X, y, fit_intercept)
-    return separability_of_rows(SignedRows(Z), fit_intercept)
+    X, labels = labelled_sample(X, y)
+    return _answer(decide_sample(X, labels, bool(fit_intercept)), fit_intercept)
 
 
 def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
@@ -176,7 +181,10 @@ def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
     (:func:`halfspaces.dask.separability`); the working-set LP reads every row only
     through it, so the answer and its checks are those of :func:`separability`.
     """
-    found = decide(Z)
+    return _answer(decide(Z), fit_intercept)
+
+
+def _answer(found: Feasibility, fit_intercept: bool) -> Separability:
     if not found.separable:
         return Separability(False, None, None, found.certificate, bool(fit_intercept),
                             found.exact)

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
     column_scales,
-    decide,
+    decide_sample,
     exact_dependence,
     exact_fits,
     proved,
@@ -68,7 +68,7 @@ def vc_dimension(n_features: int, fit_intercept: bool = True) -> int:
 
 
 def _realisable(points: NDArray, labels: NDArray, fit_intercept: bool) -> bool:
-    return decide(signed_rows(points, labels, fit_intercept)).separable
+    return decide_sample(points, labels, fit_intercept).separable
 
 
 def _refuted(points: NDArray, labeling: NDArray, a: NDArray, fit_intercept: bool) -> bool:
