@@ -334,15 +334,18 @@ def decide(Z) -> Feasibility:
 
 
 def decide_sample(X, labels: NDArray, fit_intercept: bool) -> Feasibility:
-    """:func:`decide` on the signed rows of (X, labels), dense affine problems centred first.
+    """:func:`decide` on the signed rows of (X, labels); dense affine problems it cannot
+    decide are decided again on columns centred at their midranges.
 
     Separability by an affine halfspace does not change when every x_i moves by the same
     vector m (b absorbs <w, m>), but the LP's conditioning does: points 2 and 2.0000002
     with opposite labels are a gap of 1e-7 next to entries of 2, below HiGHS's tolerances,
     and were refused; centred on the columns' midranges they are -1e-7 and 1e-7, a gap as
     wide as the data. The answer found there is mapped back (b = b_c - <w, m>; a certificate
-    is one for both) and proved on the original rows; where it does not survive, or X is
-    sparse (centring would fill it), :func:`decide` runs on the original rows.
+    is one for both) and proved on the original rows. Every answer of :func:`decide` is
+    proved (the separator's rounding bounded, the certificate exact within its budget), so
+    trying the original rows first gives the same answers as :mod:`halfspaces.dask`, which
+    does not centre, wherever they succeed. Sparse X is never centred (it would fill).
 
     Parameters
     ----------
@@ -354,11 +357,15 @@ def decide_sample(X, labels: NDArray, fit_intercept: bool) -> Feasibility:
         Affine halfspaces (x' = (1, x)).
     """
     Z = signed_rows(X, labels, fit_intercept)
-    if fit_intercept and not sp.issparse(X) and X.size:
+    try:
+        return decide(Z)
+    except SolverError:
+        if not (fit_intercept and not sp.issparse(X) and X.size):
+            raise
         found = _decide_centred(X, labels, Z)
-        if found is not None:
-            return found
-    return decide(Z)
+        if found is None:
+            raise
+        return found
 
 
 def _decide_centred(X: NDArray, labels: NDArray, Z) -> Feasibility | None:

@@ -131,11 +131,11 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     answer does not depend on the units of X. That check alone would pass two points 1e-10
     apart with opposite labels, which are separable, so the certificate is then proved in
     exact rational arithmetic on its support (``exact``; up to a few hundred examples with
-    positive weight). With ``fit_intercept`` on dense X the LP runs on the columns centred
-    at their midranges (the same question: b absorbs the shift), which it solves far more
-    accurately on data such as timestamps (1.7e9, a second apart), and the answer is proved
-    on X itself. When neither answer passes, SolverError says that separability cannot be
-    decided (never a false proof).
+    positive weight). With ``fit_intercept`` on dense X that the LP cannot decide, it runs
+    again on the columns centred at their midranges (the same question: b absorbs the
+    shift), which it solves far more accurately on data such as timestamps (1.7e9, a second
+    apart), and the answer is proved on X itself. When neither answer passes, SolverError
+    says that separability cannot be decided (never a false proof).
 
     Parameters
     ----------
