@@ -230,21 +230,12 @@ def unit_separator(Z, w: NDArray, low: float | None = None) -> NDArray | None:
 
 
 def proved_separator(Z, w: NDArray, low: float | None = None, *,
-                     top: NDArray | None = None) -> NDArray:
+                     top: NDArray | None = None) -> NDArray | None:
     """:func:`unit_separator`'s w (None if w fails), its scores' rounding error bounded.
 
-    Float scores >= 1 with a rounding error below 1/2 prove <w, z_i> > 1/2 exactly.
-
-    Parameters
-    ----------
-    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
-        The signed rows.
-    w : ndarray of shape (n_columns,)
-        A candidate separator.
-    low : float, default=None
-        min_i <w, z_i> when the caller has it already.
-    top : ndarray of shape (n_columns,), default=None
-        max_i |z_ij| when the caller has it already.
+    Float scores >= 1 with a rounding error below 1/2 prove <w, z_i> > 1/2 exactly. ``Z``,
+    ``w`` and ``low`` are :func:`unit_separator`'s; ``top`` is max_i |z_ij| when the caller
+    has it already.
 
     Returns
     -------
