@@ -257,3 +257,27 @@ def test_points_a_ten_millionth_apart_are_decided():
     found = separability(X, [-1, 1, -1, 1])  # rows 1 and 2: the same point, both labels
     assert not found.separable and found.exact
     assert found.certificate.tolist() == [0.0, 0.5, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("far", [1e18, 2.0**60, 1e300])
+def test_a_certificate_with_weights_far_apart_is_found(far):
+    # x = 1 (+1) and x = far (-1) without an intercept: the certificate weighs them 1 and
+    # 1/far, which HiGHS's duals and plain least squares lose; they were refused
+    found = separability([[1.0], [far]], [1, -1], fit_intercept=False)
+    assert not found.separable and found.exact
+    assert found.certificate[1] == pytest.approx(1.0 / far, rel=1e-12)
+
+
+def test_a_certificate_the_lps_duals_miss_is_found_by_least_squares_on_the_working_set():
+    # 5 points in general position after x' = (1, x), two 3e-8 apart with opposite labels:
+    # HiGHS's duals give no certificate that passes, least squares over the working set
+    # does, and it is proved exactly (it was a SolverError)
+    X = np.array([[-0.0005900893871187699, 0.0009497699794368944, 0.01950542996339892],
+                  [0.0007309340331778123, 9.723401287929019e-05, -0.008022183266853654],
+                  [0.0004356390292607814, 0.0019222667448598571, -0.020168801677078404],
+                  [0.0009772894218302323, 0.0001477918740539763, 0.015133566780882351],
+                  [0.0009772893997204712, 0.00014779195091973332, 0.015133566476004915]])
+    y = np.array([-1, 1, -1, -1, 1])
+    assert unrealisable(y, exact_signs(X, True))
+    found = separability(X, y)
+    assert not found.separable and found.exact

@@ -66,7 +66,8 @@ def exact_certificate(Z, a: NDArray) -> ExactCheck:
     Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
         The signed rows.
     a : ndarray of shape (n_rows,)
-        A certificate checked in floating point (a >= 0, sum(a) = 1).
+        A certificate checked in floating point (a >= 0, sum(a) = 1), or zeros: then only
+        the least-squares certificate is tried.
 
     Returns
     -------
@@ -90,23 +91,27 @@ def exact_certificate(Z, a: NDArray) -> ExactCheck:
 
 def _candidates(Z, a: NDArray):
     """a; a without its float noise; the least-squares certificate over every row."""
-    if not np.any(a > 0):
-        return
-    yield a
-    strong = np.where(a > _NOISE * a.max(), a, 0.0)
-    if np.count_nonzero(strong) < np.count_nonzero(a > 0):
-        yield strong
+    if np.any(a > 0):
+        yield a
+        strong = np.where(a > _NOISE * a.max(), a, 0.0)
+        if np.count_nonzero(strong) < np.count_nonzero(a > 0):
+            yield strong
     n, p = Z.shape
     if n * p > _DENSE_LIMIT or not exact_fits(n, p):
         return
     ZT = _nonzero_columns(Z.take(np.arange(n))).T
-    # each column scaled to max 1 (the certificate's own check is relative to it), and the
-    # last equation asks for sum(a) = 1
-    system = np.vstack([ZT / np.abs(ZT).max(axis=1, keepdims=True), np.ones((1, n))])
+    # each column scaled to max 1 (the certificate's own check is relative to it), then each
+    # row z_i: a certificate of rows 1 and -1e18 weighs them 1 and 1e-18, which least
+    # squares loses as noise, and c_i = a_i max|z_i| weighs them alike
+    ZT = ZT / np.abs(ZT).max(axis=1, keepdims=True)
+    size = np.abs(ZT).max(axis=0, initial=0.0)
+    size[size == 0] = 1.0
+    system = np.vstack([ZT / size, np.ones((1, n))])  # the last row asks for sum(c) = 1
     rhs = np.zeros(system.shape[0])
     rhs[-1] = 1.0
-    b, _ = nnls(system, rhs)
-    if np.any(b > 0):
+    c, _ = nnls(system, rhs)
+    if np.any(c > 0):
+        b = c / size
         yield b / b.sum()
 
 
