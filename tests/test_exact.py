@@ -48,6 +48,7 @@ from halfspaces._exact import (
     verified_certificate,
     zero_one_erm,
 )
+from halfspaces._exact.rational import ExactCheck
 from halfspaces._exact.rows import max_square_norm
 from halfspaces.exceptions import NotSeparableError, SolverError
 
@@ -659,6 +660,12 @@ def test_decide_refuses_rather_than_answer_without_a_checked_proof(monkeypatch):
                r"float64\.$")
     with monkeypatch.context() as patch:
         patch.setattr(feasibility, "_certificate", lambda Z, row_dual: None)
+        # without the duals' certificate, least squares on the working set finds one, proved
+        found = decide(rows(X, y))
+        assert found.exact
+        check_certificate(X, y, found.certificate)
+        patch.setattr(feasibility, "exact_certificate",
+                      lambda Z, a: ExactCheck(None, True))
         with pytest.raises(SolverError, match=refused.format("0")):
             decide(rows(X, y))
     with monkeypatch.context() as patch:
