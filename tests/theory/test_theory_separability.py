@@ -185,9 +185,9 @@ def test_a_qp_answer_that_does_not_separate_is_an_error_not_a_margin(monkeypatch
     calls = []
     real = module.proved_separator
 
-    def failing(Z, w, *args):
+    def failing(Z, w, *args, **kwargs):
         calls.append(1)
-        return None if len(calls) == which + 1 else real(Z, w, *args)
+        return None if len(calls) == which + 1 else real(Z, w, *args, **kwargs)
 
     monkeypatch.setattr(module, "proved_separator", failing)
     with pytest.raises(SolverError) as err:

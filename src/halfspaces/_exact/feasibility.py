@@ -252,14 +252,19 @@ def proved_separator(Z, w: NDArray, low: float | None = None, *,
     found = unit_separator(Z, w, low)
     if found is None:
         return None
-    error = score_error_bound(found, Z.column_max() if top is None else top)
+    return _rounding_bounded(found, Z.column_max() if top is None else top)
+
+
+def _rounding_bounded(w: NDArray, top: NDArray) -> NDArray:
+    """w, refused (SolverError) where :func:`score_error_bound` may reach 1/2."""
+    error = score_error_bound(w, top)
     if not error < 0.5:
         raise SolverError(
             "separability cannot be decided: the separator's scores are >= 1 in floating "
             f"point, but their rounding error may reach {error:.3g} (its terms cancel), so "
             "they do not prove it exactly."
         )
-    return found
+    return w
 
 
 def score_error_bound(w: NDArray, column_max: NDArray) -> float:
@@ -312,12 +317,13 @@ def decide(Z) -> Feasibility:
     Zs = Z.scaled(s)
     found = _decide(Zs)
     if found.separable:
-        # _decide checked its answer on the scaled columns: check it on Z, and its rounding
-        w = proved_separator(Z, s * found.separator, top=top)  # exact: s holds powers of 2
-        if w is None:  # pragma: no cover - the same products as on the scaled columns
-            raise SolverError("separability cannot be decided: the separator found on the "
-                              "normalised columns fails on X in floating point.")
-        return Feasibility(w, None)
+        w = found.separator
+        if Zs is not Z:  # _decide checked its scores on the scaled columns: check them on Z
+            w = unit_separator(Z, s * w)  # exact: s holds powers of two
+            if w is None:  # pragma: no cover - the same products as on the scaled columns
+                raise SolverError("separability cannot be decided: the separator found on "
+                                  "the normalised columns fails on X in floating point.")
+        return Feasibility(_rounding_bounded(w, top), None)
     if Zs is not Z and verified_certificate(Z, found.certificate) is None:  # pragma: no cover
         raise SolverError("separability cannot be decided: the certificate found on the "
                           "normalised columns fails its check on X.")

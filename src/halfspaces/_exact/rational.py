@@ -167,10 +167,11 @@ def _integers(x: NDArray) -> list[int]:
 
 
 def _integer_columns(ZS: NDArray):
-    """The columns of ZS with a nonzero entry, each times a power of two, as integer rows."""
+    """The columns of ZS (none all zero: :func:`_nonzero_columns`), each times a power of
+    two, as integer rows."""
     import flint
 
-    columns = [_integers(column) for column in ZS.T if np.any(column)]
+    columns = [_integers(column) for column in ZS.T]
     return flint.fmpz_mat(columns) if columns else flint.fmpz_mat(0, ZS.shape[0])
 
 

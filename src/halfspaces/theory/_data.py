@@ -8,12 +8,14 @@ Most results only need the signed rows z_i = y_i x'_i, since y_i <w', x'_i> = <w
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
-from halfspaces._exact import signed_rows
+from halfspaces._exact import max_square_norm, power_of_two_scales, signed_rows
 from halfspaces._validation import check_sparse_structure, plus_minus, refuse_dask
 
 __all__ = [
@@ -54,15 +56,10 @@ def power_of_two_scale(M) -> float:
     (entries 1e200) nor underflow (1e-200).
     """
     top = float(abs(M).max()) if np.prod(M.shape) else 0.0
-    if not 0.0 < top < np.inf:
-        return 1.0
-    return float(np.ldexp(1.0, -int(np.clip(np.frexp(top)[1] - 1, -1022, 1023))))
+    return float(power_of_two_scales(np.array([top if top < np.inf else 0.0]))[0])
 
 
 def max_row_norm(M) -> float:
     """max_i ||m_i||_2 of a dense or CSR matrix, computed on M scaled by a power of two."""
     c = power_of_two_scale(M)
-    Mc = M * c
-    sq = (np.asarray(Mc.multiply(Mc).sum(axis=1)).ravel() if sp.issparse(Mc)
-          else np.einsum("ij,ij->i", Mc, Mc))
-    return float(np.sqrt(np.max(sq))) / c
+    return math.sqrt(max_square_norm(M * c)) / c

@@ -248,8 +248,10 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     As :func:`separability_of_rows`: ``Z`` may hold the rows in row blocks elsewhere
     (:func:`halfspaces.dask.max_margin`).
     """
-    w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)))
-    w_aug = proved_separator(Z, min_norm_separator(Z, free_first=False)) if fit_intercept else w
+    top = Z.column_max()
+    w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)), top=top)
+    w_aug = (proved_separator(Z, min_norm_separator(Z, free_first=False), top=top)
+             if fit_intercept else w)
     if w is None or w_aug is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
