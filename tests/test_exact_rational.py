@@ -281,3 +281,63 @@ def test_a_certificate_the_lps_duals_miss_is_found_by_least_squares_on_the_worki
     assert unrealisable(y, exact_signs(X, True))
     found = separability(X, y)
     assert not found.separable and found.exact
+
+
+def exactly_separates(X, y, coef, intercept):
+    """Every y_i (<w, x_i> + b) > 0 in rational arithmetic."""
+    w = [Fraction(float(v)) for v in coef]
+    b = Fraction(float(intercept))
+    return all(label * (sum(Fraction(float(v)) * c for v, c in zip(x, w, strict=True)) + b) > 0
+               for x, label in zip(X, y, strict=True))
+
+
+def rounds_an_exact_certificate(X, y, a, fit_intercept):
+    """a is the rounding of a rational Gordan certificate: on its support the signed rows'
+    exact dependence (the Fraction oracle; unique up to scale here) has a's signs and, scaled
+    to sum 1, a's values to float64's precision."""
+    Xp = np.hstack([np.ones((len(X), 1)), X]) if fit_intercept else X
+    support = np.flatnonzero(a)
+    v = exact_null_vector(y[support, None] * Xp[support])
+    assert v is not None
+    total = sum(v)
+    assert total != 0 and all(x / total > 0 for x in v)
+    assert np.allclose(a[support], [float(x / total) for x in v], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_subnormal_columns_get_an_exact_certificate(fit_intercept):
+    # one power-of-two factor stops at 2^1023, which left a column of 5e-324 at 4e-16:
+    # scaled twice (exactly), it reaches [1, 2) like any other column
+    X = np.array([[5e-324, 1e-320], [1e-321, 5e-324], [5e-322, 5e-322], [5e-324, 5e-324]])
+    y = np.array([1.0, 1.0, -1.0, -1.0])
+    if fit_intercept:
+        X, y = X[[0, 1, 2]], y[[0, 1, 2]]
+        X = np.vstack([X, X[2]])
+        y = np.array([1.0, 1.0, -1.0, 1.0])  # the last two points coincide, labels differ
+    found = separability(X, y, fit_intercept=fit_intercept)
+    assert not found.separable and found.exact
+    rounds_an_exact_certificate(X, y, found.certificate, fit_intercept)
+
+
+def test_separable_only_beyond_float64_is_refused_by_name():
+    # y_i x_i0 = 5e-324 on both rows and y_i x_i1 = +-1: only w_0 separates, and scores
+    # of 1 need w_0 = 2^1074 > float64's largest. Refused (it used to blame the LP's
+    # separator at "box margin 0"); the same points scaled by 2^600 are separated.
+    X = np.array([[5e-324, 1.0], [-5e-324, 1.0]])
+    y = np.array([1.0, -1.0])
+    with pytest.raises(SolverError, match=r"separable, but only by weights beyond float64.*"
+                                          r"column 0.*4\.94e-324"):
+        decide(signed_rows(X, y, False))
+    scaled = np.ldexp(X, 600)
+    found = separability(scaled, y, fit_intercept=False)
+    assert found.separable and exactly_separates(scaled, y, found.coef, 0.0)
+
+
+def test_a_subnormal_column_the_lp_weighs_is_dropped_where_the_others_separate():
+    # the LP on scaled columns gives column 0 a weight that overflows once unscaled; the
+    # feature x_1 separates alone, and the separator without column 0 is returned
+    X = np.array([[5e-324, 1.0], [-5e-324, -1.0], [0.0, 2.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    found = separability(X, y, fit_intercept=True)
+    assert found.separable and found.coef[0] == 0.0
+    assert exactly_separates(X, y, found.coef, found.intercept)

@@ -314,20 +314,53 @@ def decide(Z) -> Feasibility:
     Z = as_signed_rows(Z)
     top = Z.column_max()
     s = power_of_two_scales(top)
-    Zs = Z.scaled(s)
+    # one factor stops at 2^1023: a subnormal column (max |z_ij| < 2^-1022) takes a second
+    # one, and both products are exact (powers of two, rounding-free from subnormals up)
+    rest = power_of_two_scales(top * s)
+    Zs = Z.scaled(s).scaled(rest)
     found = _decide(Zs)
     if found.separable:
         w = found.separator
         if Zs is not Z:  # _decide checked its scores on the scaled columns: check them on Z
-            w = unit_separator(Z, s * w)  # exact: s holds powers of two
+            w = _unscaled(Z, w, s, rest, top)
+            w = unit_separator(Z, w)  # exact: s holds powers of two
             if w is None:  # pragma: no cover - the same products as on the scaled columns
                 raise SolverError("separability cannot be decided: the separator found on "
                                   "the normalised columns fails on X in floating point.")
         return Feasibility(_rounding_bounded(w, top), None)
-    if Zs is not Z and verified_certificate(Z, found.certificate) is None:  # pragma: no cover
+    # Z^T a = 0 holds for the scaled columns iff for the columns; only the float check
+    # differs, and on subnormal columns (rest != 1) its products round to multiples of
+    # 2^-1074, so there only the exact check of proved() speaks for Z
+    normal = np.all(rest == 1.0)
+    if Zs is not Z and normal and verified_certificate(Z, found.certificate) is None:
         raise SolverError("separability cannot be decided: the certificate found on the "
                           "normalised columns fails its check on X.")
     return proved(Z, found.certificate)
+
+
+def _unscaled(Z, w: NDArray, s: NDArray, rest: NDArray, top: NDArray) -> NDArray:
+    """The separator w of the columns scaled by s * rest, on the columns themselves.
+
+    On a subnormal column the weight can overflow; the separator without those columns
+    is tried before giving up (they are often noise next to columns that separate).
+    """
+    with np.errstate(over="ignore"):
+        unscaled = w * s * rest
+    beyond = ~np.isfinite(unscaled)
+    if not beyond.any():
+        return unscaled
+    unscaled[beyond] = 0.0
+    found = unit_separator(Z, unscaled)
+    if found is not None:
+        return found
+    j = int(np.flatnonzero(beyond)[0])
+    exponent = np.log2(abs(w[j])) + np.log2(s[j]) + np.log2(rest[j])
+    raise SolverError(
+        f"the data are separable, but only by weights beyond float64's range: column {j} "
+        f"of the signed rows (the intercept's first where there is one) has max |z_ij| = "
+        f"{top[j]:.3g}, subnormal, and scores of 1 need |w_j| near 2^{exponent:.0f}. "
+        "Multiply X by a power of two (say 2^600) and ask again."
+    )
 
 
 def decide_sample(X, labels: NDArray, fit_intercept: bool) -> Feasibility:
