@@ -129,3 +129,26 @@ def test_margins_of_weights_beyond_the_squares_range(scale):
         assert found.margin == pytest.approx(scale, rel=1e-9)
     clf = MaxMarginClassifier(fit_intercept=False).fit(X, [0, 1])
     assert clf.margin_ == pytest.approx(scale, rel=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10**6), st.integers(-1000, 1000), st.integers(-1000, 1000))
+def test_geometric_margins_wherever_the_distances_are_floats(seed, x_exponent, w_exponent):
+    # the distance is homogeneous: gamma(2^k X, c w, 2^k c b) = 2^k gamma(X, w, b) for c > 0,
+    # so the oracle is the plain formula at scale 1, scaled by 2^k (exact). <w, x_i> itself
+    # overflowed for X and w near 1e308 (and for w = 1e300 against x = 1e10): margins inf.
+    rng = np.random.default_rng(seed)
+    X, y = rng.standard_normal((12, 3)), rng.choice([-1, 1], 12)
+    w, b = rng.standard_normal(3), rng.standard_normal()
+    x_exponent = min(x_exponent, 1020)  # the distances up to |x| sqrt(3) stay floats
+    expected = np.ldexp(naive_functional(X, y, w, b) / np.linalg.norm(w), x_exponent)
+    Xs, ws = np.ldexp(X, x_exponent), np.ldexp(w, w_exponent)
+    with np.errstate(over="ignore", under="ignore"):
+        bs = np.ldexp(b, x_exponent + w_exponent)
+    if not np.isfinite(bs) or abs(bs) < np.finfo(float).tiny:
+        b = bs = 0.0  # the intercept alone is beyond the (normal) floats: none
+        expected = np.ldexp(naive_functional(X, y, w, b) / np.linalg.norm(w), x_exponent)
+        expected = np.ldexp(naive_functional(X, y, w, 0.0) / np.linalg.norm(w), x_exponent)
+    scale = np.ldexp(np.abs(X).max() * 4, x_exponent)
+    found = geometric_margins(Xs, y, ws, bs)
+    np.testing.assert_allclose(found, expected, rtol=1e-12, atol=1e-12 * scale)

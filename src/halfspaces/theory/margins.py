@@ -97,11 +97,15 @@ def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
     array([4., 1.])
     """
     # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
-    norm = float(scipy.linalg.norm(np.asarray(coef, dtype=np.float64)))
+    w = np.asarray(coef, dtype=np.float64)
+    norm = float(scipy.linalg.norm(w))
     if norm == 0.0:
         raise ValueError("coef is all zeros, so the hyperplane and its geometric margins are "
                          "undefined; pass a nonzero coef.")
-    return functional_margins(X, y, coef, intercept) / norm
+    # the distances of the unit normal: <w, x_i> overflowed for x_i and w near 1e308 (and
+    # w = 1e300 against x = 1e10) where the distance itself is a float
+    b = float(np.asarray(intercept, dtype=np.float64).ravel()[0])
+    return functional_margins(X, y, w / norm, b / norm)
 
 
 def margin(X: ArrayLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
