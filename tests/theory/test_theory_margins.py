@@ -123,10 +123,10 @@ def test_margins_of_weights_beyond_the_squares_range(scale):
     assert theory.margin([[3.0, 4.0]], [1], [3.0 * scale, 4.0 * scale]) == pytest.approx(5.0)
     X = np.array([[-1.0], [1.0]]) * scale
     for fit_intercept in (False, True):
-        if fit_intercept and scale < 1:
-            continue  # x' = (1, x): the QP's one scale for all columns refuses these
         found = theory.max_margin(X, [-1, 1], fit_intercept=fit_intercept)
         assert found.margin == pytest.approx(scale, rel=1e-9)
+        # x' = (1, x): B = 1 / scale, the constant's share of ||(b, w)|| aside (b = 0 here)
+        assert found.norm_bound == pytest.approx(1 / scale, rel=1e-9)
     clf = MaxMarginClassifier(fit_intercept=False).fit(X, [0, 1])
     assert clf.margin_ == pytest.approx(scale, rel=1e-9)
 

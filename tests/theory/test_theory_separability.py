@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sklearn.svm import SVC
 
 from halfspaces import NotSeparableError
+from halfspaces.exceptions import SolverError
 from halfspaces.theory import functional_margins, geometric_margins, max_margin, separability
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
@@ -194,3 +195,40 @@ def test_a_qp_answer_that_does_not_separate_is_an_error_not_a_margin(monkeypatch
         max_margin(X, y, fit_intercept=True)
     assert str(err.value) == ("the hard-margin QP returned a hyperplane that does not separate "
                               "the data in floating point; rescale X.")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_augmented_bound_of_small_features_from_the_free_intercept_qp(seed, monkeypatch):
+    # features of norm R next to the constant 1: |b| <= ||w|| R bounds B between ||w|| and
+    # ||(b, w)|| of the free-intercept QP. At 1e-5 the augmented QP solves and is the
+    # oracle: its B is the smallest; the stand-in's is over by R^2 / 2 at most.
+    import sys
+
+    module = sys.modules["halfspaces.theory.separability"]
+    X, y = separable_sample(np.random.default_rng(seed), 30, 3, gap=0.2)
+    X = X / np.abs(X).max() * 1e-5
+    R = np.linalg.norm(X, axis=1).max()
+    qp = max_margin(X, y)
+    solve = module.min_norm_separator
+
+    def fail_augmented(Z, free_first):
+        if not free_first:
+            raise SolverError("HiGHS called the max-margin QP infeasible")
+        return solve(Z, free_first=free_first)
+
+    monkeypatch.setattr(module, "min_norm_separator", fail_augmented)
+    stand_in = max_margin(X, y)
+    assert qp.norm_bound * (1 - 1e-12) <= stand_in.norm_bound
+    assert stand_in.norm_bound <= qp.norm_bound * (1 + R**2 / 2 + 1e-12)
+    assert stand_in.augmented_margin <= qp.augmented_margin * (1 + 1e-12)
+    assert stand_in.margin == pytest.approx(qp.margin, rel=1e-12)  # the free QP's own
+    # beyond R = 2^-13 a failing augmented QP is an error, not a stand-in
+    with pytest.raises(SolverError, match="infeasible"):
+        max_margin(X * 1e3, y)
+    monkeypatch.undo()
+    # where the augmented QP itself failed (features of 1e-8 and below), the answer is
+    # the one at 1e-5 scaled: the margin by c, B by 1 / c, to the stand-in's R^2 / 2
+    for c in (1e-3, 1e-186):
+        small = max_margin(X * c, y)
+        assert small.margin == pytest.approx(qp.margin * c, rel=1e-9)
+        assert small.norm_bound == pytest.approx(qp.norm_bound / c, rel=1e-9)

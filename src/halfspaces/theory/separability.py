@@ -92,7 +92,10 @@ class MaxMargin:
         alone separates).
     norm_bound : float
         B = min ||w'|| subject to y_i <w', x'_i> >= 1, on the data the perceptron runs on
-        (x' = (1, x) when ``fit_intercept``). The margin there is gamma' = 1 / B.
+        (x' = (1, x) when ``fit_intercept``). The margin there is gamma' = 1 / B. For
+        features of norm R <= 2^-13 the free-intercept hyperplane's ||(b, w)|| stands in
+        where the augmented QP fails (its one scale leaves them next to the constant 1):
+        over B by a relative R^2 / 2 at most, so still an upper bound.
     augmented_margin : float
         gamma' = 1 / B, the margin on x'. For the hyperplane above scaled to ||w|| = 1,
         gamma' >= margin / sqrt(1 + b^2), since (b, w) / sqrt(1 + b^2) is a unit vector
@@ -242,6 +245,40 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
     return max_margin_of_rows(SignedRows(Z), fit_intercept)
 
 
+def _feature_radius_bound(w: NDArray | None, top: NDArray) -> float:
+    """R >= every ||x_i|| (the norm of the column maxima), or inf where it bounds nothing.
+
+    With both labels present, -b lies between two scores <w_x, x_i>, so |b| <= ||w_x|| R,
+    and the free-intercept separator (b, w_x) bounds the augmented QP's B from both sides:
+    ||w_x|| <= B <= ||(b, w_x)|| <= ||w_x|| sqrt(1 + R^2). With one label (w_x = 0), b
+    alone separates and is not bounded: inf.
+    """
+    if w is None or not np.any(w[1:]):
+        return np.inf
+    return float(scipy.linalg.norm(top[1:]))
+
+
+def _augmented_separator(Z: SignedRows, w: NDArray | None, top: NDArray) -> NDArray | None:
+    """The separator of min ||(b, w_x)|| on x' = (1, x), from the free-intercept one w.
+
+    Where R^2 is below half an ulp (R <= 2^-27) w is that separator in float64, and the
+    augmented QP is not solved. The QP fails sooner: its one scale for all penalised
+    columns leaves features of 1e-7 next to the constant 1, and HiGHS calls it infeasible.
+    There, up to R = 2^-13, w stands in, with B over by a relative R^2 / 2 <= 1.5e-8 at
+    most: an upper bound on B, a lower one on gamma' = 1 / B, so the mistake bounds
+    built on them stay bounds.
+    """
+    R = _feature_radius_bound(w, top)
+    if R <= 2.0**-27:
+        return w
+    try:
+        return proved_separator(Z, min_norm_separator(Z, free_first=False), top=top)
+    except SolverError:
+        if R > 2.0**-13:
+            raise
+        return w
+
+
 def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     """:func:`max_margin` of the signed rows z_i = y_i x'_i, wherever they are held.
 
@@ -250,8 +287,7 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     """
     top = Z.column_max()
     w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)), top=top)
-    w_aug = (proved_separator(Z, min_norm_separator(Z, free_first=False), top=top)
-             if fit_intercept else w)
+    w_aug = _augmented_separator(Z, w, top) if fit_intercept else w
     if w is None or w_aug is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
