@@ -79,3 +79,103 @@ def test_partial_fit_linear_regression_and_theory_refuse_it(kind):
 def test_a_valid_matrix_passes_unchanged():
     model = halfspaces.Perceptron().fit(GOOD, Y_GOOD)
     assert np.array_equal(model.predict(GOOD), Y_GOOD)
+
+
+def broken_other(fmt: str, n_columns: int = 4):
+    """A 4-row matrix in CSC or COO whose row index points far outside it: SciPy's own
+    tocsr() of it is a segmentation fault, so it must be refused before any conversion."""
+    dense = np.eye(4)[:, :n_columns]
+    X = sp.csc_matrix(dense) if fmt == "csc" else sp.coo_matrix(dense)
+    (X.indices if fmt == "csc" else X.row)[0] = 2**31 - 1000
+    return X
+
+
+@pytest.mark.parametrize("fmt", ["csc", "coo"])
+def test_csc_and_coo_matrices_are_checked_before_scipy_converts_them(fmt):
+    message = f"not a valid {fmt.upper()} matrix"
+    for name in ESTIMATORS:
+        with pytest.raises(ValueError, match=message):
+            getattr(halfspaces, name)().fit(broken_other(fmt), Y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = getattr(halfspaces, name)().fit(GOOD, Y_GOOD)
+        with pytest.raises(ValueError, match=message):
+            model.predict(broken_other(fmt, 3))
+    with pytest.raises(ValueError, match=message):
+        halfspaces.LinearRegression().fit(broken_other(fmt), Y.astype(float))
+    with pytest.raises(ValueError, match=message):
+        halfspaces.online_perceptron(broken_other(fmt), Y)
+    with pytest.raises(ValueError, match=message):
+        theory.separability(broken_other(fmt), Y)
+    with pytest.raises(ValueError, match="a row index is outside|indices must be <"):
+        halfspaces.Perceptron().partial_fit(broken_other(fmt), Y, classes=[-1, 1])
+
+
+def with_duplicates(X: np.ndarray, rng) -> sp.csr_matrix:
+    """X as a CSR matrix that stores some entries as two summands, in shuffled order: the
+    same matrix to SciPy (which sums them), not to a loop reading one entry at a time."""
+    rows, cols = np.nonzero(X)
+    split = rng.random(rows.size) < 0.5
+    part = np.where(split, rng.standard_normal(rows.size), 0.0)
+    r = np.concatenate([rows, rows[split]])
+    c = np.concatenate([cols, cols[split]])
+    v = np.concatenate([X[rows, cols] - part, part[split]])
+    order = rng.permutation(r.size)
+    r, c, v = r[order], c[order], v[order]
+    indptr = np.searchsorted(r[np.argsort(r, kind="stable")], np.arange(X.shape[0] + 1))
+    by_row = np.argsort(r, kind="stable")
+    return sp.csr_matrix((v[by_row], c[by_row], indptr), shape=X.shape)
+
+
+def duplicate_cases():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 4)) * (rng.random((60, 4)) < 0.7)
+    y = (X @ [1.0, -2.0, 0.5, 1.5] > 0).astype(int)
+    return X, y, with_duplicates(X, rng)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: halfspaces.LinearRegression(solver="lstsq"),
+    lambda: halfspaces.LinearRegression(solver="cholesky"),
+    lambda: halfspaces.LogisticRegression(solver="newton"),
+    lambda: halfspaces.VotedPerceptron(max_epochs=3),
+    lambda: halfspaces.KernelPerceptron(kernel="poly", degree=2, max_epochs=3),
+    lambda: halfspaces.AveragedPerceptron(max_epochs=3),
+], ids=["lstsq", "cholesky", "newton", "voted", "kernel-poly", "averaged"])
+def test_a_column_stored_twice_in_a_row_is_read_as_scipy_sums_it(make):
+    # lstsq/cholesky/newton squared the two entries apart (a^2 + b^2 on a Gram diagonal),
+    # the voted scores kept the last entry only: silent wrong models and scores
+    X, y, Xdup = duplicate_cases()
+    assert not Xdup.has_canonical_format and np.allclose(Xdup.toarray(), X, atol=1e-12)
+    target = X @ [1.0, 2.0, -1.0, 0.5] + 3.0 if "Regression" in repr(make()) and \
+        "Logistic" not in repr(make()) else y
+    kept = Xdup.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        on_dense = make().fit(X, target)
+        on_dup = make().fit(Xdup, target)
+    scores = on_dup.decision_function(Xdup) if hasattr(on_dup, "decision_function") \
+        else on_dup.predict(Xdup)
+    expected = on_dense.decision_function(X) if hasattr(on_dense, "decision_function") \
+        else on_dense.predict(X)
+    np.testing.assert_allclose(scores, expected, rtol=1e-7, atol=1e-7 * np.abs(expected).max())
+    # the caller's matrix is left as it was given
+    for a in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(Xdup, a), getattr(kept, a))
+
+
+def test_theory_leaves_the_callers_matrix_as_given():
+    X, y, Xdup = duplicate_cases()
+    kept = Xdup.copy()
+    found = theory.separability(Xdup, y)
+    assert found.separable == theory.separability(X, y).separable
+    for a in ("data", "indices", "indptr"):
+        np.testing.assert_array_equal(getattr(Xdup, a), getattr(kept, a))
+
+
+def test_a_false_canonical_flag_is_not_trusted():
+    X, y, Xdup = duplicate_cases()
+    Xdup.has_sorted_indices = True  # anyone may set them; sum_duplicates would trust them
+    Xdup.has_canonical_format = True
+    model = halfspaces.LinearRegression(solver="cholesky").fit(Xdup, X @ [1.0, 2.0, -1.0, 0.5])
+    np.testing.assert_allclose(model.coef_, [1.0, 2.0, -1.0, 0.5], rtol=1e-9)

@@ -23,12 +23,14 @@ from halfspaces._fast import loop_input
 
 __all__ = [
     "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment",
-    "check_sparse_structure", "column_max_abs", "encode_targets", "partial_fit_classes",
+    "canonical_csr", "check_sparse_structure", "checked_input", "column_max_abs",
+    "encode_targets", "partial_fit_classes",
     "per_problem", "plus_minus", "refuse_dask", "validate_data",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
-# copied; 64-bit sparse indices are read as they are.
+# copied (but for a CSR matrix that stores a column twice in a row: see canonical_csr);
+# 64-bit sparse indices are read as they are.
 FIT_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
                  accept_large_sparse=True)
 # The same, for estimators that find NaN and inf themselves during a pass they make anyway
@@ -40,26 +42,34 @@ LOOP_CHECKS_FINITE = dict(FIT_INPUT, ensure_all_finite=False)
 def check_sparse_structure(X, name: str = "X"):
     """Refuse a sparse matrix whose index arrays point outside it; return X.
 
-    The compiled loops (and SciPy's own sparse products) index ``data`` through ``indices``
-    and ``indptr`` without bounds checks, so a matrix built by hand from inconsistent arrays
-    would make them read or write outside its memory. A CSR matrix is checked by one compiled
-    pass (:func:`halfspaces._fast.csr.csr_is_valid`, ~0.1 ms on a9a); other formats, and the
-    message for a bad CSR matrix, come from SciPy's ``check_format(full_check=True)``.
+    The compiled loops (and SciPy's own sparse products and conversions) index ``data``
+    through ``indices`` and ``indptr`` without bounds checks, so a matrix built by hand from
+    inconsistent arrays would make them read or write outside its memory: SciPy's
+    ``tocsr()`` of a CSC or COO matrix with an index out of range is a segmentation fault,
+    so this runs on the matrix as given, before any conversion. A CSR or CSC matrix is
+    checked by one compiled pass (:func:`halfspaces._fast.csr.csr_is_valid`, ~0.1 ms on
+    a9a), COO by the bounds of its coordinates; the message for a bad compressed matrix,
+    and the check of BSR, come from SciPy's ``check_format(full_check=True)``. DIA, LIL and
+    DOK are converted by SciPy in Python, and their CSR form is checked where it is used.
     """
-    check = getattr(X, "check_format", None)
-    if not sp.issparse(X) or check is None:
+    if not sp.issparse(X):
         return X
-    if X.format == "csr" and _csr_arrays_fit(X):
+    if X.format == "coo":
+        return _check_coordinates(X, name)
+    check = getattr(X, "check_format", None)
+    if check is None:
+        return X
+    if X.format in ("csr", "csc") and _compressed_arrays_fit(X):
         from halfspaces._fast.csr import csr_is_valid
 
-        if csr_is_valid(X.indices, X.indptr, X.shape[1]):
+        if csr_is_valid(X.indices, X.indptr, X.shape[X.format == "csr"]):
             return X
     try:
         check(full_check=True)
     except ValueError as err:
         reason = str(err)
     else:
-        if X.format != "csr":
+        if X.format not in ("csr", "csc"):
             return X
         reason = "its index arrays are inconsistent"
     raise ValueError(
@@ -68,12 +78,54 @@ def check_sparse_structure(X, name: str = "X"):
     )
 
 
-def _csr_arrays_fit(X) -> bool:
+def _check_coordinates(X, name: str):
+    """A COO matrix's row and column arrays: one per entry, integers inside its shape."""
+    coords = (X.row, X.col)
+    for axis, (index, size) in enumerate(zip(coords, X.shape, strict=True)):
+        what = ("row", "column")[axis]
+        if index.ndim != 1 or index.shape[0] != X.data.shape[0] or index.dtype.kind not in "iu":
+            reason = f"its {what} array does not hold one integer per entry"
+        elif index.size and (index.min() < 0 or index.max() >= size):
+            reason = f"a {what} index is outside [0, {size})"
+        else:
+            continue
+        raise ValueError(
+            f"{name} is not a valid COO matrix: {reason}. Build it with "
+            "scipy.sparse.coo_matrix((data, (row, col)), shape=...) from consistent arrays."
+        )
+    return X
+
+
+def canonical_csr(X):
+    """X itself, or where a row stores a column twice (or out of order), a copy with the
+    duplicates summed and the indices sorted: the matrix SciPy means by the same arrays.
+
+    The check is one compiled pass (:func:`halfspaces._fast.csr.csr_is_canonical`) and
+    ignores SciPy's ``has_canonical_format`` flag, which anyone may set. Loops that read an
+    entry at a time would otherwise see a column stored twice as two features: a Gram
+    diagonal a^2 + b^2 instead of (a + b)^2, a dense row with the last entry only.
+    X must have passed :func:`check_sparse_structure`.
+    """
+    if not (sp.issparse(X) and X.format == "csr"):
+        return X
+    from halfspaces._fast.csr import csr_is_canonical
+
+    if csr_is_canonical(X.indices, X.indptr):
+        return X
+    X = X.copy()
+    X.has_sorted_indices = False  # unset both flags: sum_duplicates trusts them
+    X.has_canonical_format = False
+    X.sum_duplicates()
+    return X
+
+
+def _compressed_arrays_fit(X) -> bool:
     """The shapes and dtypes the compiled check assumes: 1-D integer arrays, one indptr
-    entry per row and one more, as many indices as data."""
+    entry per row (column, for CSC) and one more, as many indices as data."""
     indices, indptr = X.indices, X.indptr
     return (indices.ndim == 1 and indptr.ndim == 1 and indices.dtype.kind in "iu"
-            and indptr.dtype.kind in "iu" and indptr.shape[0] == X.shape[0] + 1
+            and indptr.dtype.kind in "iu"
+            and indptr.shape[0] == X.shape[X.format != "csr"] + 1
             and X.data.ndim == 1 and X.data.shape[0] == indices.shape[0])
 
 
@@ -95,7 +147,7 @@ def column_max_abs(X, name: str = "X") -> NDArray:
     from halfspaces._fast.columns import column_stats
 
     if sp.issparse(X):
-        X = check_sparse_structure(X.tocsr(), name)
+        X = checked_input(check_sparse_structure(X, name).tocsr(), name)
     top, bad = column_stats(loop_input(X), X.shape[1])
     if bad.any():
         raise ValueError(f"Input {name} contains NaN or infinity (first in column "
@@ -125,13 +177,23 @@ def refuse_dask(owner: str, **values) -> None:
 
 
 def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
-    """scikit-learn's ``validate_data``, then :func:`check_sparse_structure` on X.
+    """scikit-learn's ``validate_data`` between :func:`check_sparse_structure` on X as given
+    (SciPy's conversions read its arrays unchecked) and on X converted, which is then made
+    :func:`canonical_csr`.
 
     Dask collections are refused (:func:`refuse_dask`)."""
     refuse_dask(type(estimator).__name__, X=X, y=y)
+    check_sparse_structure(X)
     out = _sklearn_validate_data(estimator, X, y, **kwargs)
-    check_sparse_structure(out[0] if isinstance(out, tuple) else out)
-    return out
+    if isinstance(out, tuple):
+        return (checked_input(out[0]), *out[1:])
+    return checked_input(out)
+
+
+def checked_input(X, name: str = "X"):
+    """X as scikit-learn's validation converted it: its structure checked again, and made
+    :func:`canonical_csr`."""
+    return canonical_csr(check_sparse_structure(X, name))
 
 
 class SparseInputMixin:

@@ -48,6 +48,7 @@ from halfspaces._validation import (
     SparseInputMixin,
     Targets,
     check_sparse_structure,
+    checked_input,
     encode_targets,
     partial_fit_classes,
     per_problem,
@@ -613,8 +614,8 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     >>> run.mistakes.tolist(), run.n_mistakes
     ([True, False, True], 2)
     """
-    X, y = check_X_y(X, y, **LOOP_CHECKS_FINITE)
-    check_sparse_structure(X)
+    X, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
+    X = checked_input(X)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(

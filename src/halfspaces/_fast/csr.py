@@ -27,3 +27,18 @@ def csr_is_valid(indices, indptr, n_columns):
         low = min(low, indices[k])
         high = max(high, indices[k])
     return not bad and low >= 0 and (indices.shape[0] == 0 or high < n_columns)
+
+
+@njit(cache=True, nogil=True)
+def csr_is_canonical(indices, indptr):
+    """Whether every row's indices strictly increase: sorted, and no column stored twice.
+
+    SciPy reads a column stored twice in a row as the sum of its entries; the loops that
+    scatter or square entries one at a time (a Gram diagonal, a dense row) would not.
+    ``indptr`` must have passed :func:`csr_is_valid`.
+    """
+    repeated = False
+    for r in range(indptr.shape[0] - 1):
+        for k in range(indptr[r] + 1, indptr[r + 1]):
+            repeated |= indices[k] <= indices[k - 1]
+    return not repeated

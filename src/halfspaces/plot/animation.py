@@ -184,13 +184,14 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     from halfspaces._validation import (
         LOOP_CHECKS_FINITE,
         check_sparse_structure,
+        checked_input,
         encode_targets,
     )
 
     if int(passes) < 1:
         raise ValueError(f"passes={passes!r} must be an integer >= 1.")
-    Xc, y = check_X_y(X, y, **LOOP_CHECKS_FINITE)
-    check_sparse_structure(Xc)
+    Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
+    Xc = checked_input(Xc)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")

@@ -16,7 +16,12 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 from halfspaces._exact import max_square_norm, power_of_two_scales, signed_rows
-from halfspaces._validation import check_sparse_structure, plus_minus, refuse_dask
+from halfspaces._validation import (
+    check_sparse_structure,
+    checked_input,
+    plus_minus,
+    refuse_dask,
+)
 
 __all__ = [
     "check_X", "labelled_sample", "max_row_norm", "power_of_two_scale", "signed_sample",
@@ -26,13 +31,11 @@ __all__ = [
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     """Float64 C-contiguous array or CSR matrix with at least one row and one column."""
     refuse_dask("halfspaces.theory", **{name: X})
-    X = check_array(X, accept_sparse="csr", dtype=np.float64, order="C",
-                    accept_large_sparse=True, input_name=name)
-    if sp.issparse(X):
-        check_sparse_structure(X, name)
-        X.sum_duplicates()
-        X.sort_indices()
-    return X
+    X = check_array(check_sparse_structure(X, name), accept_sparse="csr", dtype=np.float64,
+                    order="C", accept_large_sparse=True, input_name=name)
+    # canonical on a copy where needed: check_array hands back the caller's own CSR matrix,
+    # which sum_duplicates() used to rewrite in place
+    return checked_input(X, name)
 
 
 def labelled_sample(X: ArrayLike, y: ArrayLike):
