@@ -130,6 +130,54 @@ def test_pocket_equals_ratchet_twin(fmt, seed):
     assert clf.n_errors_ == errors == np.sum(clf.predict(X) != y)
 
 
+def test_a_warm_started_pocket_judges_the_weights_of_the_new_data():
+    # the pocket's run from the first fit (every row right) outlasted every later run, so
+    # the weights that separate the relabelled data were never judged: converged_ with a
+    # pocket wrong on 4 of 4 rows
+    X = np.array([[1.0], [2.0], [3.0], [4.0]])
+    clf = PocketPerceptron(warm_start=True).fit(X, [0, 0, 1, 1])
+    clf.fit(X, [1, 1, 0, 0])
+    assert clf.converged_ and clf.n_errors_ == 0 and clf.score(X, [1, 1, 0, 0]) == 1.0
+    stream = PocketPerceptron()
+    for _ in range(21):
+        stream.partial_fit(X, [0, 0, 1, 1], classes=[0, 1])
+    for _ in range(30):
+        stream.partial_fit(X, [1, 1, 0, 0])
+        assert stream.n_errors_ == np.sum(stream.predict(X) != [1, 1, 0, 0])
+    assert stream.converged_ and stream.n_errors_ == 0
+
+
+@pytest.mark.parametrize("seed", [33, 108, 256, 308])
+def test_a_shuffled_run_that_converges_pockets_its_separator(seed):
+    # a pocket's run may span two shuffled passes (up to 2n - 2 rows), longer than the n of
+    # the pass that proves the last weights separate: they were never judged, and a fit
+    # ended converged_ with a pocket making one training error (these seeds, found by search)
+    rng = np.random.default_rng(seed)
+    X, y, _, _ = separable(int(rng.integers(3, 12)), 2, seed=seed, gap=0.01)
+    clf = quiet_fit(PocketPerceptron(max_epochs=50, selection="shuffle", random_state=seed),
+                    X, y)
+    assert clf.converged_
+    assert clf.n_errors_ == np.sum(clf.predict(X) != y) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6), st.sampled_from(["cyclic", "shuffle"]), st.integers(1, 3))
+def test_the_pocket_of_a_converged_run_makes_no_training_error(seed, selection, n_calls):
+    # a pass without a mistake proves the current weights have no training error, so the
+    # pocket (the fewest errors seen) has none either; and n_errors_ counts the pocket's
+    # errors on the last call's data, whatever the earlier calls saw
+    rng = np.random.default_rng(seed)
+    clf = PocketPerceptron(warm_start=True, max_epochs=8, selection=selection,
+                           random_state=seed)
+    for _ in range(n_calls):
+        X, y, _, _ = separable(int(rng.integers(4, 30)), 2, seed=int(rng.integers(10**6)))
+        y[:2] = [1.0, -1.0]  # both labels, whatever the draw (then not always separable)
+        clf = quiet_fit(clf, X, y)
+        assert clf.n_errors_ == np.sum(clf.predict(X) != y)
+        if clf.converged_:
+            assert clf.n_errors_ == 0
+
+
 @pytest.mark.parametrize("n, d, seed, max_epochs",
                          [(80, 3, 31, 2)]  # the final weights beat every earlier one here
                          + [(40, 2, seed, epochs) for seed in range(40) for epochs in (1, 2, 3)])

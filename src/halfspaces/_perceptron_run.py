@@ -135,6 +135,8 @@ def run_perceptron(
 
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
                         bad_row=partial(non_finite_row_error, X))
+    if mode_code == kp.POCKET and epochs.converged:
+        _pocket_the_separator(state)
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
@@ -206,10 +208,28 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
 
 def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:
     # The pocket is judged on the data of the current call: a fresh fit, a warm start on new
-    # data, or a partial_fit batch all compare candidates on the same examples.
+    # data, or a partial_fit batch all compare candidates on the same examples. The runs
+    # were counted on the earlier data, so the ratchet starts again from 0: a pocket run of
+    # 20 left from an earlier call kept every later weight vector from being judged
+    # (a stale pocket with 4 errors of 4 beside weights that separate).
     state.counters[kp.POCKET_ERRORS] = kp.count_errors(Xk, Y, c, state.aux)
     state.counters[kp.EVALUATED] = 0
     state.counters[kp.POCKET_IS_CURRENT] = int(np.array_equal(state.w, state.aux))
+    state.counters[kp.RUN] = 0
+    state.counters[kp.POCKET_RUN] = 0
+
+
+def _pocket_the_separator(state: PerceptronState) -> None:
+    # A pass without a mistake proves the current weights make no training error, the
+    # fewest possible; the ratchet judges them only once their run exceeds the pocket's,
+    # which a pocket run spanning two shuffled passes (up to 2n - 2) can outlast.
+    if state.counters[kp.POCKET_IS_CURRENT] == 1:
+        return
+    state.aux[:] = state.w
+    state.counters[kp.POCKET_ERRORS] = 0
+    state.counters[kp.EVALUATED] = 1
+    state.counters[kp.POCKET_IS_CURRENT] = 1
+    state.counters[kp.POCKET_RUN] = state.counters[kp.RUN]
 
 
 def _hypothesis(mode_code: int, state: PerceptronState) -> tuple[NDArray, float]:
