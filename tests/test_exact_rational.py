@@ -283,14 +283,6 @@ def test_a_certificate_the_lps_duals_miss_is_found_by_least_squares_on_the_worki
     assert not found.separable and found.exact
 
 
-def exactly_separates(X, y, coef, intercept):
-    """Every y_i (<w, x_i> + b) > 0 in rational arithmetic."""
-    w = [Fraction(float(v)) for v in coef]
-    b = Fraction(float(intercept))
-    return all(label * (sum(Fraction(float(v)) * c for v, c in zip(x, w, strict=True)) + b) > 0
-               for x, label in zip(X, y, strict=True))
-
-
 def rounds_an_exact_certificate(X, y, a, fit_intercept):
     """a is the rounding of a rational Gordan certificate: on its support the signed rows'
     exact dependence (the Fraction oracle; unique up to scale here) has a's signs and, scaled

@@ -349,3 +349,22 @@ def test_certify_counts_the_passes_of_every_partial_fit_call():
     assert report.bound_name == "Freund-Schapire (30 passes)"
     assert report.n_updates == est.n_updates_ <= report.mistake_bound
     assert report.within_bound is True
+
+
+@pytest.mark.parametrize("s", [1e-3, 1e-7, 1e-9, 1e-12, 1e-160])
+def test_bounds_of_small_features_beside_the_constant(s):
+    # x' = (1, x) with x in {s, -s, 3s}, labels +, -, +: by symmetry b = 0 and w = 1/s, so
+    # B = 1/s and (R' B)^2 = (1 + 9 s^2) / s^2 in closed form. The augmented QP (one scale
+    # for the constant and the features) failed from s = 1e-7; the free-intercept separator
+    # stands in there. A feasible point's bound is never below the optimum: a valid bound.
+    X, y = np.array([[1.0], [-1.0], [3.0]]) * s, np.array([1, -1, 1])
+    exact = (1 + 9 * s * s) / (s * s)
+    found = perceptron_mistake_bound(X, y)
+    if math.isinf(exact):
+        assert math.isinf(found)
+    else:  # the rounding slack of rounded_up grows with sqrt(bound): 2.7e-3 at 1e24
+        slack = 4 * 2.0**-53 * (3 + 6 * (math.sqrt(3) + math.sqrt(exact)) + 8)
+        assert exact <= found <= exact * (1 + 1e-7 + slack)
+    # Freund and Schapire's bound is finite at any scale (the QP's candidate may drop out)
+    fs = best_freund_schapire_bound(X, y)
+    assert math.isfinite(fs.bound) and fs.bound >= 1.0

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
     SignedRows,
+    column_max,
     min_norm_separator,
     proved_separator,
     scores,
@@ -34,6 +35,7 @@ from halfspaces.exceptions import SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
 from halfspaces.theory.margins import radius
+from halfspaces.theory.separability import augmented_separator
 
 __all__ = [
     "FreundSchapireBound",
@@ -136,7 +138,11 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     # R'/gamma' is the same on c x' for any c > 0: on rows scaled to max |z_ij| in [1, 2),
     # ||w||^2 and R'^2 neither overflow (data 1e-155 gave w = 1e155) nor underflow
     Z = Z * power_of_two_scale(Z)
-    w = proved_separator(Z, min_norm_separator(Z, free_first=False))
+    if fit_intercept:  # features of 1e-7 next to the constant 1 fail the QP: see there
+        w = augmented_separator(SignedRows(Z), column_max(Z), lambda: proved_separator(
+            Z, min_norm_separator(Z, free_first=True)))
+    else:
+        w = proved_separator(Z, min_norm_separator(Z, free_first=False))
     if w is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")

@@ -17,6 +17,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -245,38 +246,35 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
     return max_margin_of_rows(SignedRows(Z), fit_intercept)
 
 
-def _feature_radius_bound(w: NDArray | None, top: NDArray) -> float:
-    """R >= every ||x_i|| (the norm of the column maxima), or inf where it bounds nothing.
+def augmented_separator(Z: SignedRows, top: NDArray,
+                        free_separator: Callable[[], NDArray | None]) -> NDArray | None:
+    """The separator of min ||(b, w_x)|| on x' = (1, x), proved; or where the QP cannot be
+    solved on small features, the free-intercept separator ``free_separator()`` in its place.
 
-    With both labels present, -b lies between two scores <w_x, x_i>, so |b| <= ||w_x|| R,
-    and the free-intercept separator (b, w_x) bounds the augmented QP's B from both sides:
-    ||w_x|| <= B <= ||(b, w_x)|| <= ||w_x|| sqrt(1 + R^2). With one label (w_x = 0), b
-    alone separates and is not bounded: inf.
+    With both labels present, -b lies between two scores <w_x, x_i>, so |b| <= ||w_x|| R
+    (R >= every ||x_i||, here the norm of the column maxima ``top[1:]``), and the
+    free-intercept separator (b, w_x) bounds the augmented QP's B from both sides:
+    ||w_x|| <= B <= ||(b, w_x)|| <= ||w_x|| sqrt(1 + R^2). Where R^2 is below half an ulp
+    (R <= 2^-27) it is that separator in float64, and the QP is not solved. The QP fails
+    sooner: its one scale for all penalised columns leaves features of 1e-7 next to the
+    constant 1, and HiGHS calls it infeasible. There, up to R = 2^-13, the free separator
+    stands in, with B over by a relative R^2 / 2 <= 1.5e-8 at most: an upper bound on B, a
+    lower one on gamma' = 1 / B, so the mistake bounds built on them stay bounds. With one
+    label (w_x = 0) b alone separates and is not bounded: the QP answers or fails alone.
     """
-    if w is None or not np.any(w[1:]):
-        return np.inf
-    return float(scipy.linalg.norm(top[1:]))
-
-
-def _augmented_separator(Z: SignedRows, w: NDArray | None, top: NDArray) -> NDArray | None:
-    """The separator of min ||(b, w_x)|| on x' = (1, x), from the free-intercept one w.
-
-    Where R^2 is below half an ulp (R <= 2^-27) w is that separator in float64, and the
-    augmented QP is not solved. The QP fails sooner: its one scale for all penalised
-    columns leaves features of 1e-7 next to the constant 1, and HiGHS calls it infeasible.
-    There, up to R = 2^-13, w stands in, with B over by a relative R^2 / 2 <= 1.5e-8 at
-    most: an upper bound on B, a lower one on gamma' = 1 / B, so the mistake bounds
-    built on them stay bounds.
-    """
-    R = _feature_radius_bound(w, top)
-    if R <= 2.0**-27:
+    R = float(scipy.linalg.norm(top[1:]))
+    if R <= 2.0**-27 and _has_features(w := free_separator()):
         return w
     try:
         return proved_separator(Z, min_norm_separator(Z, free_first=False), top=top)
     except SolverError:
-        if R > 2.0**-13:
+        if R > 2.0**-13 or not _has_features(w := free_separator()):
             raise
         return w
+
+
+def _has_features(w: NDArray | None) -> bool:
+    return w is not None and bool(np.any(w[1:]))
 
 
 def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
@@ -287,7 +285,7 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     """
     top = Z.column_max()
     w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)), top=top)
-    w_aug = _augmented_separator(Z, w, top) if fit_intercept else w
+    w_aug = augmented_separator(Z, top, lambda: w) if fit_intercept else w
     if w is None or w_aug is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
