@@ -9,6 +9,7 @@ must refuse it with a ValueError that says the matrix is invalid.
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import numpy as np
 import pytest
@@ -179,3 +180,33 @@ def test_a_false_canonical_flag_is_not_trusted():
     Xdup.has_canonical_format = True
     model = halfspaces.LinearRegression(solver="cholesky").fit(Xdup, X @ [1.0, 2.0, -1.0, 0.5])
     np.testing.assert_allclose(model.coef_, [1.0, 2.0, -1.0, 0.5], rtol=1e-9)
+
+
+PARTIAL_FIT = {"Perceptron": {}, "AveragedPerceptron": {}, "PocketPerceptron": {},
+               "KernelPerceptron": {}, "LogisticRegression": {"solver": "sgd"}}
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_half_precision_labels_fit_as_their_float64_values(name):
+    # Numba has no float16: every fit raised NotImplementedError from its type system
+    X = GOOD.toarray()
+    labels = np.array([1.0, 0.0, 1.0, 0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        half = getattr(halfspaces, name)().fit(X, labels.astype(np.float16))
+        full = getattr(halfspaces, name)().fit(X, labels)
+    np.testing.assert_array_equal(half.classes_.astype(float), full.classes_)
+    np.testing.assert_array_equal(half.predict(X).astype(float), full.predict(X))
+
+
+@pytest.mark.parametrize("name", PARTIAL_FIT)
+def test_partial_fit_refuses_the_classes_fit_refuses(name):
+    # fit refuses NaN and 0.5 as labels; as classes they were accepted, and the pocket
+    # perceptron then predicted NaN
+    X, y = GOOD.toarray(), np.array([1, 0, 1, 0])
+    make = partial(getattr(halfspaces, name), **PARTIAL_FIT[name])
+    for classes, message in [([0, 1, np.nan], "NaN"), ([0, 0.5, 1], "Unknown label")]:
+        with pytest.raises(ValueError, match=message):
+            make().partial_fit(X, y, classes=classes)
+        with pytest.raises(ValueError, match=message):
+            make().fit(X, np.array(classes)[[0, 1, 2, 0]])

@@ -271,7 +271,7 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
 
     With ``classes`` given (partial_fit), every label must be one of them.
     """
-    y = np.asarray(y)
+    y = _numeric_labels(np.asarray(y))
     found = _distinct_numeric(y)
     if found is None:
         check_classification_targets(y)
@@ -329,10 +329,22 @@ def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray 
                 "batch holds fewer than 2 labels."
             )
         return classes
-    classes = np.unique(np.asarray(classes))
+    classes = _numeric_labels(np.asarray(classes))
+    # the labels fit would refuse (NaN, 0.5) are refused as classes too: NaN was accepted,
+    # and the pocket perceptron then predicted it
+    if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
+        raise ValueError(f"classes={classes!r} contains NaN or infinity; a class is a label "
+                         "that y can hold.")
+    check_classification_targets(classes)
+    classes = np.unique(classes)
     if classes.size < 2:
         raise ValueError(f"classes={classes!r} names fewer than 2 classes.")
     return classes
+
+
+def _numeric_labels(y: NDArray) -> NDArray:
+    """y, with half-precision floats widened (exactly): the compiled loops have no float16."""
+    return y.astype(np.float32) if y.dtype == np.float16 else y
 
 
 def plus_minus(y: ArrayLike, n_samples: int) -> NDArray:
