@@ -458,3 +458,21 @@ def test_block_epoch_leaves_its_arguments_alone_and_names_a_bad_row():
         perceptron_block_epoch(np.array([[1.0, 2.0], [np.nan, 0.0]]), np.array([1.0, -1.0]), w)
     with pytest.raises(ValueError, match="mode="):
         perceptron_block_epoch(np.array([[1.0, 2.0]]), np.array([1.0]), w, mode="pocket")
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_homogeneous_runs_are_scale_free_or_refused_where_scores_underflow(cls):
+    # the perceptron without an intercept on c X is the run on X with c w, for c > 0; by a
+    # power of two the floats agree exactly. At 1e-170 every score underflowed to 0 and
+    # counted as a mistake: 100 updates on two points whose Novikoff bound is 1
+    X, y, _, _ = separable(40, 3, seed=5, intercept=False)
+    base = quiet_fit(cls(fit_intercept=False, max_epochs=20), X, y)
+    scaled = quiet_fit(cls(fit_intercept=False, max_epochs=20), np.ldexp(X, -400), y)
+    assert scaled.n_updates_ == base.n_updates_ and scaled.converged_ == base.converged_
+    if hasattr(base, "coef_"):
+        assert_array_equal(scaled.coef_, np.ldexp(base.coef_, -400))
+    tiny = np.array([[1e-170], [-1e-170]])
+    with pytest.raises(ValueError, match=r"largest \|x_ij\| of X is 1e-170.*underflow"):
+        cls(fit_intercept=False, max_epochs=50).fit(tiny, [1, -1])
+    with pytest.raises(ValueError, match="underflow"):
+        online_perceptron(tiny, [1, -1], fit_intercept=False)

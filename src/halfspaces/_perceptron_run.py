@@ -137,6 +137,8 @@ def run_perceptron(
                         bad_row=partial(non_finite_row_error, X))
     if mode_code == kp.POCKET and epochs.converged:
         _pocket_the_separator(state)
+    if not (fit_intercept or epochs.converged):
+        _refuse_underflowing_scores(X, state.w)
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
@@ -204,6 +206,35 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     if k < 0:
         raise non_finite_row_error(X, -1 - k)
     return BlockEpoch(state.w, state.aux, state.n_steps, int(k))
+
+
+# |<w, x>| of rows and weights below this underflows: w is a sum of rows, so both are
+# below it when the largest |x_ij| is (2^-500 squared is 2^-1000, a few hundred products
+# from the subnormals)
+_TINY = 2.0**-500
+
+
+def _refuse_underflowing_scores(X, w: NDArray) -> None:
+    """Refuse a homogeneous run whose scores <w, x_i> underflowed to 0 (a mistake each).
+
+    The homogeneous perceptron is scale-free (c X gives c w and the same mistakes), but
+    floats are not: on X at 1e-170 every score is 1e-340 -> 0, counted as a mistake, and a
+    run made 100 updates on two separable points whose Novikoff bound is 1. Only a run
+    that did not converge with weights that small pays the pass over X this check needs.
+    """
+    largest = float(np.max(np.abs(w[:-1]), initial=0.0))
+    if not 0.0 < largest < _TINY:
+        return
+    from halfspaces._fast.columns import column_stats
+
+    top = float(np.max(column_stats(loop_input(X), X.shape[1])[0], initial=0.0))
+    if 0.0 < top < _TINY:
+        raise ValueError(
+            f"the largest |x_ij| of X is {top:.3g}: the perceptron's scores <w, x>, products "
+            "of two numbers that small, underflow float64 to 0 and count as mistakes. The "
+            "perceptron without an intercept is the same on c X for any c > 0: multiply X by "
+            "a power of two (say 2^600) and fit again."
+        )
 
 
 def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:
