@@ -17,7 +17,13 @@ from sklearn.svm import SVC
 
 from halfspaces import NotSeparableError
 from halfspaces.exceptions import SolverError
-from halfspaces.theory import functional_margins, geometric_margins, max_margin, separability
+from halfspaces.theory import (
+    functional_margins,
+    geometric_margins,
+    max_margin,
+    perceptron_mistake_bound,
+    separability,
+)
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
 
@@ -232,3 +238,21 @@ def test_augmented_bound_of_small_features_from_the_free_intercept_qp(seed, monk
         small = max_margin(X * c, y)
         assert small.margin == pytest.approx(qp.margin * c, rel=1e-9)
         assert small.norm_bound == pytest.approx(qp.norm_bound / c, rel=1e-9)
+
+
+@pytest.mark.parametrize("p", [20_000, 100_000])
+def test_two_rows_of_many_alike_columns_in_closed_form(p):
+    # x = (1, ..., 1) labelled +1 and x = 0 labelled -1, p features: on x' = (1, x) the rows
+    # z_1 = (1, 1...1), z_2 = (-1, 0...0) have G = [[p + 1, -1], [-1, 1]], a = G^-1 1 =
+    # (2, p + 2) / p, B^2 = a^T G a = (p + 4) / p and R'^2 = p + 1; the margin on x is
+    # ||(1...1)|| / 2 = sqrt(p) / 2. HiGHS's separability LP took 45 s on this (p = 1e5,
+    # 100,001 alike columns) and its dual QP dropped a_1 = 2e-5: fit's bound was an error
+    X = np.vstack([np.ones(p), np.zeros(p)])
+    y = np.array([1, -1])
+    assert separability(X, y).separable
+    found = max_margin(X, y)
+    assert found.margin == pytest.approx(np.sqrt(p) / 2, rel=1e-9)
+    assert found.norm_bound == pytest.approx(np.sqrt((p + 4) / p), rel=1e-6)  # the QP gap
+    exact = (p + 1) * (p + 4) / p
+    bound = perceptron_mistake_bound(X, y)
+    assert exact <= bound <= exact * (1 + 1e-6)
