@@ -71,7 +71,7 @@ def test_parquet_and_numpy_match(tmp_path, problem):
         assert np.array_equal(X_read, X) and np.array_equal(y_read, y), name
 
 
-@pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "parquet"])
+@pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "npz", "parquet"])
 def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
     if fmt == "parquet":
         pytest.importorskip("pyarrow")
@@ -83,11 +83,14 @@ def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
         pd.DataFrame(X).assign(label=y).to_csv(path, index=False)
     elif fmt == "npy":
         np.save(path, np.column_stack([y, X]))
+    elif fmt == "npz":
+        np.savez(path, X=X, y=y)
     else:
         pd.DataFrame(X, columns=list("abcde")).assign(label=y).to_parquet(path)
     whole_X, whole_y = read(path)
     chunks = list(iter_chunks(path, chunk_size=10))
     assert [len(c[1]) for c in chunks] == [10] * 5 + [7]
+    assert scan(path, chunk_size=10).n_samples == whole_X.shape[0]
     stacked = sp.vstack([c[0] for c in chunks]).toarray() if fmt == "svm" else \
         np.vstack([c[0] for c in chunks])
     dense = whole_X.toarray() if sp.issparse(whole_X) else whole_X

@@ -488,11 +488,18 @@ def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip
         blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i)
                   for i in range(skip, data.shape[0], _step(chunk_size, data)))
     else:
-        X, y = tabular.read_numpy(path)
-        step = _step(chunk_size, X)
-        blocks = ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
+        blocks = _npz_blocks(path, chunk_size, skip)
     for X, y in blocks:
         yield _check_block(path, X, y, n_features, classes)
+
+
+def _npz_blocks(path, chunk_size, skip):
+    """Slices of an .npz file's arrays. A function of its own: a generator expression reads
+    its free names when each block is made, and in the caller's scope the loop over the
+    blocks rebinds X and y, so every block after the first would slice the first block."""
+    X, y = tabular.read_numpy(path)
+    step = _step(chunk_size, X)
+    return ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
 
 
 def _step(chunk_size, data) -> int:
