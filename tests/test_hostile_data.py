@@ -10,10 +10,12 @@ Every file is written inside pytest's ``tmp_path``.
 
 from __future__ import annotations
 
+import bz2
 import dataclasses
 import errno
 import gzip
 import json
+import lzma
 import os
 import stat
 import subprocess
@@ -375,15 +377,51 @@ def test_the_cli_refuses_a_huge_index_by_name(tmp_path, monkeypatch, cli):
 
 # 17. compressed files, object arrays, the streaming report's epochs ------------------------
 
-def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
-    (tmp_path / "plain.svm").write_text(SVM)
-    (tmp_path / "packed.svm").write_bytes(gzip.compress(SVM.encode()))
-    plain, packed = read(tmp_path / "plain.svm"), read(tmp_path / "packed.svm")
-    assert np.array_equal(plain[0].toarray(), packed[0].toarray())
-    assert np.array_equal(plain[1], packed[1])
-    (tmp_path / "cut.svm").write_bytes(gzip.compress(SVM.encode() * 50)[:-20])
-    with pytest.raises(DataFileError, match=r"cut\.svm: a damaged gzip file"):
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+
+
+@pytest.mark.parametrize("kind", COMPRESSORS)
+def test_a_compressed_file_is_read_whatever_its_name(tmp_path, kind):
+    compress = COMPRESSORS[kind]
+    for name, text in (("d.svm", SVM), ("d.csv", CSV)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / f"packed_{name}").write_bytes(compress(text.encode()))
+        plain, packed = read(tmp_path / name), read(tmp_path / f"packed_{name}")
+        dense = [x.toarray() if hasattr(x, "toarray") else x for x in (plain[0], packed[0])]
+        assert np.array_equal(*dense) and np.array_equal(plain[1], packed[1]), name
+        chunks = list(iter_chunks(tmp_path / f"packed_{name}", chunk_size=3))
+        assert np.array_equal(np.concatenate([y for _, y in chunks]), plain[1]), name
+    (tmp_path / "cut.svm").write_bytes(compress(SVM.encode() * 50)[:-20])
+    with pytest.raises(DataFileError, match=rf"cut\.svm: a damaged {kind} file"):
         read(tmp_path / "cut.svm")
+
+
+def _comparable(report: dict) -> dict:
+    """A JSON report without what differs between two runs on the same data: the file's
+    name and the times."""
+    return {k: v for k, v in report.items()
+            if k not in ("dataset", "data", "fit_time_s", "compile_time_s")}
+
+
+@pytest.mark.parametrize("kind", COMPRESSORS)
+def test_every_command_reads_a_compressed_file_as_the_plain_one(files, cli, kind):
+    plain, packed = files / "t.svm", files / "packed.svm"
+    packed.write_bytes(COMPRESSORS[kind](SVM.encode()))
+    model = files / "m.hs"
+    for command in (["fit", "{}"], ["fit", "{}", "--stream", "--chunk-size", "3"],
+                    ["certify", "{}"], ["evaluate", model, "{}"]):
+        reports = []
+        for path in (plain, packed):
+            result = cli(*[path if arg == "{}" else arg for arg in command], "--json")
+            assert result.returncode == 0, (command, result.stderr)
+            reports.append(_comparable(json.loads(result.stdout)))
+        assert reports[0] == reports[1], command
+    predicted = cli("predict", model, packed)
+    assert predicted.returncode == 0 and predicted.stdout == "1\n1\n-1\n-1\n"
+    piped = subprocess.run([sys.executable, "-m", "halfspaces", "predict", str(model),
+                            "/dev/stdin"], input=packed.read_bytes(), capture_output=True,
+                           timeout=120)
+    assert piped.returncode == 0 and piped.stdout == b"1\n1\n-1\n-1\n", piped.stderr
 
 
 def test_an_object_array_npz_names_the_file(tmp_path):
