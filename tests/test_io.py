@@ -159,6 +159,23 @@ def test_csv_errors_name_file_line_problem(tmp_path, text, problem):
         read(path)
 
 
+def test_text_that_is_not_utf8_is_an_error_not_a_merged_label(tmp_path):
+    labels = ["\u00e9", "\u00e8", "z"]  # Latin-1 bytes 0xe9, 0xe8: two classes, not one
+    rows = "".join(f"{label},{i}\n" for i, label in enumerate(labels))
+    (tmp_path / "utf8.csv").write_text("label,a\n" + rows, encoding="utf-8")
+    assert read(tmp_path / "utf8.csv")[1].tolist() == labels  # Python's own decoding
+    path = tmp_path / "latin.csv"
+    path.write_text("label,a\n" + rows, encoding="latin-1")
+    for reader in (lambda: read(path), lambda: scan(path, chunk_size=1),
+                   lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError, match=r"latin\.csv, line 2: byte 0xe9 at column 1 "
+                                                "is not UTF-8"):
+            reader()
+    path.write_bytes(b"label,caf\xc3\xa9 \xff\n1,2\n")  # the column counts characters
+    with pytest.raises(DataFileError, match=r"line 1: byte 0xff at column 12 is not UTF-8"):
+        read(path)
+
+
 def test_missing_file_and_missing_column(tmp_path):
     with pytest.raises(DataFileError, match="No such file"):
         read(tmp_path / "none.svm")

@@ -186,10 +186,10 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     """
     if detect_format(path, format) != "csv":
         return None
-    _, first = _header(path)
+    number, first = _header(path)
     if first is None:
         return None
-    layout = tabular.text_layout(path, first, label_column)
+    layout = tabular.text_layout(path, first, label_column, line=number)
     if not layout.header or len(set(layout.names)) < layout.n_columns:
         return None  # without unique names, columns can only be matched by position
     return [layout.names[c] for c in layout.feature_columns]
@@ -432,7 +432,7 @@ def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feat
     header_number, first = _header(path)
     if first is None:
         return
-    layout = tabular.text_layout(path, first, label_column)
+    layout = tabular.text_layout(path, first, label_column, line=header_number)
     if feature_names is not None and layout.header:
         layout = tabular.match_columns(path, layout, feature_names)
     elif _unlabelled(layout.n_columns, n_features, label_column):

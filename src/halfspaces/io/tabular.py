@@ -24,8 +24,8 @@ from halfspaces.io._source import raw_source
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["NOT_A_LABEL", "TextLayout", "label_values", "match_columns", "parse_rows",
-           "read_numpy", "read_parquet", "text_layout"]
+__all__ = ["NOT_A_LABEL", "TextLayout", "decoded", "label_values", "match_columns",
+           "parse_rows", "read_numpy", "read_parquet", "text_layout"]
 
 LABEL_NAMES = ("label", "target", "class", "y")
 """Header names taken as the label column when none is given (case-insensitive)."""
@@ -84,8 +84,9 @@ def _listed(names: Sequence[str]) -> str:
 
 
 def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str | None,
-                header: bool | None = None) -> TextLayout:
-    """The delimiter, header and label column of a CSV/TSV file whose first line is `first`.
+                header: bool | None = None, line: int | None = None) -> TextLayout:
+    """The delimiter, header and label column of a CSV/TSV file whose first line is `first`
+    (line number `line`, for the errors).
 
     The delimiter comes from the extension (.csv: comma, .tsv/.tab: tab), else from the
     first line (tab, comma, semicolon, else whitespace). The first line is a header if a
@@ -93,7 +94,7 @@ def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str |
     or an index, negative counting from the end), else a header column named one of
     :data:`LABEL_NAMES`, else the first column.
     """
-    text = first.decode("utf-8", "replace").strip("\r\n")
+    text = decoded(path, [first], [line])[0].strip("\r\n")
     delimiter = _delimiter(Path(path), text)
     fields = [f.strip() for f in (text.split(delimiter) if delimiter else text.split())]
     n = len(fields)
@@ -149,7 +150,7 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
 
     `numbers` holds the line number of each line, for the errors.
     """
-    text = [line.decode("utf-8", "replace") for line in lines]
+    text = decoded(path, lines, numbers)
     try:
         X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
                        usecols=layout.feature_columns, comments=None)
@@ -163,6 +164,22 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     if not np.isfinite(X).all() or (raw is not None and y is None):
         raise _locate_text(path, text, numbers, layout, classes, None)
     return X, y
+
+
+def decoded(path, lines: Sequence[bytes], numbers: Sequence[int | None]) -> list[str]:
+    """`lines` as UTF-8 text. A byte that is not UTF-8 is an error naming its line and
+    column: replacing it (with U+FFFD) would merge different labels or header names, such
+    as Latin-1's é and è, into one, and guessing another encoding could misread them."""
+    text = []
+    for number, line in zip(numbers, lines, strict=True):
+        try:
+            text.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            column = len(line[:exc.start].decode("utf-8")) + 1  # valid up to the bad byte
+            raise DataFileError(path, f"byte 0x{line[exc.start]:02x} at column {column} is "
+                                      "not UTF-8; save the file as UTF-8", line=number) \
+                from None
+    return text
 
 
 def label_values(raw: NDArray, classes=None) -> NDArray | None:
