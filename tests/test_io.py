@@ -149,6 +149,7 @@ def test_index_beyond_n_features_and_zero_in_one_based(tmp_path):
 @pytest.mark.parametrize("text, problem", [
     ("a,b,label\n1,2,1\n1,x,0\n", "line 3: column 'b': 'x' is not a number"),
     ("a,b,label\n1,2,1\n1,2\n", "line 3: 2 fields where the first line has 3"),
+    ("a,b,label\n1,2,1\n1,2,0,7,8\n", "line 3: 5 fields where the first line has 3"),
     ("a,b,label\n1,2,1\n1,inf,0\n", "line 3: column 'b': 'inf'; NaN and infinity"),
     ("a,b,label\n1,2,1\n\n1,2,nan\n", "line 4: label is 'nan'"),
 ])
@@ -157,6 +158,19 @@ def test_csv_errors_name_file_line_problem(tmp_path, text, problem):
     path.write_text(text)
     with pytest.raises(DataFileError, match=problem):
         read(path)
+    with pytest.raises(DataFileError, match=problem):
+        list(iter_chunks(path, chunk_size=1))
+
+
+def test_a_row_short_of_an_unread_column_or_too_wide_is_an_error(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label,note\n1,2,1,x\n3,4,-1\n")
+    with pytest.raises(DataFileError, match="line 3: 3 fields where the first line has 4"):
+        read(path, feature_names=["a", "b"])  # "note" is read by no one
+    spaced = tmp_path / "d.txt"  # fields apart by white space
+    spaced.write_text("1 2 1\n\n-1 2 0 7\n")
+    with pytest.raises(DataFileError, match="line 3: 4 fields where the first line has 3"):
+        read(spaced)
 
 
 def test_text_that_is_not_utf8_is_an_error_not_a_merged_label(tmp_path):

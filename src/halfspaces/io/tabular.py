@@ -151,6 +151,8 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     `numbers` holds the line number of each line, for the errors.
     """
     text = decoded(path, lines, numbers)
+    if not _full_width(text, layout):
+        raise _locate_text(path, text, numbers, layout, classes, None)
     try:
         X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
                        usecols=layout.feature_columns, comments=None)
@@ -180,6 +182,17 @@ def decoded(path, lines: Sequence[bytes], numbers: Sequence[int | None]) -> list
                                       "not UTF-8; save the file as UTF-8", line=number) \
                 from None
     return text
+
+
+def _full_width(text: list[str], layout: TextLayout) -> bool:
+    """Whether every line has as many fields as the first line. Checked apart from
+    :func:`numpy.loadtxt`: given `usecols` it ignores the fields beyond them, and a row
+    missing only columns it does not use, so a row with more fields (or one short of a column
+    not read) would be cut silently."""
+    if layout.delimiter is None:
+        return all(len(line.split()) == layout.n_columns for line in text)
+    separators = layout.n_columns - 1
+    return all(line.count(layout.delimiter) == separators for line in text)
 
 
 def label_values(raw: NDArray, classes=None) -> NDArray | None:
