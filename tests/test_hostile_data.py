@@ -14,6 +14,7 @@ import bz2
 import dataclasses
 import errno
 import gzip
+import io
 import json
 import lzma
 import os
@@ -21,6 +22,7 @@ import stat
 import subprocess
 import sys
 import threading
+import zipfile
 
 import numpy as np
 import pytest
@@ -38,6 +40,7 @@ from halfspaces.io import (
     safe_write,
     scan,
 )
+from halfspaces.io import _npfiles as npfiles
 from halfspaces.io import svmlight as svmlight_module
 
 SVM = "1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n"
@@ -429,6 +432,99 @@ def test_an_object_array_npz_names_the_file(tmp_path):
     np.savez(path, X=np.array([[1.0], [2.0]], dtype=object), y=np.array([1, -1]))
     with pytest.raises(DataFileError, match=r"o\.npz: "):
         read(path)
+
+
+def _npy_bytes(array) -> bytes:
+    handle = io.BytesIO()
+    np.save(handle, array)
+    return handle.getvalue()
+
+
+def _npz_bytes(**arrays) -> bytes:
+    handle = io.BytesIO()
+    np.savez(handle, **arrays)
+    return handle.getvalue()
+
+
+def _lying_npz() -> bytes:
+    """An .npz whose X header declares shape (10**11, 3), 2.4 TB, over 48 bytes of data."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": (10**11, 3)})
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as members:
+        members.writestr("X.npy", header.getvalue() + bytes(48))
+        members.writestr("y.npy", _npy_bytes(np.array([1.0, -1.0])))
+    return archive.getvalue()
+
+
+GOOD_NPZ = _npz_bytes(X=np.eye(2), y=np.array([1, -1]))
+MALFORMED_NUMPY = {
+    "cut.npz": (GOOD_NPZ[:-30], "a damaged .npz file"),
+    "text.npz": (b"X,y\n1,2\n", "not a NumPy .npy or .npz file"),
+    "packed.npy": (gzip.compress(_npy_bytes(np.eye(2))), "a gzip-compressed file"),
+    "cut.npy": (_npy_bytes(np.eye(3))[:-8], "declares shape (3, 3) of float64 (72 bytes) but "
+                                            "64 bytes follow it"),
+    "huge.npz": (_lying_npz(), "array 'X': its header declares shape (100000000000, 3)"),
+    "y0d.npz": (_npz_bytes(X=np.ones((1, 2)), y=np.float64(1)), "array 'y' has shape ()"),
+    "x1d.npz": (_npz_bytes(X=np.ones(4), y=np.array([1, -1, 1, -1])),
+                "array 'X' has shape (4,), not (samples, features)"),
+    "x3d.npz": (_npz_bytes(X=np.ones((2, 2, 2)), y=np.array([1, -1])),
+                "array 'X' has shape (2, 2, 2)"),
+    "len.npz": (_npz_bytes(X=np.ones((4, 2)), y=np.array([1, -1])),
+                "array 'y' holds 2 labels for the 4 rows of array 'X'"),
+    "nox.npz": (_npz_bytes(features=np.ones((2, 2)), y=np.array([1, -1])),
+                "needs arrays 'X' and 'y' (it has features, y)"),
+    "strx.npz": (_npz_bytes(X=np.array([["1", "2"], ["3", "x"]]), y=np.array([1, -1])),
+                 "array 'X', row 1: 'x' is not a number"),
+    "complex.npz": (_npz_bytes(X=np.ones((2, 2)) * 1j, y=np.array([1, -1])),
+                    "array 'X' holds complex128, not numbers"),
+    "struct.npy": (_npy_bytes(np.zeros((4, 2), dtype=[("a", "f8"), ("b", "i4")])),
+                   "its array holds [('a', '<f8'), ('b', '<i4')], not numbers"),
+    "strs.npy": (_npy_bytes(np.array([["1", "2"], ["-1", "b"]])),
+                 "features, row 1: 'b' is not a number"),
+    "dates.npy": (_npy_bytes(np.zeros((2, 2), dtype="datetime64[s]")),
+                  "its array holds datetime64[s], not numbers"),
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED_NUMPY)
+def test_a_malformed_numpy_file_is_one_line_naming_it(tmp_path, cli, name):
+    content, problem = MALFORMED_NUMPY[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    for reader in (lambda: read(path), lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError) as info:
+            reader()
+        assert str(info.value).startswith(f"{path}: ") and problem in str(info.value)
+    result = cli("fit", path)
+    assert result.returncode == 1 and problem in result.stderr, result.stderr
+    assert "internal error" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_an_npz_beyond_the_memory_budget_is_refused_before_reading(tmp_path, monkeypatch):
+    path = tmp_path / "big.npz"
+    np.savez_compressed(path, X=np.zeros((1000, 100)), y=np.ones(1000))  # 800 kB in 1 kB
+    monkeypatch.setattr(npfiles, "memory_budget", lambda: 100_000)
+    with pytest.raises(DataFileError, match=r"big\.npz: its arrays take 0\.0 GiB, more than "
+                                            "half of this machine's memory"):
+        read(path)
+
+
+def test_numpy_files_through_a_fifo_and_with_text_labels_read_as_the_csv(tmp_path):
+    (tmp_path / "t.csv").write_text("label,a,b\nyes,1,2\nno,-1,0.5\n")
+    X, y = read(tmp_path / "t.csv")
+    table = np.array([["yes", "1", "2"], ["no", "-1", "0.5"]])  # text, as np.save keeps it
+    contents = {"t.npy": _npy_bytes(table), "t.npz": _npz_bytes(X=X, y=y)}
+    for name, content in contents.items():
+        (tmp_path / name).write_bytes(content)
+        fifo = tmp_path / f"fifo_{name}"
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=fifo.write_bytes, args=(content,), daemon=True)
+        writer.start()
+        for got in (read(tmp_path / name), read(fifo)):
+            assert np.array_equal(got[0], X) and got[1].tolist() == y.tolist(), name
+        writer.join(5)
 
 
 def test_the_streaming_report_counts_its_epochs(files, cli):

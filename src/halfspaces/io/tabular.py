@@ -11,13 +11,13 @@ import dataclasses
 import math
 import os
 import re
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from halfspaces.io import _npfiles
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
 
@@ -354,44 +354,91 @@ def _checked_xy(path, X: NDArray, y: NDArray, start: int):
 def read_numpy(path: str | os.PathLike, label_column: int | None = None,
                mmap: bool = False):
     """(X, y) from ``.npz`` (arrays ``X`` and ``y``) or ``.npy`` (one 2-D array with a label
-    column, the first unless `label_column` says otherwise). Never unpickles.
+    column, the first unless `label_column` says otherwise). Never unpickles, and checks
+    every array's header against the file before allocating (:mod:`halfspaces.io._npfiles`).
 
     With `mmap` a ``.npy`` file is returned memory-mapped, as (array, label index), for
     :func:`iter_chunks` to slice.
     """
     source = raw_source(path)
-    try:
-        data = np.load(source, allow_pickle=False,
-                       mmap_mode="r" if mmap and isinstance(source, str) and
-                       source.endswith(".npy") else None)
-    except (OSError, ValueError, EOFError) as exc:
-        raise DataFileError(path, f"not a readable NumPy file ({exc})") from None
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            return _npz_xy(path, data)
+    if _npfiles.is_archive(path, source):
+        if mmap:  # the caller slices an .npy array: an archive would be misread
+            raise DataFileError(path, "an .npz archive, not an .npy file: name it .npz or "
+                                      "give the format npz")
+        return _npz_xy(path, _npfiles.load_npz(path, source, ("X", "y")))
+    data = _npfiles.load_npy(path, source)
     if data.ndim != 2 or data.shape[1] < 1:
         raise DataFileError(path, f"an .npy data file must hold a 2-D array, not shape "
                                   f"{data.shape}")
+    _check_kind(path, data, "its array", _NUMBERS + "US")
     label = _label_index(path, label_column, None, data.shape[1])
     if mmap:
         return data, label
     return split_label(path, data, label, 0)
 
 
-def _npz_xy(path, data):
-    if not {"X", "y"} <= set(data.files):
-        raise DataFileError(path, f"an .npz data file needs arrays 'X' and 'y' (it "
-                                  f"has {', '.join(data.files) or 'none'})")
-    try:  # an object array (it would need unpickling), a damaged member, a non-number
-        X, y = np.asarray(data["X"], dtype=np.float64), _plain_labels(data["y"])
-    except (OSError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as exc:
-        raise DataFileError(path, f"not a readable .npz data file ({exc})") from None
-    return _checked_xy(path, np.atleast_2d(X), y, 0)
+_NUMBERS = "biuf"  # dtype kinds read as float64; complex, dates and records are refused
+
+
+def _check_kind(path, array: NDArray, what: str, kinds: str) -> None:
+    if array.dtype.kind not in kinds:
+        raise DataFileError(path, f"{what} holds {array.dtype}, not numbers"
+                                  + (" or text labels" if "U" in kinds else ""))
+
+
+def _npz_xy(path, arrays: dict):
+    X, y = arrays["X"], arrays["y"]
+    if X.ndim != 2:
+        raise DataFileError(path, f"array 'X' has shape {X.shape}, not (samples, features); "
+                                  "save X.reshape(-1, 1) for a single feature")
+    if y.ndim != 1:
+        raise DataFileError(path, f"array 'y' has shape {y.shape}, not one label per sample")
+    if len(y) != X.shape[0]:
+        raise DataFileError(path, f"array 'y' holds {len(y)} labels for the {X.shape[0]} "
+                                  "rows of array 'X'")
+    _check_kind(path, X, "array 'X'", _NUMBERS + "US")
+    _check_kind(path, y, "array 'y'", _NUMBERS + "US")
+    X = _as_numbers(path, X, "array 'X'")
+    try:  # bytes labels that are not ASCII
+        labels = _plain_labels(y)
+    except ValueError as exc:
+        raise DataFileError(path, f"array 'y': {exc}") from None
+    return _checked_xy(path, X, labels, 0)
+
+
+def _as_numbers(path, array: NDArray, what: str, start: int = 0) -> NDArray:
+    """`array` (2-D, its first row being row `start` of the file) as float64; a text value
+    that is not a number is an error naming `what`, the row (from 0) and the value."""
+    try:
+        return np.asarray(array, dtype=np.float64)
+    except ValueError:
+        pass
+    for row, values in enumerate(array.tolist()):
+        bad = next((v for v in values if not _is_number(_text(v))), None)
+        if bad is not None:
+            raise DataFileError(path, f"{what}, row {start + row}: "
+                                      f"{_shorten(_text(bad))!r} is not a number")
+    raise DataFileError(path, f"{what}: a value is not a number")  # float() and NumPy differ
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
 
 
 def split_label(path, block: NDArray, label: int | None, start: int):
     """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels)."""
     if label is None:
-        return _checked_xy(path, np.asarray(block, dtype=np.float64), None, start)
-    X = np.delete(np.asarray(block, dtype=np.float64), label, axis=1)
-    return _checked_xy(path, X, _plain_labels(np.asarray(block[:, label])), start)
+        return _checked_xy(path, _as_numbers(path, block, "features", start), None, start)
+    X = _as_numbers(path, np.delete(block, label, axis=1), "features", start)
+    return _checked_xy(path, X, _block_labels(np.asarray(block[:, label])), start)
+
+
+def _block_labels(y: NDArray) -> NDArray:
+    """Labels of an .npy column: numbers as float64, and a text array's labels as float64
+    too where all of them are numbers (as a CSV file's), else as text."""
+    if y.dtype.kind not in "US":
+        return _plain_labels(y)
+    try:
+        return y.astype(np.float64)
+    except ValueError:
+        return y.astype(str)
