@@ -107,6 +107,41 @@ def test_scan_finds_sizes_labels_and_base(tmp_path, problem):
     assert info.classes.tolist() == [-1.0, 1.0]
 
 
+MIXED_LABELS = ["1", "yes", "-1", "+1", "no", "1"]  # numbers in some chunks, text in others
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npy"])
+def test_scan_finds_the_whole_reads_classes_whatever_the_chunks(tmp_path, fmt):
+    path = tmp_path / f"d.{fmt}"
+    rows = [[label, str(i)] for i, label in enumerate(MIXED_LABELS)]
+    if fmt == "csv":
+        path.write_text("label,a\n" + "".join(f"{a},{b}\n" for a, b in rows))
+    else:
+        np.save(path, np.array(rows))
+    whole = read(path)[1]
+    assert whole.tolist() == MIXED_LABELS  # read whole, no label is a number
+    for chunk_size in range(1, len(rows) + 1):
+        info = scan(path, chunk_size=chunk_size)
+        assert info.classes.tolist() == np.unique(whole).tolist(), chunk_size
+        labels = [y for _, y in iter_chunks(path, chunk_size, classes=info.classes)]
+        assert np.concatenate(labels).tolist() == MIXED_LABELS, chunk_size
+
+
+@pytest.mark.parametrize("name, content", [("one.csv", b"label\n1\n-1\n"),
+                                           ("one.csv", b"1\n-1\n"), ("one.npy", None)])
+def test_a_file_with_a_label_and_no_features_is_an_error(tmp_path, name, content):
+    path = tmp_path / name
+    if content is None:
+        np.save(path, np.array([[1.0], [-1.0]]))
+    else:
+        path.write_bytes(content)
+    for reader in (lambda: read(path), lambda: scan(path, chunk_size=1),
+                   lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError, match="no feature columns: its only column is the "
+                                                "label"):
+            reader()
+
+
 @pytest.mark.parametrize("line, problem", [
     ("1 1:0.5 2:x", "value 'x' of feature 2 is not a number"),
     ("1 2:0.5 1:1", "feature index 1 is out of order"),

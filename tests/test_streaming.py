@@ -101,6 +101,18 @@ def test_model_without_partial_fit_is_refused(stream_file):
         fit_stream(halfspaces.MaxMarginClassifier(), stream_file)
 
 
+def test_a_stream_with_numbers_and_text_as_labels_learns_the_whole_reads_classes(tmp_path):
+    path = tmp_path / "mixed.csv"
+    path.write_text("label,a\n1,1\nyes,2\n-1,3\nyes,4\n")
+    X, y = halfspaces.io.read(path)
+    reference = halfspaces.AveragedPerceptron()
+    for i in range(len(y)):  # partial_fit on the whole read's rows, one chunk at a time
+        reference.partial_fit(X[i:i + 1], y[i:i + 1], classes=np.unique(y))
+    streamed = fit_stream(halfspaces.AveragedPerceptron(), path, chunk_size=1).model
+    assert streamed.classes_.tolist() == reference.classes_.tolist() == ["-1", "1", "yes"]
+    assert np.array_equal(streamed.coef_, reference.coef_)
+
+
 def cli(*args):
     env = {k: v for k, v in os.environ.items() if k != "HALFSPACES_DEBUG"}
     return [sys.executable, "-m", "halfspaces", *args], env

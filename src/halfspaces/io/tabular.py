@@ -145,10 +145,11 @@ def _is_number(field: str) -> bool:
 
 
 def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLayout,
-               classes=None) -> tuple[NDArray[np.float64], NDArray]:
+               classes=None, *, text_labels: bool = False) -> tuple[NDArray[np.float64], NDArray]:
     """Parse data lines of `path` (without header, blank or ``#`` lines) into (X, y).
 
-    `numbers` holds the line number of each line, for the errors.
+    `numbers` holds the line number of each line, for the errors. With `text_labels` the
+    labels stay text even where they are numbers (see :func:`label_values`).
     """
     text = decoded(path, lines, numbers)
     if not _full_width(text, layout):
@@ -162,7 +163,7 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     except (ValueError, IndexError) as exc:
         raise _locate_text(path, text, numbers, layout, classes, exc) from None
     X = X.reshape(len(text), len(layout.feature_columns))
-    y = None if raw is None else label_values(np.atleast_1d(raw), classes)
+    y = None if raw is None else label_values(np.atleast_1d(raw), classes, text=text_labels)
     if not np.isfinite(X).all() or (raw is not None and y is None):
         raise _locate_text(path, text, numbers, layout, classes, None)
     return X, y
@@ -195,12 +196,13 @@ def _full_width(text: list[str], layout: TextLayout) -> bool:
     return all(line.count(layout.delimiter) == separators for line in text)
 
 
-def label_values(raw: NDArray, classes=None) -> NDArray | None:
-    """Labels as float64 when all are numbers (str otherwise); None if one is not allowed."""
+def label_values(raw: NDArray, classes=None, text: bool = False) -> NDArray | None:
+    """Labels as float64 when all are numbers (str otherwise, or always with `text`); None
+    if one is not allowed."""
     raw = np.char.strip(raw.astype(str))
     kind = None if classes is None else np.asarray(classes).dtype.kind
     try:
-        y = raw.astype(np.float64) if kind in (None, "f", "i", "u") else raw
+        y = raw.astype(np.float64) if not text and kind in (None, "f", "i", "u") else raw
     except ValueError:
         if kind is not None:
             return None
@@ -425,18 +427,21 @@ def _text(value) -> str:
     return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
 
 
-def split_label(path, block: NDArray, label: int | None, start: int):
-    """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels)."""
+def split_label(path, block: NDArray, label: int | None, start: int, *,
+                text_labels: bool = False):
+    """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels);
+    with `text_labels`, a text array's labels stay text even where they are numbers."""
     if label is None:
         return _checked_xy(path, _as_numbers(path, block, "features", start), None, start)
     X = _as_numbers(path, np.delete(block, label, axis=1), "features", start)
-    return _checked_xy(path, X, _block_labels(np.asarray(block[:, label])), start)
+    y = _block_labels(np.asarray(block[:, label]), text_labels)
+    return _checked_xy(path, X, y, start)
 
 
-def _block_labels(y: NDArray) -> NDArray:
+def _block_labels(y: NDArray, text: bool = False) -> NDArray:
     """Labels of an .npy column: numbers as float64, and a text array's labels as float64
-    too where all of them are numbers (as a CSV file's), else as text."""
-    if y.dtype.kind not in "US":
+    too where all of them are numbers (as a CSV file's) unless `text`, else as text."""
+    if y.dtype.kind not in "US" or text:
         return _plain_labels(y)
     try:
         return y.astype(np.float64)
