@@ -41,6 +41,7 @@ from halfspaces.io import (
     scan,
 )
 from halfspaces.io import _npfiles as npfiles
+from halfspaces.io import model as model_module
 from halfspaces.io import svmlight as svmlight_module
 
 SVM = "1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n"
@@ -294,6 +295,43 @@ def test_piped_input_is_read_once_and_whole(files):
     assert nothing.returncode == 1 and "no samples" in nothing.stderr
     evaluated = run_cli("evaluate", str(files / "m.hs"), "/dev/stdin", "--json", stdin=SVM)
     assert json.loads(evaluated.stdout)["n_samples"] == 4
+
+
+def _pipe_path(content: bytes) -> str:
+    """A /dev/fd path to a pipe that a thread fills with `content` (what ``<(cat f)`` gives)."""
+    read_end, write_end = os.pipe()
+
+    def write():
+        with open(write_end, "wb") as handle:
+            try:
+                handle.write(content)
+            except BrokenPipeError:  # the reader stopped early
+                pass
+
+    threading.Thread(target=write, daemon=True).start()
+    return f"/dev/fd/{read_end}"
+
+
+def test_a_model_can_come_through_a_pipe(files, monkeypatch):
+    content = (files / "m.hs").read_bytes()
+    direct = halfspaces.load(files / "m.hs")
+    path = _pipe_path(content)
+    try:
+        piped = halfspaces.load(path)
+    finally:
+        os.close(int(path.rsplit("/", 1)[1]))
+    assert np.array_equal(piped.coef_, direct.coef_) and piped.classes_.tolist() == [-1, 1]
+    result = subprocess.run([sys.executable, "-m", "halfspaces", "predict", "/dev/stdin",
+                             str(files / "t.svm")], input=content, capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout == b"1\n1\n-1\n-1\n", result.stderr
+    monkeypatch.setattr(model_module, "memory_budget", lambda: len(content) - 1)
+    path = _pipe_path(content)
+    try:
+        with pytest.raises(halfspaces.io.model.ModelFileError, match="larger than half"):
+            halfspaces.load(path)
+    finally:
+        os.close(int(path.rsplit("/", 1)[1]))
 
 
 def test_a_fifo_is_read_like_the_file(tmp_path):
