@@ -18,6 +18,7 @@ import io
 import json
 import lzma
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -259,6 +260,44 @@ def test_a_failed_write_names_the_file_not_a_temporary_one(tmp_path):
     assert str(info.value).startswith(f"{path}: ") and ".tmp" not in str(info.value)
     assert "No space left" in str(info.value)
     assert path.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["m.hs"]
+
+
+HELD_SAVE = """
+import sys, time
+import numpy as np
+from halfspaces.cli import run
+
+savez = np.savez
+
+def held(handle, **arrays):  # write the model, then hold its temporary file open
+    savez(handle, **arrays)
+    print("writing", flush=True)
+    time.sleep(600)
+
+np.savez = held
+sys.argv = ["halfspaces", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_signal_during_a_save_leaves_the_old_file_and_no_temporary(files, signum):
+    model = files / "m.hs"
+    old = model.read_bytes()
+    process = subprocess.Popen([sys.executable, "-c", HELD_SAVE, "fit", str(files / "t.svm"),
+                                "--model", "perceptron", "--out", str(model)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "writing\n", process.stderr.read()
+        assert any(name.endswith(".tmp") for name in os.listdir(files))  # caught in the act
+        process.send_signal(signum)
+        process.wait(timeout=120)  # a guard: it ends at once
+    finally:
+        process.kill()
+        process.communicate()
+    assert process.returncode == -signum  # ended by the signal, as the parent expects
+    assert model.read_bytes() == old
+    assert not [name for name in os.listdir(files) if name.endswith(".tmp")]
 
 
 def test_check_output_refuses_by_inode_and_accepts_new_files(tmp_path):
