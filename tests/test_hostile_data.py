@@ -10,15 +10,20 @@ Every file is written inside pytest's ``tmp_path``.
 
 from __future__ import annotations
 
+import bz2
 import dataclasses
 import errno
 import gzip
+import io
 import json
+import lzma
 import os
+import signal
 import stat
 import subprocess
 import sys
 import threading
+import zipfile
 
 import numpy as np
 import pytest
@@ -36,6 +41,8 @@ from halfspaces.io import (
     safe_write,
     scan,
 )
+from halfspaces.io import _npfiles as npfiles
+from halfspaces.io import model as model_module
 from halfspaces.io import svmlight as svmlight_module
 
 SVM = "1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n"
@@ -255,6 +262,44 @@ def test_a_failed_write_names_the_file_not_a_temporary_one(tmp_path):
     assert path.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["m.hs"]
 
 
+HELD_SAVE = """
+import sys, time
+import numpy as np
+from halfspaces.cli import run
+
+savez = np.savez
+
+def held(handle, **arrays):  # write the model, then hold its temporary file open
+    savez(handle, **arrays)
+    print("writing", flush=True)
+    time.sleep(600)
+
+np.savez = held
+sys.argv = ["halfspaces", *sys.argv[1:]]
+run()
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_signal_during_a_save_leaves_the_old_file_and_no_temporary(files, signum):
+    model = files / "m.hs"
+    old = model.read_bytes()
+    process = subprocess.Popen([sys.executable, "-c", HELD_SAVE, "fit", str(files / "t.svm"),
+                                "--model", "perceptron", "--out", str(model)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline() == "writing\n", process.stderr.read()
+        assert any(name.endswith(".tmp") for name in os.listdir(files))  # caught in the act
+        process.send_signal(signum)
+        process.wait(timeout=120)  # a guard: it ends at once
+    finally:
+        process.kill()
+        process.communicate()
+    assert process.returncode == -signum  # ended by the signal, as the parent expects
+    assert model.read_bytes() == old
+    assert not [name for name in os.listdir(files) if name.endswith(".tmp")]
+
+
 def test_check_output_refuses_by_inode_and_accepts_new_files(tmp_path):
     (tmp_path / "d.svm").write_text(SVM)
     check_output(tmp_path / "new.hs", [tmp_path / "d.svm", None, tmp_path / "absent"])
@@ -289,6 +334,43 @@ def test_piped_input_is_read_once_and_whole(files):
     assert nothing.returncode == 1 and "no samples" in nothing.stderr
     evaluated = run_cli("evaluate", str(files / "m.hs"), "/dev/stdin", "--json", stdin=SVM)
     assert json.loads(evaluated.stdout)["n_samples"] == 4
+
+
+def _pipe_path(content: bytes) -> str:
+    """A /dev/fd path to a pipe that a thread fills with `content` (what ``<(cat f)`` gives)."""
+    read_end, write_end = os.pipe()
+
+    def write():
+        with open(write_end, "wb") as handle:
+            try:
+                handle.write(content)
+            except BrokenPipeError:  # the reader stopped early
+                pass
+
+    threading.Thread(target=write, daemon=True).start()
+    return f"/dev/fd/{read_end}"
+
+
+def test_a_model_can_come_through_a_pipe(files, monkeypatch):
+    content = (files / "m.hs").read_bytes()
+    direct = halfspaces.load(files / "m.hs")
+    path = _pipe_path(content)
+    try:
+        piped = halfspaces.load(path)
+    finally:
+        os.close(int(path.rsplit("/", 1)[1]))
+    assert np.array_equal(piped.coef_, direct.coef_) and piped.classes_.tolist() == [-1, 1]
+    result = subprocess.run([sys.executable, "-m", "halfspaces", "predict", "/dev/stdin",
+                             str(files / "t.svm")], input=content, capture_output=True,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout == b"1\n1\n-1\n-1\n", result.stderr
+    monkeypatch.setattr(model_module, "memory_budget", lambda: len(content) - 1)
+    path = _pipe_path(content)
+    try:
+        with pytest.raises(halfspaces.io.model.ModelFileError, match="larger than half"):
+            halfspaces.load(path)
+    finally:
+        os.close(int(path.rsplit("/", 1)[1]))
 
 
 def test_a_fifo_is_read_like_the_file(tmp_path):
@@ -375,15 +457,51 @@ def test_the_cli_refuses_a_huge_index_by_name(tmp_path, monkeypatch, cli):
 
 # 17. compressed files, object arrays, the streaming report's epochs ------------------------
 
-def test_a_compressed_file_is_read_whatever_its_name(tmp_path):
-    (tmp_path / "plain.svm").write_text(SVM)
-    (tmp_path / "packed.svm").write_bytes(gzip.compress(SVM.encode()))
-    plain, packed = read(tmp_path / "plain.svm"), read(tmp_path / "packed.svm")
-    assert np.array_equal(plain[0].toarray(), packed[0].toarray())
-    assert np.array_equal(plain[1], packed[1])
-    (tmp_path / "cut.svm").write_bytes(gzip.compress(SVM.encode() * 50)[:-20])
-    with pytest.raises(DataFileError, match=r"cut\.svm: a damaged gzip file"):
+COMPRESSORS = {"gzip": gzip.compress, "bzip2": bz2.compress, "xz": lzma.compress}
+
+
+@pytest.mark.parametrize("kind", COMPRESSORS)
+def test_a_compressed_file_is_read_whatever_its_name(tmp_path, kind):
+    compress = COMPRESSORS[kind]
+    for name, text in (("d.svm", SVM), ("d.csv", CSV)):
+        (tmp_path / name).write_text(text)
+        (tmp_path / f"packed_{name}").write_bytes(compress(text.encode()))
+        plain, packed = read(tmp_path / name), read(tmp_path / f"packed_{name}")
+        dense = [x.toarray() if hasattr(x, "toarray") else x for x in (plain[0], packed[0])]
+        assert np.array_equal(*dense) and np.array_equal(plain[1], packed[1]), name
+        chunks = list(iter_chunks(tmp_path / f"packed_{name}", chunk_size=3))
+        assert np.array_equal(np.concatenate([y for _, y in chunks]), plain[1]), name
+    (tmp_path / "cut.svm").write_bytes(compress(SVM.encode() * 50)[:-20])
+    with pytest.raises(DataFileError, match=rf"cut\.svm: a damaged {kind} file"):
         read(tmp_path / "cut.svm")
+
+
+def _comparable(report: dict) -> dict:
+    """A JSON report without what differs between two runs on the same data: the file's
+    name and the times."""
+    return {k: v for k, v in report.items()
+            if k not in ("dataset", "data", "fit_time_s", "compile_time_s")}
+
+
+@pytest.mark.parametrize("kind", COMPRESSORS)
+def test_every_command_reads_a_compressed_file_as_the_plain_one(files, cli, kind):
+    plain, packed = files / "t.svm", files / "packed.svm"
+    packed.write_bytes(COMPRESSORS[kind](SVM.encode()))
+    model = files / "m.hs"
+    for command in (["fit", "{}"], ["fit", "{}", "--stream", "--chunk-size", "3"],
+                    ["certify", "{}"], ["evaluate", model, "{}"]):
+        reports = []
+        for path in (plain, packed):
+            result = cli(*[path if arg == "{}" else arg for arg in command], "--json")
+            assert result.returncode == 0, (command, result.stderr)
+            reports.append(_comparable(json.loads(result.stdout)))
+        assert reports[0] == reports[1], command
+    predicted = cli("predict", model, packed)
+    assert predicted.returncode == 0 and predicted.stdout == "1\n1\n-1\n-1\n"
+    piped = subprocess.run([sys.executable, "-m", "halfspaces", "predict", str(model),
+                            "/dev/stdin"], input=packed.read_bytes(), capture_output=True,
+                           timeout=120)
+    assert piped.returncode == 0 and piped.stdout == b"1\n1\n-1\n-1\n", piped.stderr
 
 
 def test_an_object_array_npz_names_the_file(tmp_path):
@@ -391,6 +509,99 @@ def test_an_object_array_npz_names_the_file(tmp_path):
     np.savez(path, X=np.array([[1.0], [2.0]], dtype=object), y=np.array([1, -1]))
     with pytest.raises(DataFileError, match=r"o\.npz: "):
         read(path)
+
+
+def _npy_bytes(array) -> bytes:
+    handle = io.BytesIO()
+    np.save(handle, array)
+    return handle.getvalue()
+
+
+def _npz_bytes(**arrays) -> bytes:
+    handle = io.BytesIO()
+    np.savez(handle, **arrays)
+    return handle.getvalue()
+
+
+def _lying_npz() -> bytes:
+    """An .npz whose X header declares shape (10**11, 3), 2.4 TB, over 48 bytes of data."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": (10**11, 3)})
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as members:
+        members.writestr("X.npy", header.getvalue() + bytes(48))
+        members.writestr("y.npy", _npy_bytes(np.array([1.0, -1.0])))
+    return archive.getvalue()
+
+
+GOOD_NPZ = _npz_bytes(X=np.eye(2), y=np.array([1, -1]))
+MALFORMED_NUMPY = {
+    "cut.npz": (GOOD_NPZ[:-30], "a damaged .npz file"),
+    "text.npz": (b"X,y\n1,2\n", "not a NumPy .npy or .npz file"),
+    "packed.npy": (gzip.compress(_npy_bytes(np.eye(2))), "a gzip-compressed file"),
+    "cut.npy": (_npy_bytes(np.eye(3))[:-8], "declares shape (3, 3) of float64 (72 bytes) but "
+                                            "64 bytes follow it"),
+    "huge.npz": (_lying_npz(), "array 'X': its header declares shape (100000000000, 3)"),
+    "y0d.npz": (_npz_bytes(X=np.ones((1, 2)), y=np.float64(1)), "array 'y' has shape ()"),
+    "x1d.npz": (_npz_bytes(X=np.ones(4), y=np.array([1, -1, 1, -1])),
+                "array 'X' has shape (4,), not (samples, features)"),
+    "x3d.npz": (_npz_bytes(X=np.ones((2, 2, 2)), y=np.array([1, -1])),
+                "array 'X' has shape (2, 2, 2)"),
+    "len.npz": (_npz_bytes(X=np.ones((4, 2)), y=np.array([1, -1])),
+                "array 'y' holds 2 labels for the 4 rows of array 'X'"),
+    "nox.npz": (_npz_bytes(features=np.ones((2, 2)), y=np.array([1, -1])),
+                "needs arrays 'X' and 'y' (it has features, y)"),
+    "strx.npz": (_npz_bytes(X=np.array([["1", "2"], ["3", "x"]]), y=np.array([1, -1])),
+                 "array 'X', row 1: 'x' is not a number"),
+    "complex.npz": (_npz_bytes(X=np.ones((2, 2)) * 1j, y=np.array([1, -1])),
+                    "array 'X' holds complex128, not numbers"),
+    "struct.npy": (_npy_bytes(np.zeros((4, 2), dtype=[("a", "f8"), ("b", "i4")])),
+                   "its array holds [('a', '<f8'), ('b', '<i4')], not numbers"),
+    "strs.npy": (_npy_bytes(np.array([["1", "2"], ["-1", "b"]])),
+                 "features, row 1: 'b' is not a number"),
+    "dates.npy": (_npy_bytes(np.zeros((2, 2), dtype="datetime64[s]")),
+                  "its array holds datetime64[s], not numbers"),
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED_NUMPY)
+def test_a_malformed_numpy_file_is_one_line_naming_it(tmp_path, cli, name):
+    content, problem = MALFORMED_NUMPY[name]
+    path = tmp_path / name
+    path.write_bytes(content)
+    for reader in (lambda: read(path), lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError) as info:
+            reader()
+        assert str(info.value).startswith(f"{path}: ") and problem in str(info.value)
+    result = cli("fit", path)
+    assert result.returncode == 1 and problem in result.stderr, result.stderr
+    assert "internal error" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_an_npz_beyond_the_memory_budget_is_refused_before_reading(tmp_path, monkeypatch):
+    path = tmp_path / "big.npz"
+    np.savez_compressed(path, X=np.zeros((1000, 100)), y=np.ones(1000))  # 800 kB in 1 kB
+    monkeypatch.setattr(npfiles, "memory_budget", lambda: 100_000)
+    with pytest.raises(DataFileError, match=r"big\.npz: its arrays take 0\.0 GiB, more than "
+                                            "half of this machine's memory"):
+        read(path)
+
+
+def test_numpy_files_through_a_fifo_and_with_text_labels_read_as_the_csv(tmp_path):
+    (tmp_path / "t.csv").write_text("label,a,b\nyes,1,2\nno,-1,0.5\n")
+    X, y = read(tmp_path / "t.csv")
+    table = np.array([["yes", "1", "2"], ["no", "-1", "0.5"]])  # text, as np.save keeps it
+    contents = {"t.npy": _npy_bytes(table), "t.npz": _npz_bytes(X=X, y=y)}
+    for name, content in contents.items():
+        (tmp_path / name).write_bytes(content)
+        fifo = tmp_path / f"fifo_{name}"
+        os.mkfifo(fifo)
+        writer = threading.Thread(target=fifo.write_bytes, args=(content,), daemon=True)
+        writer.start()
+        for got in (read(tmp_path / name), read(fifo)):
+            assert np.array_equal(got[0], X) and got[1].tolist() == y.tolist(), name
+        writer.join(5)
 
 
 def test_the_streaming_report_counts_its_epochs(files, cli):

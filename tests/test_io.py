@@ -71,7 +71,7 @@ def test_parquet_and_numpy_match(tmp_path, problem):
         assert np.array_equal(X_read, X) and np.array_equal(y_read, y), name
 
 
-@pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "parquet"])
+@pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "npz", "parquet"])
 def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
     if fmt == "parquet":
         pytest.importorskip("pyarrow")
@@ -83,11 +83,14 @@ def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
         pd.DataFrame(X).assign(label=y).to_csv(path, index=False)
     elif fmt == "npy":
         np.save(path, np.column_stack([y, X]))
+    elif fmt == "npz":
+        np.savez(path, X=X, y=y)
     else:
         pd.DataFrame(X, columns=list("abcde")).assign(label=y).to_parquet(path)
     whole_X, whole_y = read(path)
     chunks = list(iter_chunks(path, chunk_size=10))
     assert [len(c[1]) for c in chunks] == [10] * 5 + [7]
+    assert scan(path, chunk_size=10).n_samples == whole_X.shape[0]
     stacked = sp.vstack([c[0] for c in chunks]).toarray() if fmt == "svm" else \
         np.vstack([c[0] for c in chunks])
     dense = whole_X.toarray() if sp.issparse(whole_X) else whole_X
@@ -102,6 +105,41 @@ def test_scan_finds_sizes_labels_and_base(tmp_path, problem):
     info = scan(path, chunk_size=8)
     assert (info.n_samples, info.n_features, info.zero_based) == (57, 5, False)
     assert info.classes.tolist() == [-1.0, 1.0]
+
+
+MIXED_LABELS = ["1", "yes", "-1", "+1", "no", "1"]  # numbers in some chunks, text in others
+
+
+@pytest.mark.parametrize("fmt", ["csv", "npy"])
+def test_scan_finds_the_whole_reads_classes_whatever_the_chunks(tmp_path, fmt):
+    path = tmp_path / f"d.{fmt}"
+    rows = [[label, str(i)] for i, label in enumerate(MIXED_LABELS)]
+    if fmt == "csv":
+        path.write_text("label,a\n" + "".join(f"{a},{b}\n" for a, b in rows))
+    else:
+        np.save(path, np.array(rows))
+    whole = read(path)[1]
+    assert whole.tolist() == MIXED_LABELS  # read whole, no label is a number
+    for chunk_size in range(1, len(rows) + 1):
+        info = scan(path, chunk_size=chunk_size)
+        assert info.classes.tolist() == np.unique(whole).tolist(), chunk_size
+        labels = [y for _, y in iter_chunks(path, chunk_size, classes=info.classes)]
+        assert np.concatenate(labels).tolist() == MIXED_LABELS, chunk_size
+
+
+@pytest.mark.parametrize("name, content", [("one.csv", b"label\n1\n-1\n"),
+                                           ("one.csv", b"1\n-1\n"), ("one.npy", None)])
+def test_a_file_with_a_label_and_no_features_is_an_error(tmp_path, name, content):
+    path = tmp_path / name
+    if content is None:
+        np.save(path, np.array([[1.0], [-1.0]]))
+    else:
+        path.write_bytes(content)
+    for reader in (lambda: read(path), lambda: scan(path, chunk_size=1),
+                   lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError, match="no feature columns: its only column is the "
+                                                "label"):
+            reader()
 
 
 @pytest.mark.parametrize("line, problem", [
@@ -146,6 +184,7 @@ def test_index_beyond_n_features_and_zero_in_one_based(tmp_path):
 @pytest.mark.parametrize("text, problem", [
     ("a,b,label\n1,2,1\n1,x,0\n", "line 3: column 'b': 'x' is not a number"),
     ("a,b,label\n1,2,1\n1,2\n", "line 3: 2 fields where the first line has 3"),
+    ("a,b,label\n1,2,1\n1,2,0,7,8\n", "line 3: 5 fields where the first line has 3"),
     ("a,b,label\n1,2,1\n1,inf,0\n", "line 3: column 'b': 'inf'; NaN and infinity"),
     ("a,b,label\n1,2,1\n\n1,2,nan\n", "line 4: label is 'nan'"),
 ])
@@ -153,6 +192,36 @@ def test_csv_errors_name_file_line_problem(tmp_path, text, problem):
     path = tmp_path / "bad.csv"
     path.write_text(text)
     with pytest.raises(DataFileError, match=problem):
+        read(path)
+    with pytest.raises(DataFileError, match=problem):
+        list(iter_chunks(path, chunk_size=1))
+
+
+def test_a_row_short_of_an_unread_column_or_too_wide_is_an_error(tmp_path):
+    path = tmp_path / "d.csv"
+    path.write_text("a,b,label,note\n1,2,1,x\n3,4,-1\n")
+    with pytest.raises(DataFileError, match="line 3: 3 fields where the first line has 4"):
+        read(path, feature_names=["a", "b"])  # "note" is read by no one
+    spaced = tmp_path / "d.txt"  # fields apart by white space
+    spaced.write_text("1 2 1\n\n-1 2 0 7\n")
+    with pytest.raises(DataFileError, match="line 3: 4 fields where the first line has 3"):
+        read(spaced)
+
+
+def test_text_that_is_not_utf8_is_an_error_not_a_merged_label(tmp_path):
+    labels = ["\u00e9", "\u00e8", "z"]  # Latin-1 bytes 0xe9, 0xe8: two classes, not one
+    rows = "".join(f"{label},{i}\n" for i, label in enumerate(labels))
+    (tmp_path / "utf8.csv").write_text("label,a\n" + rows, encoding="utf-8")
+    assert read(tmp_path / "utf8.csv")[1].tolist() == labels  # Python's own decoding
+    path = tmp_path / "latin.csv"
+    path.write_text("label,a\n" + rows, encoding="latin-1")
+    for reader in (lambda: read(path), lambda: scan(path, chunk_size=1),
+                   lambda: list(iter_chunks(path, chunk_size=1))):
+        with pytest.raises(DataFileError, match=r"latin\.csv, line 2: byte 0xe9 at column 1 "
+                                                "is not UTF-8"):
+            reader()
+    path.write_bytes(b"label,caf\xc3\xa9 \xff\n1,2\n")  # the column counts characters
+    with pytest.raises(DataFileError, match=r"line 1: byte 0xff at column 12 is not UTF-8"):
         read(path)
 
 

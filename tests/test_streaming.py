@@ -13,6 +13,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 
@@ -100,6 +101,18 @@ def test_model_without_partial_fit_is_refused(stream_file):
         fit_stream(halfspaces.MaxMarginClassifier(), stream_file)
 
 
+def test_a_stream_with_numbers_and_text_as_labels_learns_the_whole_reads_classes(tmp_path):
+    path = tmp_path / "mixed.csv"
+    path.write_text("label,a\n1,1\nyes,2\n-1,3\nyes,4\n")
+    X, y = halfspaces.io.read(path)
+    reference = halfspaces.AveragedPerceptron()
+    for i in range(len(y)):  # partial_fit on the whole read's rows, one chunk at a time
+        reference.partial_fit(X[i:i + 1], y[i:i + 1], classes=np.unique(y))
+    streamed = fit_stream(halfspaces.AveragedPerceptron(), path, chunk_size=1).model
+    assert streamed.classes_.tolist() == reference.classes_.tolist() == ["-1", "1", "yes"]
+    assert np.array_equal(streamed.coef_, reference.coef_)
+
+
 def cli(*args):
     env = {k: v for k, v in os.environ.items() if k != "HALFSPACES_DEBUG"}
     return [sys.executable, "-m", "halfspaces", *args], env
@@ -133,6 +146,48 @@ def test_kill_9_mid_run_then_resume(tmp_path):
     assert result.returncode == 0, result.stderr
     assert_same_model(halfspaces.load(tmp_path / "ref.hs"), halfspaces.load(tmp_path / "run.hs"))
     assert json.loads(result.stdout)["n_train"] == 4000
+
+
+def _write_in_background(fifo, content: bytes):
+    """Write `content` to `fifo` from a thread; returns a function that ends the thread
+    (opening the FIFO for reading unblocks a writer whose reader never came)."""
+
+    def write():
+        try:
+            with open(fifo, "wb") as handle:
+                handle.write(content)
+        except OSError:  # the reader went away: the test reports what the command did
+            pass
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+
+    def finish():
+        if thread.is_alive():
+            os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+            thread.join(5)
+
+    return finish
+
+
+def test_streaming_from_a_fifo_reads_it_once(tmp_path, stream_file):
+    fifo = tmp_path / "d.svm"
+    os.mkfifo(fifo)
+    finish = _write_in_background(fifo, stream_file.read_bytes())
+    common = ["--stream", "--chunk-size", "100", "--quiet", "--json"]
+    args, env = cli("fit", str(fifo), *common)
+    try:  # a generous guard: the run takes seconds, a hang would last forever
+        piped = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        pytest.fail("fit --stream on a FIFO did not finish: it opened the FIFO again")
+    finally:
+        finish()
+    assert piped.returncode == 0, piped.stderr
+    args, env = cli("fit", str(stream_file), *common)
+    plain = subprocess.run(args, env=env, capture_output=True, text=True)
+    fields = ("n_train", "n_features", "train_accuracy", "n_updates")
+    assert [json.loads(piped.stdout)[k] for k in fields] == \
+        [json.loads(plain.stdout)[k] for k in fields]
 
 
 def _poll_until_checkpoint(process, checkpoint) -> int:

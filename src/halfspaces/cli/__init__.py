@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from halfspaces._version import __version__
-from halfspaces.cli import _collector, _lazy, _output
+from halfspaces.cli import _collector, _lazy, _output, _signals
 from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli
 from halfspaces.cli.evaluate import evaluate_cli
@@ -90,10 +90,14 @@ def run() -> None:
 
     :func:`main` in a process that ends with the command: the garbage collector is paused
     through start-up and frozen at exit (:mod:`halfspaces.cli._collector`: a quarter of a
-    warm ``halfspaces fit``).
+    warm ``halfspaces fit``), and SIGTERM and SIGHUP clean up before they end it, as Ctrl-C
+    does (:mod:`halfspaces.cli._signals`: no temporary output file is left behind).
     """
     _collector.pause()
+    _signals.install()
     try:
         main()
+    except _signals.Signalled as stopped:
+        _signals.end_by(stopped.signum)
     finally:
         _collector.freeze_for_exit()

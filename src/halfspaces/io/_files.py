@@ -186,10 +186,10 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     """
     if detect_format(path, format) != "csv":
         return None
-    _, first = _header(path)
+    number, first = _header(path)
     if first is None:
         return None
-    layout = tabular.text_layout(path, first, label_column)
+    layout = tabular.text_layout(path, first, label_column, line=number)
     if not layout.header or len(set(layout.names)) < layout.n_columns:
         return None  # without unique names, columns can only be matched by position
     return [layout.names[c] for c in layout.feature_columns]
@@ -214,12 +214,28 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
     fmt = detect_format(path, format)
     if fmt == "svmlight":
         return _scan_svmlight(path, zero_based, chunk_size)
-    n_samples, n_features, labels = 0, 0, set()
+    n_samples, n_features, numbers, texts = 0, 0, set(), set()
     for X, y in iter_chunks(path, chunk_size=chunk_size, format=fmt,
                             label_column=label_column):
         n_samples, n_features = n_samples + X.shape[0], X.shape[1]
-        labels.update(np.unique(y).tolist())
-    return DataInfo(fmt, n_samples, n_features, _sorted(labels))
+        (texts if y.dtype.kind == "U" else numbers).update(np.unique(y).tolist())
+    if numbers and texts:
+        # a chunk's labels are numbers when all of that chunk's are; read whole, no label
+        # would be a number: take them all as text, as read() does
+        numbers, texts = set(), _label_texts(path, fmt, chunk_size, label_column)
+    return DataInfo(fmt, n_samples, n_features, _sorted(numbers or texts))
+
+
+def _label_texts(path, fmt, chunk_size, label_column) -> set[str]:
+    """Every label of a CSV/TSV or text .npy file, as text (the formats whose chunks can
+    differ in the type of their labels)."""
+    if fmt == "csv":
+        chunks = _text_chunks(path, chunk_size, None, label_column, None, 0, None,
+                              text_labels=True)
+    else:
+        chunks = _array_chunks(path, fmt, chunk_size, None, label_column, None, 0,
+                               text_labels=True)
+    return set().union(*(np.unique(y).tolist() for _, y in chunks))
 
 
 def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
@@ -388,6 +404,8 @@ def iter_chunks(
     format, label_column, zero_based, classes
         As for :func:`read`. A CSV/TSV or ``.npy`` file with exactly `n_features` columns
         and no `label_column` given has no label column (data to predict): y is then None.
+        Without `classes`, a chunk's labels are numbers when all of that chunk's are; give
+        ``scan(path).classes`` to type them as :func:`read` types the whole file's.
     skip : int, default=0
         Rows to skip first (without parsing them), e.g. to resume a stream.
     feature_names : sequence of str or None, default=None
@@ -428,21 +446,25 @@ def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
                                    classes=classes, skip=skip)
 
 
-def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feature_names):
+def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feature_names,
+                 text_labels=False):
     header_number, first = _header(path)
     if first is None:
         return
-    layout = tabular.text_layout(path, first, label_column)
+    layout = tabular.text_layout(path, first, label_column, line=header_number)
     if feature_names is not None and layout.header:
         layout = tabular.match_columns(path, layout, feature_names)
     elif _unlabelled(layout.n_columns, n_features, label_column):
         layout = dataclasses.replace(layout, label=None)
     width = len(layout.feature_columns)
+    if width == 0:
+        raise DataFileError(path, _NO_FEATURES)
     if n_features is not None and n_features != width:
         raise DataFileError(path, f"{width} feature columns where {n_features} are expected")
     skip_header = header_number if layout.header else 0
     for _, numbers, lines in _line_blocks(path, chunk_size, skip, False, skip_header):
-        yield tabular.parse_rows(path, lines, numbers, layout, classes)
+        yield tabular.parse_rows(path, lines, numbers, layout, classes,
+                                 text_labels=text_labels)
 
 
 def _header(path) -> tuple[int, bytes | None]:
@@ -477,7 +499,8 @@ def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int =
             yield numbers[0], numbers, lines
 
 
-def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip):
+def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip,
+                  text_labels=False):
     if fmt == "parquet":
         blocks = tabular.read_parquet(path, label_column, batch_size=chunk_size or 65_536)
         blocks = _rechunk(blocks, chunk_size, skip)
@@ -485,14 +508,25 @@ def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip
         data, label = tabular.read_numpy(path, label_column, mmap=True)
         if _unlabelled(data.shape[1], n_features, label_column):
             label = None
-        blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i)
+        # text labels stay text where the expected classes are text (a chunk of them may
+        # all be numbers)
+        text_labels = text_labels or _is_text(classes)
+        blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i,
+                                      text_labels=text_labels)
                   for i in range(skip, data.shape[0], _step(chunk_size, data)))
     else:
-        X, y = tabular.read_numpy(path)
-        step = _step(chunk_size, X)
-        blocks = ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
+        blocks = _npz_blocks(path, chunk_size, skip)
     for X, y in blocks:
         yield _check_block(path, X, y, n_features, classes)
+
+
+def _npz_blocks(path, chunk_size, skip):
+    """Slices of an .npz file's arrays. A function of its own: a generator expression reads
+    its free names when each block is made, and in the caller's scope the loop over the
+    blocks rebinds X and y, so every block after the first would slice the first block."""
+    X, y = tabular.read_numpy(path)
+    step = _step(chunk_size, X)
+    return ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
 
 
 def _step(chunk_size, data) -> int:
@@ -526,7 +560,16 @@ def _unlabelled(n_columns: int, n_features: int | None, label_column) -> bool:
     return label_column is None and n_features is not None and n_columns == n_features
 
 
+_NO_FEATURES = "no feature columns: its only column is the label"
+
+
+def _is_text(classes) -> bool:
+    return classes is not None and np.asarray(classes).dtype.kind in "US"
+
+
 def _check_block(path, X, y, n_features, classes):
+    if X.shape[1] == 0:
+        raise DataFileError(path, _NO_FEATURES)
     if n_features is not None and X.shape[1] != n_features:
         raise DataFileError(path, f"{X.shape[1]} feature columns where {n_features} are "
                                   "expected")

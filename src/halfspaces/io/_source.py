@@ -24,8 +24,10 @@ from halfspaces.io._errors import DataFileError
 __all__ = ["open_data", "raw_source"]
 
 BOM = b"\xef\xbb\xbf"
-_COMPRESSED = ((b"\x1f\x8b", "gzip", gzip.GzipFile), (b"BZh", "bzip2", bz2.BZ2File),
-               (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile))
+# GzipFile takes a file object as `fileobj` (its first argument is a file name), BZ2File and
+# LZMAFile as their first argument (they have no `fileobj`)
+_COMPRESSED = ((b"\x1f\x8b", "gzip", lambda raw: gzip.GzipFile(fileobj=raw)),
+               (b"BZh", "bzip2", bz2.BZ2File), (b"\xfd7zXZ\x00", "xz", lzma.LZMAFile))
 _DAMAGED = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 _BUFFERED: dict[tuple[int, int], bytes] = {}  # (device, inode) of a pipe -> its content
 
@@ -42,7 +44,7 @@ def open_data(path: str | os.PathLike) -> BinaryIO:
         handle.seek(0)
         for magic, name, opener in _COMPRESSED:
             if head.startswith(magic):
-                return _Decompressed(path, handle, opener(fileobj=handle), name)
+                return _Decompressed(path, handle, opener(handle), name)
         if head.startswith(BOM):
             handle.seek(len(BOM))
     except OSError as exc:

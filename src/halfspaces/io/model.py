@@ -27,15 +27,18 @@ is read: no Python objects, a size that matches the member, and all of them toge
 declared constraints and the fitted state against its schema
 (:func:`halfspaces.io._state.check_state`: names, dtypes, shapes, finiteness, index ranges),
 and only then builds the model. Anything that fails is a :class:`ModelFileError` naming the
-file.
+file. A model may come through a pipe or FIFO (``predict <(cat model.hs) data.svm``): it is
+then read into memory first, up to half of the machine's memory.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import os
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -46,6 +49,7 @@ import numpy as np
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
+from halfspaces.io._npfiles import memory_budget
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
 
@@ -245,12 +249,7 @@ def _describe(exc: BaseException) -> str:
 
 
 def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(4)
-            size = os.fstat(handle.fileno()).st_size
-    except OSError as exc:
-        raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    source, size, head = _source(path)
     if head[:1] == b"\x80":
         raise ModelFileError(f"{path} is a pickle, not a halfspaces model file; halfspaces "
                              "never unpickles (it could run code). Re-save the model with "
@@ -258,7 +257,7 @@ def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
     if head != b"PK\x03\x04":
         raise ModelFileError(f"{path} is not a halfspaces model file")
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(source) as archive:
             members = _Members(archive, MAX_EXPANSION * size + _SLACK)
             text = members.read(META)
             if text.dtype != np.uint8 or text.ndim != 1:
@@ -272,6 +271,36 @@ def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
         raise ModelFileError(f"{path}: corrupt or truncated model file ({_describe(exc)})") \
             from None
     return document, arrays
+
+
+def _source(path) -> tuple[str | os.PathLike | io.BytesIO, int, bytes]:
+    """(what to open the archive from, its size, its first 4 bytes): a regular file by its
+    path; a pipe's or FIFO's content read once into memory, since a ZIP archive is read from
+    its end, which a pipe cannot seek to (and a FIFO opened again waits for a new writer)."""
+    try:
+        with open(path, "rb") as handle:
+            found = os.fstat(handle.fileno())
+            if stat.S_ISREG(found.st_mode):
+                return path, found.st_size, handle.read(4)
+            content = _read_within(handle, memory_budget())
+    except OSError as exc:
+        raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if content is None:
+        raise ModelFileError(f"{path}: a model read from a pipe is held in memory, and this "
+                             "one is larger than half of it; save it to a file first")
+    return io.BytesIO(content), len(content), content[:4]
+
+
+def _read_within(handle, budget: int) -> bytes | None:
+    """All of `handle`, a chunk at a time (read(budget) would allocate the budget at once);
+    None once it holds more than `budget` bytes."""
+    chunks, total = [], 0
+    while chunk := handle.read(_CHUNK):
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > budget:
+            return None
+    return b"".join(chunks)
 
 
 class _Members:

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import itertools
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -354,18 +355,25 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
 
 def _identity(path) -> dict:
     """Size, modification time and a hash of the first and last 64 KiB of the data file,
-    enough to notice that it was replaced or rewritten without reading it all."""
+    enough to notice that it was replaced or rewritten without reading it all.
+
+    Only for a regular file: a FIFO, a pipe or a device is never opened here, since opening
+    a FIFO again waits for a writer that may never come (the reader buffers its content
+    once, see :mod:`halfspaces.io._source`), and reading a pipe would take data from it.
+    """
     try:
-        stat = os.stat(path)
-        digest = hashlib.sha256(str(stat.st_size).encode())
+        found = os.stat(path)
+        if not stat.S_ISREG(found.st_mode):
+            return {}
+        digest = hashlib.sha256(str(found.st_size).encode())
         with open(path, "rb") as handle:
             digest.update(handle.read(_FINGERPRINT_BYTES))
-            if stat.st_size > _FINGERPRINT_BYTES:
-                handle.seek(max(_FINGERPRINT_BYTES, stat.st_size - _FINGERPRINT_BYTES))
+            if found.st_size > _FINGERPRINT_BYTES:
+                handle.seek(max(_FINGERPRINT_BYTES, found.st_size - _FINGERPRINT_BYTES))
                 digest.update(handle.read(_FINGERPRINT_BYTES))
     except OSError:  # the reader names the file and the problem
         return {}
-    return {"data_size": stat.st_size, "data_mtime_ns": stat.st_mtime_ns,
+    return {"data_size": found.st_size, "data_mtime_ns": found.st_mtime_ns,
             "data_hash": digest.hexdigest()[:32]}
 
 

@@ -11,21 +11,21 @@ import dataclasses
 import math
 import os
 import re
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from halfspaces.io import _npfiles
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["NOT_A_LABEL", "TextLayout", "label_values", "match_columns", "parse_rows",
-           "read_numpy", "read_parquet", "text_layout"]
+__all__ = ["NOT_A_LABEL", "TextLayout", "decoded", "label_values", "match_columns",
+           "parse_rows", "read_numpy", "read_parquet", "text_layout"]
 
 LABEL_NAMES = ("label", "target", "class", "y")
 """Header names taken as the label column when none is given (case-insensitive)."""
@@ -84,8 +84,9 @@ def _listed(names: Sequence[str]) -> str:
 
 
 def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str | None,
-                header: bool | None = None) -> TextLayout:
-    """The delimiter, header and label column of a CSV/TSV file whose first line is `first`.
+                header: bool | None = None, line: int | None = None) -> TextLayout:
+    """The delimiter, header and label column of a CSV/TSV file whose first line is `first`
+    (line number `line`, for the errors).
 
     The delimiter comes from the extension (.csv: comma, .tsv/.tab: tab), else from the
     first line (tab, comma, semicolon, else whitespace). The first line is a header if a
@@ -93,7 +94,7 @@ def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str |
     or an index, negative counting from the end), else a header column named one of
     :data:`LABEL_NAMES`, else the first column.
     """
-    text = first.decode("utf-8", "replace").strip("\r\n")
+    text = decoded(path, [first], [line])[0].strip("\r\n")
     delimiter = _delimiter(Path(path), text)
     fields = [f.strip() for f in (text.split(delimiter) if delimiter else text.split())]
     n = len(fields)
@@ -144,12 +145,15 @@ def _is_number(field: str) -> bool:
 
 
 def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLayout,
-               classes=None) -> tuple[NDArray[np.float64], NDArray]:
+               classes=None, *, text_labels: bool = False) -> tuple[NDArray[np.float64], NDArray]:
     """Parse data lines of `path` (without header, blank or ``#`` lines) into (X, y).
 
-    `numbers` holds the line number of each line, for the errors.
+    `numbers` holds the line number of each line, for the errors. With `text_labels` the
+    labels stay text even where they are numbers (see :func:`label_values`).
     """
-    text = [line.decode("utf-8", "replace") for line in lines]
+    text = decoded(path, lines, numbers)
+    if not _full_width(text, layout):
+        raise _locate_text(path, text, numbers, layout, classes, None)
     try:
         X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
                        usecols=layout.feature_columns, comments=None)
@@ -159,18 +163,46 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     except (ValueError, IndexError) as exc:
         raise _locate_text(path, text, numbers, layout, classes, exc) from None
     X = X.reshape(len(text), len(layout.feature_columns))
-    y = None if raw is None else label_values(np.atleast_1d(raw), classes)
+    y = None if raw is None else label_values(np.atleast_1d(raw), classes, text=text_labels)
     if not np.isfinite(X).all() or (raw is not None and y is None):
         raise _locate_text(path, text, numbers, layout, classes, None)
     return X, y
 
 
-def label_values(raw: NDArray, classes=None) -> NDArray | None:
-    """Labels as float64 when all are numbers (str otherwise); None if one is not allowed."""
+def decoded(path, lines: Sequence[bytes], numbers: Sequence[int | None]) -> list[str]:
+    """`lines` as UTF-8 text. A byte that is not UTF-8 is an error naming its line and
+    column: replacing it (with U+FFFD) would merge different labels or header names, such
+    as Latin-1's é and è, into one, and guessing another encoding could misread them."""
+    text = []
+    for number, line in zip(numbers, lines, strict=True):
+        try:
+            text.append(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            column = len(line[:exc.start].decode("utf-8")) + 1  # valid up to the bad byte
+            raise DataFileError(path, f"byte 0x{line[exc.start]:02x} at column {column} is "
+                                      "not UTF-8; save the file as UTF-8", line=number) \
+                from None
+    return text
+
+
+def _full_width(text: list[str], layout: TextLayout) -> bool:
+    """Whether every line has as many fields as the first line. Checked apart from
+    :func:`numpy.loadtxt`: given `usecols` it ignores the fields beyond them, and a row
+    missing only columns it does not use, so a row with more fields (or one short of a column
+    not read) would be cut silently."""
+    if layout.delimiter is None:
+        return all(len(line.split()) == layout.n_columns for line in text)
+    separators = layout.n_columns - 1
+    return all(line.count(layout.delimiter) == separators for line in text)
+
+
+def label_values(raw: NDArray, classes=None, text: bool = False) -> NDArray | None:
+    """Labels as float64 when all are numbers (str otherwise, or always with `text`); None
+    if one is not allowed."""
     raw = np.char.strip(raw.astype(str))
     kind = None if classes is None else np.asarray(classes).dtype.kind
     try:
-        y = raw.astype(np.float64) if kind in (None, "f", "i", "u") else raw
+        y = raw.astype(np.float64) if not text and kind in (None, "f", "i", "u") else raw
     except ValueError:
         if kind is not None:
             return None
@@ -324,44 +356,94 @@ def _checked_xy(path, X: NDArray, y: NDArray, start: int):
 def read_numpy(path: str | os.PathLike, label_column: int | None = None,
                mmap: bool = False):
     """(X, y) from ``.npz`` (arrays ``X`` and ``y``) or ``.npy`` (one 2-D array with a label
-    column, the first unless `label_column` says otherwise). Never unpickles.
+    column, the first unless `label_column` says otherwise). Never unpickles, and checks
+    every array's header against the file before allocating (:mod:`halfspaces.io._npfiles`).
 
     With `mmap` a ``.npy`` file is returned memory-mapped, as (array, label index), for
     :func:`iter_chunks` to slice.
     """
     source = raw_source(path)
-    try:
-        data = np.load(source, allow_pickle=False,
-                       mmap_mode="r" if mmap and isinstance(source, str) and
-                       source.endswith(".npy") else None)
-    except (OSError, ValueError, EOFError) as exc:
-        raise DataFileError(path, f"not a readable NumPy file ({exc})") from None
-    if isinstance(data, np.lib.npyio.NpzFile):
-        with data:
-            return _npz_xy(path, data)
+    if _npfiles.is_archive(path, source):
+        if mmap:  # the caller slices an .npy array: an archive would be misread
+            raise DataFileError(path, "an .npz archive, not an .npy file: name it .npz or "
+                                      "give the format npz")
+        return _npz_xy(path, _npfiles.load_npz(path, source, ("X", "y")))
+    data = _npfiles.load_npy(path, source)
     if data.ndim != 2 or data.shape[1] < 1:
         raise DataFileError(path, f"an .npy data file must hold a 2-D array, not shape "
                                   f"{data.shape}")
+    _check_kind(path, data, "its array", _NUMBERS + "US")
     label = _label_index(path, label_column, None, data.shape[1])
     if mmap:
         return data, label
     return split_label(path, data, label, 0)
 
 
-def _npz_xy(path, data):
-    if not {"X", "y"} <= set(data.files):
-        raise DataFileError(path, f"an .npz data file needs arrays 'X' and 'y' (it "
-                                  f"has {', '.join(data.files) or 'none'})")
-    try:  # an object array (it would need unpickling), a damaged member, a non-number
-        X, y = np.asarray(data["X"], dtype=np.float64), _plain_labels(data["y"])
-    except (OSError, ValueError, EOFError, TypeError, zipfile.BadZipFile) as exc:
-        raise DataFileError(path, f"not a readable .npz data file ({exc})") from None
-    return _checked_xy(path, np.atleast_2d(X), y, 0)
+_NUMBERS = "biuf"  # dtype kinds read as float64; complex, dates and records are refused
 
 
-def split_label(path, block: NDArray, label: int | None, start: int):
-    """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels)."""
+def _check_kind(path, array: NDArray, what: str, kinds: str) -> None:
+    if array.dtype.kind not in kinds:
+        raise DataFileError(path, f"{what} holds {array.dtype}, not numbers"
+                                  + (" or text labels" if "U" in kinds else ""))
+
+
+def _npz_xy(path, arrays: dict):
+    X, y = arrays["X"], arrays["y"]
+    if X.ndim != 2:
+        raise DataFileError(path, f"array 'X' has shape {X.shape}, not (samples, features); "
+                                  "save X.reshape(-1, 1) for a single feature")
+    if y.ndim != 1:
+        raise DataFileError(path, f"array 'y' has shape {y.shape}, not one label per sample")
+    if len(y) != X.shape[0]:
+        raise DataFileError(path, f"array 'y' holds {len(y)} labels for the {X.shape[0]} "
+                                  "rows of array 'X'")
+    _check_kind(path, X, "array 'X'", _NUMBERS + "US")
+    _check_kind(path, y, "array 'y'", _NUMBERS + "US")
+    X = _as_numbers(path, X, "array 'X'")
+    try:  # bytes labels that are not ASCII
+        labels = _plain_labels(y)
+    except ValueError as exc:
+        raise DataFileError(path, f"array 'y': {exc}") from None
+    return _checked_xy(path, X, labels, 0)
+
+
+def _as_numbers(path, array: NDArray, what: str, start: int = 0) -> NDArray:
+    """`array` (2-D, its first row being row `start` of the file) as float64; a text value
+    that is not a number is an error naming `what`, the row (from 0) and the value."""
+    try:
+        return np.asarray(array, dtype=np.float64)
+    except ValueError:
+        pass
+    for row, values in enumerate(array.tolist()):
+        bad = next((v for v in values if not _is_number(_text(v))), None)
+        if bad is not None:
+            raise DataFileError(path, f"{what}, row {start + row}: "
+                                      f"{_shorten(_text(bad))!r} is not a number")
+    raise DataFileError(path, f"{what}: a value is not a number")  # float() and NumPy differ
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def split_label(path, block: NDArray, label: int | None, start: int, *,
+                text_labels: bool = False):
+    """(X, y) from a 2-D block whose column `label` holds the labels (None: no labels);
+    with `text_labels`, a text array's labels stay text even where they are numbers."""
     if label is None:
-        return _checked_xy(path, np.asarray(block, dtype=np.float64), None, start)
-    X = np.delete(np.asarray(block, dtype=np.float64), label, axis=1)
-    return _checked_xy(path, X, _plain_labels(np.asarray(block[:, label])), start)
+        return _checked_xy(path, _as_numbers(path, block, "features", start), None, start)
+    X = _as_numbers(path, np.delete(block, label, axis=1), "features", start)
+    y = _block_labels(np.asarray(block[:, label]), text_labels)
+    return _checked_xy(path, X, y, start)
+
+
+def _block_labels(y: NDArray, text: bool = False) -> NDArray:
+    """Labels of an .npy column: numbers as float64, and a text array's labels as float64
+    too where all of them are numbers (as a CSV file's) unless `text`, else as text."""
+    if y.dtype.kind not in "US" or text:
+        return _plain_labels(y)
+    try:
+        return y.astype(np.float64)
+    except ValueError:
+        return y.astype(str)
