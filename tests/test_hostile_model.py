@@ -280,6 +280,49 @@ def test_invalid_csr_structure_is_refused(saved, tmp_path):
     refused(path, "support_vectors_")
 
 
+def emptied_rows(blob: bytes, path, last: int) -> None:
+    """The support vectors' indptr ending at `last` <= 0 over no stored entries: SciPy's
+    check_format(full_check=True) skips every check then, and sparsetools trusted the
+    middle entries (a segmentation fault at predict)."""
+    members, document = unpack(blob)
+    sparse = document["state"]["support_vectors_"]["$sparse"]
+    indptr = np.load(io.BytesIO(members[sparse["indptr"] + ".npy"]))
+    indptr[-1] = last
+    members[sparse["indptr"] + ".npy"] = npy(indptr)
+    members[sparse["data"] + ".npy"] = npy(np.zeros(0))
+    members[sparse["indices"] + ".npy"] = npy(np.zeros(0, indptr.dtype))
+    path.write_bytes(pack(members))
+
+
+# three support vectors, so that the middle of indptr ([0, 3, 6, 0]) claims entries
+@pytest.mark.parametrize("variant", ["KernelPerceptron-3-csr", "VotedKernelPerceptron-3-csr",
+                                     "VotedPerceptron-3-csr"])
+def test_csr_indptr_ending_at_zero_or_below_is_refused(saved, tmp_path, variant):
+    blob, _, X = saved[variant]
+    paths = [tmp_path / "zero.hs", tmp_path / "negative.hs"]
+    emptied_rows(blob, paths[0], 0)
+    emptied_rows(blob, paths[1], np.iinfo(np.int32).min)
+    np.save(tmp_path / "x.npy", X.toarray())
+    # in a child process, so that a crash in sparsetools fails this test, not the session
+    script = ("import sys, numpy as np, halfspaces\n"
+              "from halfspaces.io.model import ModelFileError\n"
+              "X = np.load(sys.argv[1])\n"
+              "for path in sys.argv[2:]:\n"
+              "    try:\n"
+              "        model = halfspaces.load(path)\n"
+              "    except ModelFileError as exc:\n"
+              "        print('refused:', exc, flush=True)\n"
+              "    else:\n"
+              "        print('loaded', model.predict(X), flush=True)\n")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.npy"),
+                             *map(str, paths)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2, result.stdout
+    for path, line in zip(paths, lines, strict=True):
+        assert line.startswith(f"refused: {path}") and "support_vectors_" in line, line
+
+
 def rewrite_document(blob, path, change) -> None:
     members, document = unpack(blob)
     change(document)
