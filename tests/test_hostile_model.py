@@ -11,11 +11,13 @@ ModelFileError naming the file, within a small memory budget (measured by tracem
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -25,12 +27,14 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cli import cli_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.datasets import dump_svmlight_file
 
 import halfspaces
+from halfspaces.cli import main as halfspaces_main
 from halfspaces.io import DataFileError, fit_stream
 from halfspaces.io.model import ModelFileError, load_with_extra
 from halfspaces.io.streaming import CheckpointMismatchError
@@ -338,6 +342,55 @@ def test_state_keys_that_are_not_fitted_attributes_are_refused(saved, tmp_path, 
     rewrite_document(saved["Perceptron-2-dense"][0], path,
                      lambda d: d["state"].update({key: value}))
     refused(path, "not a fitted attribute")
+
+
+@pytest.fixture
+def named_model(tmp_path):
+    """(model file, CSV file, expected predictions): a model saved with the reading
+    options ``fit --out`` records, and a CSV file whose columns are in another order."""
+    X, y = clusters(2)
+    model = halfspaces.Perceptron().fit(X, y)
+    path = halfspaces.save(model, tmp_path / "named.hs", extra={"data": {
+        "format": "csv", "zero_based": None, "label_column": None,
+        "feature_names": ["a", "b", "c"]}})
+    data = tmp_path / "new.csv"
+    np.savetxt(data, X[:, [2, 0, 1]], delimiter=",", header="c,a,b", comments="",
+               fmt="%.17g")
+    return path, data, model.predict(X)
+
+
+def predicted(*args: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as ended:
+        halfspaces_main(list(args))
+    assert ended.value.code in (0, None)
+    return out.getvalue().split()
+
+
+@pytest.mark.parametrize("where, value, match", [
+    ("data", 5, "its data is 5, not an object"),
+    ("data", {"$list": [1]}, "its data is \\[1\\], not an object"),
+    ("data", "csv", "its data is 'csv', not an object"),
+    ("checkpoint", 7, "its checkpoint is 7, not an object"),
+    ("zero_based", "yes", "data.zero_based is 'yes', not true, false or null"),
+    ("zero_based", 7, "data.zero_based is 7"),
+    ("zero_based", {"$list": []}, "data.zero_based is \\[\\]"),
+    ("feature_names", {"$list": ["a", "a", "c"]}, "data.feature_names .*'a' repeats"),
+    ("feature_names", {"$list": ["a", "b"]}, "data.feature_names .*3 column names"),
+    ("feature_names", {"$list": ["a", 1, "c"]}, "data.feature_names .*list of column names"),
+    ("feature_names", "abc", "data.feature_names .*list of column names"),
+])
+def test_cli_metadata_of_a_model_file_is_checked(named_model, tmp_path, where, value, match):
+    path, data, expected = named_model
+    assert predicted("predict", str(path), str(data)) == [str(v) for v in expected]
+    extra = {"zero_based": "data", "feature_names": "data"}.get(where)
+    rewrite_document(path.read_bytes(), path, lambda d: (
+        d["extra"]["$dict"].update({where: value}) if extra is None
+        else d["extra"]["$dict"][extra]["$dict"].update({where: value})))
+    for command in ("predict", "evaluate"):
+        code, message = cli_error(command, str(path), str(data))
+        assert code == 1 and str(path) in message and "internal error" not in message
+        assert re.search(match, message), message
 
 
 def test_feature_names_must_name_every_feature(saved, tmp_path):
