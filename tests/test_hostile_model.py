@@ -486,6 +486,38 @@ def test_invalid_parameters_are_refused(saved, tmp_path):
     refused(path, "kernel")
 
 
+@pytest.mark.parametrize("variant, name, value", [
+    ("KernelPerceptron-2-dense", "cache_size", 1e308),
+    ("VotedKernelPerceptron-2-dense", "cache_size", 10**400),
+    ("KernelPerceptron-2-dense", "gamma", 10**400),
+    ("LogisticRegression-sgd", "eta0", 10**400),
+    ("LogisticRegression-sgd", "power_t", 10**400),
+    ("LogisticRegression-2-dense", "alpha", 10**400),
+    ("LogisticRegression-sgd", "batch_size", 2**63),
+    ("ZeroOneERMClassifier-2-dense", "time_limit", 10**400),
+], ids=lambda v: "10**400" if v == 10**400 else None)
+def test_numeric_parameters_out_of_range_are_refused_by_name(saved, tmp_path, variant, name,
+                                                              value):
+    # cache_size = 1e308 loaded, and predict raised OverflowError; the others failed in fit
+    path = tmp_path / "m.hs"
+    rewrite_document(saved[variant][0], path, lambda d: d["params"].update({name: value}))
+    refused(path, f"'{name}' parameter")
+
+
+def test_a_loaded_int_step_continues_as_the_float_it_equals(saved, tmp_path):
+    # an int eta0 of 10**30 loaded, and partial_fit failed typing it in the compiled loop
+    blob, _, X = saved["LogisticRegression-sgd"]
+    models = []
+    for eta0 in (10**30, 1e30):
+        path = tmp_path / f"{type(eta0).__name__}.hs"
+        rewrite_document(blob, path, lambda d, eta0=eta0: d["params"].update(eta0=eta0))
+        model = halfspaces.load(path)
+        models.append(model.partial_fit(X, model.classes_[np.arange(len(X)) % 3]))
+    assert models[0].eta0 == 10**30 and np.isfinite(models[1].coef_).all()
+    assert np.array_equal(models[0].coef_, models[1].coef_)
+    assert np.array_equal(models[0].intercept_, models[1].intercept_)
+
+
 # ------------------------------------------------------------------ Hypothesis mutations
 
 HOSTILE_VALUES = [

@@ -444,3 +444,23 @@ def test_linear_kernel_is_the_perceptron_property(seed, n, d, fit_intercept):
     assert (dual.n_updates_, dual.n_epochs_) == (primal.n_updates_, primal.n_epochs_)
     assert_array_equal(signed_alpha(dual, y) @ X, primal.coef_.ravel())
     assert_array_equal(dual.intercept_, primal.intercept_)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("cache_size", 1e308), ("cache_size", 10**400), ("gamma", 10**400), ("coef0", -(10**400)),
+], ids=["cache_size=1e308", "cache_size=10**400", "gamma", "coef0"])
+def test_parameters_beyond_their_range_are_refused_by_name(name, value):
+    # cache_size = 1e308 was inf bytes (an OverflowError in fit, and at predict for a model
+    # file holding it); ints beyond float64 an OverflowError converting them
+    X, y, *_ = separable(40, 3, seed=0)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of KernelPerceptron"):
+        KernelPerceptron(kernel="poly", **{name: value}).fit(X, y)
+
+
+def test_cache_size_is_at_most_2_to_the_40_megabytes():
+    X, y = noisy(60, 3, seed=4)
+    default = quiet_fit(KernelPerceptron(kernel="rbf", max_epochs=3), X, y)
+    largest = quiet_fit(KernelPerceptron(kernel="rbf", max_epochs=3, cache_size=2**40), X, y)
+    assert_array_equal(largest.decision_function(X), default.decision_function(X))
+    with pytest.raises(ValueError, match="'cache_size' parameter of KernelPerceptron"):
+        KernelPerceptron(kernel="rbf", cache_size=2.0**41).fit(X, y)

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -83,7 +83,7 @@ from halfspaces._dual_run import (
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
-from halfspaces._sklearn import BaseEstimator, Interval, StrOptions, fit_context
+from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions, fit_context
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,
@@ -97,6 +97,11 @@ from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
            "run_kernel_perceptron"]
+
+MAX_CACHE_SIZE = 2.0**40
+"""The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
+the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
+OverflowError in fit and at predict)."""
 
 
 
@@ -128,10 +133,10 @@ default="linear"
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
-        Megabytes for rows of the Gram matrix (8 n bytes each). On dense X, when the n x n
-        matrix fits, it is computed whole at the first update: one symmetric product,
-        cheaper than the rows one by one once a run needs 40% of them (one-vs-rest and
-        multi-epoch fits need nearly all). Otherwise a row is computed when an update first
+        Megabytes for rows of the Gram matrix (8 n bytes each), at most 2**40. On dense X,
+        when the n x n matrix fits, it is computed whole at the first update: one symmetric
+        product, cheaper than the rows one by one once a run needs 40% of them (one-vs-rest
+        and multi-epoch fits need nearly all). Otherwise a row is computed when an update first
         needs it, and kept: when the matrix fits (sparse X), every row is computed at most
         once; when it does not, the least recently used row makes room for a new one, and
         rows of examples that never cause an update are never computed.
@@ -188,13 +193,13 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "kernel": [StrOptions({*KERNELS, "precomputed"}), callable],
         "degree": [Interval(Integral, 0, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "coef0": [Interval(Real, None, None, closed="neither")],
+        "gamma": [FloatInterval(0, None, closed="neither"), None],
+        "coef0": [FloatInterval(None, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [FloatInterval(0, MAX_CACHE_SIZE, closed="right")],
         "warm_start": ["boolean"],
     }
 
