@@ -418,6 +418,7 @@ def test_missing_fitted_attribute_is_refused(saved, tmp_path):
     (("state", "classes_", "$array"), lambda a: a[::-1].copy(), "classes_"),
     (("state", "coef_", "$array"), lambda a: a.astype(np.float32), "coef_"),
     (("state", "coef_", "$array"), lambda a: a.astype(">f8"), "coef_"),
+    (("state", "classes_", "$array"), lambda a: a.astype("S3"), "classes_"),  # fit refuses
 ])
 def test_damaged_state_is_refused(saved, tmp_path, where, change, match):
     path = tmp_path / "m.hs"

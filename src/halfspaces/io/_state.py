@@ -239,10 +239,16 @@ class Instance(Spec):
 
 
 class Classes(Spec):
-    """``classes_``: k >= 2 distinct labels (numbers or strings), sorted as np.unique sorts."""
+    """``classes_``: k >= 2 distinct labels (numbers or strings), sorted as np.unique sorts.
+
+    Not bytes: fit and partial_fit refuse bytes labels (scikit-learn's TypeError), so a
+    model holding them could predict them but never score or continue. Non-integral floats
+    stay allowed: fit refuses them as labels, but ``partial_fit(classes=[0, 1, 2.5])``
+    keeps a class that y never showed, and saves it.
+    """
 
     def check(self, value, dims, where, index=None):
-        if not isinstance(value, np.ndarray) or value.dtype.kind not in "biufUS" \
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "biufU" \
                 or not value.dtype.isnative or value.ndim != 1:
             raise ValueError(f"{where} must be a one-dimensional array of numbers or strings")
         dims.size("k", where, value.size, index)
