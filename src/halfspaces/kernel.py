@@ -73,6 +73,7 @@ from halfspaces._dual_run import (
     KERNELS,
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
+    _overflow_error,
     as_float64,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
@@ -415,8 +416,10 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             return self._linear_scores(X, self._linear_weights(coef).T, intercept)
         scores = np.empty((X.shape[0], coef.shape[0]))
         for rows in gen_batches(X.shape[0], self._block()):
-            scores[rows] = self._test_kernel(X[rows]) @ coef.T + intercept
-        return scores
+            K = self._test_kernel(X[rows], rows.start)
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
+                scores[rows] = K @ coef.T + intercept
+        return _finite_rows(scores, 0)  # the sums can overflow where no kernel value did
 
     @staticmethod
     def _linear_scores(X, W, intercept) -> NDArray[np.float64]:
@@ -434,13 +437,16 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         n_support = max(1, self.dual_coef_.shape[1] if hasattr(self, "dual_coef_") else 1)
         return max(1, int(self.cache_size * 2**20) // (8 * n_support))
 
-    def _test_kernel(self, X) -> NDArray[np.float64]:
+    def _test_kernel(self, X, start: int) -> NDArray[np.float64]:
+        """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X)."""
         if self.kernel == "precomputed":
             K = X[:, self.support_]
             return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
         if self.support_vectors_.shape[0] == 0:
             return np.zeros((X.shape[0], 0))
-        return self._kernel(X, self.support_vectors_)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row, as at fit
+            K = self._kernel(X, self.support_vectors_)
+        return _finite_rows(K, start)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class of each sample: classes_[1] where f(x) > 0 (binary), else the argmax.
@@ -462,6 +468,17 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+
+def _finite_rows(values: NDArray, start: int) -> NDArray:
+    """`values` (a row per sample, the first being row `start`), refused as fit refuses
+    them where a row holds inf or NaN: a kernel value that overflowed (the polynomial
+    kernel of large rows) made a NaN score, which predict sent silently to classes_[0], and
+    an infinite one a vote with no meaning."""
+    finite = np.isfinite(values)
+    if finite.all():
+        return values
+    raise _overflow_error(start + int(np.flatnonzero(~finite.all(axis=1))[0]))
 
 
 def _stack_rows(A, B):
@@ -664,7 +681,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         n_problems, n = len(self.vote_counts_), X.shape[0]
         votes = np.empty((n_problems, n))
         for rows in gen_batches(n, self._block()):
-            G = np.ascontiguousarray(self._test_kernel(X[rows]), dtype=np.float64)
+            G = np.ascontiguousarray(self._test_kernel(X[rows], rows.start), dtype=np.float64)
             for k in range(n_problems):
                 kp.voted_scores(G, self.update_support_[k], self.update_signs_[k],
                                 self.vote_counts_[k], c, votes[k, rows])
