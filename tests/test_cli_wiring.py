@@ -510,6 +510,9 @@ USAGE_ERRORS = [
      "bogus (it has fit_intercept, max_epochs, random_state, selection, warm_start)"),
     (["--param", "max_epochs=-3"], "Invalid value for --param: The 'max_epochs' parameter of "
      "AveragedPerceptron must be an int in the range [1, inf). Got -3 instead."),
+    (["--model", "kernel", "--param", "cache_size=1e308"], "Invalid value for --param: The "
+     "'cache_size' parameter of KernelPerceptron must be a float in the range (0.0, "
+     "1099511627776.0] that a float64 can hold. Got 1e+308 instead."),
     (["{f}"], "Invalid value for DATA: several DATA files need --dask."),
     (["--dask", "local:1", "--stream"], "Invalid value for --dask: --dask trains on the "
      "whole data; drop --stream and --test-fraction."),
@@ -524,6 +527,15 @@ def test_usage_errors_name_the_option_and_the_reason(shifted_file, tmp_path, arg
     code, stderr = cli_error("fit", str(shifted_file), *args)
     assert code == 2 and stderr.endswith(message), stderr
     assert list(tmp_path.iterdir()) == [shifted_file]  # nothing written
+
+
+def test_an_int_param_trains_the_model_of_the_float_it_equals(shifted_file):
+    # --param eta0=10**30 reached the compiled SGD loop as an int: a Numba typing error
+    args = ("fit", str(shifted_file), "--model", "logistic", "--param", "solver=sgd")
+    as_int = run_cli(*args, "--param", f"eta0={10**30}")
+    as_float = run_cli(*args, "--param", "eta0=1e30")
+    assert as_int["train_accuracy"] == as_float["train_accuracy"]
+    assert as_int["n_epochs"] == as_float["n_epochs"]
 
 
 def test_usage_errors_without_data(tmp_path):

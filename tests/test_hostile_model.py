@@ -11,11 +11,13 @@ ModelFileError naming the file, within a small memory budget (measured by tracem
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -25,12 +27,14 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _cli import cli_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.datasets import dump_svmlight_file
 
 import halfspaces
+from halfspaces.cli import main as halfspaces_main
 from halfspaces.io import DataFileError, fit_stream
 from halfspaces.io.model import ModelFileError, load_with_extra
 from halfspaces.io.streaming import CheckpointMismatchError
@@ -280,6 +284,49 @@ def test_invalid_csr_structure_is_refused(saved, tmp_path):
     refused(path, "support_vectors_")
 
 
+def emptied_rows(blob: bytes, path, last: int) -> None:
+    """The support vectors' indptr ending at `last` <= 0 over no stored entries: SciPy's
+    check_format(full_check=True) skips every check then, and sparsetools trusted the
+    middle entries (a segmentation fault at predict)."""
+    members, document = unpack(blob)
+    sparse = document["state"]["support_vectors_"]["$sparse"]
+    indptr = np.load(io.BytesIO(members[sparse["indptr"] + ".npy"]))
+    indptr[-1] = last
+    members[sparse["indptr"] + ".npy"] = npy(indptr)
+    members[sparse["data"] + ".npy"] = npy(np.zeros(0))
+    members[sparse["indices"] + ".npy"] = npy(np.zeros(0, indptr.dtype))
+    path.write_bytes(pack(members))
+
+
+# three support vectors, so that the middle of indptr ([0, 3, 6, 0]) claims entries
+@pytest.mark.parametrize("variant", ["KernelPerceptron-3-csr", "VotedKernelPerceptron-3-csr",
+                                     "VotedPerceptron-3-csr"])
+def test_csr_indptr_ending_at_zero_or_below_is_refused(saved, tmp_path, variant):
+    blob, _, X = saved[variant]
+    paths = [tmp_path / "zero.hs", tmp_path / "negative.hs"]
+    emptied_rows(blob, paths[0], 0)
+    emptied_rows(blob, paths[1], np.iinfo(np.int32).min)
+    np.save(tmp_path / "x.npy", X.toarray())
+    # in a child process, so that a crash in sparsetools fails this test, not the session
+    script = ("import sys, numpy as np, halfspaces\n"
+              "from halfspaces.io.model import ModelFileError\n"
+              "X = np.load(sys.argv[1])\n"
+              "for path in sys.argv[2:]:\n"
+              "    try:\n"
+              "        model = halfspaces.load(path)\n"
+              "    except ModelFileError as exc:\n"
+              "        print('refused:', exc, flush=True)\n"
+              "    else:\n"
+              "        print('loaded', model.predict(X), flush=True)\n")
+    result = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.npy"),
+                             *map(str, paths)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, (result.returncode, result.stderr[-2000:])
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2, result.stdout
+    for path, line in zip(paths, lines, strict=True):
+        assert line.startswith(f"refused: {path}") and "support_vectors_" in line, line
+
+
 def rewrite_document(blob, path, change) -> None:
     members, document = unpack(blob)
     change(document)
@@ -295,6 +342,55 @@ def test_state_keys_that_are_not_fitted_attributes_are_refused(saved, tmp_path, 
     rewrite_document(saved["Perceptron-2-dense"][0], path,
                      lambda d: d["state"].update({key: value}))
     refused(path, "not a fitted attribute")
+
+
+@pytest.fixture
+def named_model(tmp_path):
+    """(model file, CSV file, expected predictions): a model saved with the reading
+    options ``fit --out`` records, and a CSV file whose columns are in another order."""
+    X, y = clusters(2)
+    model = halfspaces.Perceptron().fit(X, y)
+    path = halfspaces.save(model, tmp_path / "named.hs", extra={"data": {
+        "format": "csv", "zero_based": None, "label_column": None,
+        "feature_names": ["a", "b", "c"]}})
+    data = tmp_path / "new.csv"
+    np.savetxt(data, X[:, [2, 0, 1]], delimiter=",", header="c,a,b", comments="",
+               fmt="%.17g")
+    return path, data, model.predict(X)
+
+
+def predicted(*args: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as ended:
+        halfspaces_main(list(args))
+    assert ended.value.code in (0, None)
+    return out.getvalue().split()
+
+
+@pytest.mark.parametrize("where, value, match", [
+    ("data", 5, "its data is 5, not an object"),
+    ("data", {"$list": [1]}, "its data is \\[1\\], not an object"),
+    ("data", "csv", "its data is 'csv', not an object"),
+    ("checkpoint", 7, "its checkpoint is 7, not an object"),
+    ("zero_based", "yes", "data.zero_based is 'yes', not true, false or null"),
+    ("zero_based", 7, "data.zero_based is 7"),
+    ("zero_based", {"$list": []}, "data.zero_based is \\[\\]"),
+    ("feature_names", {"$list": ["a", "a", "c"]}, "data.feature_names .*'a' repeats"),
+    ("feature_names", {"$list": ["a", "b"]}, "data.feature_names .*3 column names"),
+    ("feature_names", {"$list": ["a", 1, "c"]}, "data.feature_names .*list of column names"),
+    ("feature_names", "abc", "data.feature_names .*list of column names"),
+])
+def test_cli_metadata_of_a_model_file_is_checked(named_model, tmp_path, where, value, match):
+    path, data, expected = named_model
+    assert predicted("predict", str(path), str(data)) == [str(v) for v in expected]
+    extra = {"zero_based": "data", "feature_names": "data"}.get(where)
+    rewrite_document(path.read_bytes(), path, lambda d: (
+        d["extra"]["$dict"].update({where: value}) if extra is None
+        else d["extra"]["$dict"][extra]["$dict"].update({where: value})))
+    for command in ("predict", "evaluate"):
+        code, message = cli_error(command, str(path), str(data))
+        assert code == 1 and str(path) in message and "internal error" not in message
+        assert re.search(match, message), message
 
 
 def test_feature_names_must_name_every_feature(saved, tmp_path):
@@ -322,6 +418,7 @@ def test_missing_fitted_attribute_is_refused(saved, tmp_path):
     (("state", "classes_", "$array"), lambda a: a[::-1].copy(), "classes_"),
     (("state", "coef_", "$array"), lambda a: a.astype(np.float32), "coef_"),
     (("state", "coef_", "$array"), lambda a: a.astype(">f8"), "coef_"),
+    (("state", "classes_", "$array"), lambda a: a.astype("S3"), "classes_"),  # fit refuses
 ])
 def test_damaged_state_is_refused(saved, tmp_path, where, change, match):
     path = tmp_path / "m.hs"
@@ -388,6 +485,38 @@ def test_invalid_parameters_are_refused(saved, tmp_path):
     rewrite_document(saved["KernelPerceptron-2-dense"][0], path,
                      lambda d: d["params"].update(kernel="bogus"))
     refused(path, "kernel")
+
+
+@pytest.mark.parametrize("variant, name, value", [
+    ("KernelPerceptron-2-dense", "cache_size", 1e308),
+    ("VotedKernelPerceptron-2-dense", "cache_size", 10**400),
+    ("KernelPerceptron-2-dense", "gamma", 10**400),
+    ("LogisticRegression-sgd", "eta0", 10**400),
+    ("LogisticRegression-sgd", "power_t", 10**400),
+    ("LogisticRegression-2-dense", "alpha", 10**400),
+    ("LogisticRegression-sgd", "batch_size", 2**63),
+    ("ZeroOneERMClassifier-2-dense", "time_limit", 10**400),
+], ids=lambda v: "10**400" if v == 10**400 else None)
+def test_numeric_parameters_out_of_range_are_refused_by_name(saved, tmp_path, variant, name,
+                                                              value):
+    # cache_size = 1e308 loaded, and predict raised OverflowError; the others failed in fit
+    path = tmp_path / "m.hs"
+    rewrite_document(saved[variant][0], path, lambda d: d["params"].update({name: value}))
+    refused(path, f"'{name}' parameter")
+
+
+def test_a_loaded_int_step_continues_as_the_float_it_equals(saved, tmp_path):
+    # an int eta0 of 10**30 loaded, and partial_fit failed typing it in the compiled loop
+    blob, _, X = saved["LogisticRegression-sgd"]
+    models = []
+    for eta0 in (10**30, 1e30):
+        path = tmp_path / f"{type(eta0).__name__}.hs"
+        rewrite_document(blob, path, lambda d, eta0=eta0: d["params"].update(eta0=eta0))
+        model = halfspaces.load(path)
+        models.append(model.partial_fit(X, model.classes_[np.arange(len(X)) % 3]))
+    assert models[0].eta0 == 10**30 and np.isfinite(models[1].coef_).all()
+    assert np.array_equal(models[0].coef_, models[1].coef_)
+    assert np.array_equal(models[0].intercept_, models[1].intercept_)
 
 
 # ------------------------------------------------------------------ Hypothesis mutations

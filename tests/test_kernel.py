@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import _naive_kernel as naive
@@ -12,9 +13,10 @@ from _data import FORMATS, in_format, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.datasets import make_blobs, make_circles
 
-from halfspaces import ConvergenceWarning, KernelPerceptron, Perceptron
+from halfspaces import ConvergenceWarning, KernelPerceptron, Perceptron, VotedKernelPerceptron
 from halfspaces.kernel import kernel_matrix
 
 KERNEL_PARAMS = {
@@ -444,3 +446,44 @@ def test_linear_kernel_is_the_perceptron_property(seed, n, d, fit_intercept):
     assert (dual.n_updates_, dual.n_epochs_) == (primal.n_updates_, primal.n_epochs_)
     assert_array_equal(signed_alpha(dual, y) @ X, primal.coef_.ravel())
     assert_array_equal(dual.intercept_, primal.intercept_)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("cache_size", 1e308), ("cache_size", 10**400), ("gamma", 10**400), ("coef0", -(10**400)),
+], ids=["cache_size=1e308", "cache_size=10**400", "gamma", "coef0"])
+def test_parameters_beyond_their_range_are_refused_by_name(name, value):
+    # cache_size = 1e308 was inf bytes (an OverflowError in fit, and at predict for a model
+    # file holding it); ints beyond float64 an OverflowError converting them
+    X, y, *_ = separable(40, 3, seed=0)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of KernelPerceptron"):
+        KernelPerceptron(kernel="poly", **{name: value}).fit(X, y)
+
+
+def test_cache_size_is_at_most_2_to_the_40_megabytes():
+    X, y = noisy(60, 3, seed=4)
+    default = quiet_fit(KernelPerceptron(kernel="rbf", max_epochs=3), X, y)
+    largest = quiet_fit(KernelPerceptron(kernel="rbf", max_epochs=3, cache_size=2**40), X, y)
+    assert_array_equal(largest.decision_function(X), default.decision_function(X))
+    with pytest.raises(ValueError, match="'cache_size' parameter of KernelPerceptron"):
+        KernelPerceptron(kernel="rbf", cache_size=2.0**41).fit(X, y)
+
+
+@pytest.mark.parametrize("cache_size", [200.0, 1e-6])  # one block, or a block per row
+@pytest.mark.parametrize("estimator", [
+    KernelPerceptron(kernel="poly"), KernelPerceptron(kernel="poly", average=True),
+    VotedKernelPerceptron(kernel="poly"),
+], ids=["last", "averaged", "voted"])
+def test_kernel_values_that_overflow_at_predict_are_refused_as_at_fit(estimator, cache_size):
+    # (<x, s> / 3 + 1)^3 of rows of 1e120 is inf: the scores were NaN and predict gave
+    # classes_[0] for them; the votes were finite and meant nothing
+    X, y = noisy(40, 3, seed=5)
+    with pytest.raises(ValueError, match="kernel values are too large") as at_fit:
+        quiet_fit(clone(estimator), X * 1e120, y)
+    model = quiet_fit(clone(estimator).set_params(cache_size=cache_size), X, y)
+    wanted = model.decision_function(X[:6])
+    huge = np.vstack([X[:5], X[5:6] * 1e120])
+    message = re.sub(r"row \d+", "row 5", str(at_fit.value))  # fit's message, for row 5
+    for method in (model.decision_function, model.predict):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            method(huge)
+    assert_array_equal(model.decision_function(X[:6]), wanted)  # nothing was changed

@@ -121,3 +121,35 @@ def test_iterative_solvers_refuse_data_whose_squares_overflow():
     X, y = regression(40, 3, seed=10)
     with pytest.raises(ValueError, match="Rescale X"):
         LinearRegression(solver="gd").fit(X * 1e300, y)
+
+
+def test_a_python_int_alpha_gives_the_model_of_the_float_it_equals():
+    # lstsq took sqrt(N alpha) of the int: NumPy's object-dtype "no callable sqrt"
+    X, y = regression(seed=3)
+    for solver in ("lstsq", "cholesky", "gd"):
+        with warnings.catch_warnings():  # gd stalls at once: the penalty is all of J
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            got = LinearRegression(solver=solver, alpha=10**30).fit(X, y)
+            want = LinearRegression(solver=solver, alpha=1e30).fit(X, y)
+        assert np.array_equal(got.coef_, want.coef_) and got.intercept_ == want.intercept_
+
+
+def test_lstsq_takes_an_alpha_whose_n_alpha_overflows():
+    # sqrt(N alpha) was sqrt(inf): an inf in the stacked matrix, and LAPACK refused it
+    X, y = regression(seed=4)
+    n, alpha = X.shape[0], 1e307
+    reg = LinearRegression(alpha=alpha).fit(X, y)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    # the ridge solution (Xc'Xc + N alpha I)^-1 Xc'yc, to first order in 1/alpha, within
+    # lstsq's normwise error (eps ||yc|| over the smallest singular value, sqrt(N alpha))
+    coef = (Xc.T @ yc / n) / alpha
+    assert_allclose(reg.coef_, coef, rtol=0, atol=1e-14 * np.linalg.norm(yc) / np.sqrt(n)
+                    / np.sqrt(alpha))
+    assert_allclose(reg.intercept_, y.mean() - X.mean(axis=0) @ reg.coef_, rtol=1e-15)
+    assert_allclose(reg.intercept_, y.mean(), rtol=1e-12)
+
+
+def test_an_alpha_beyond_float64_is_refused_by_name():
+    X, y = regression(seed=5)
+    with pytest.raises(ValueError, match="'alpha' parameter of LinearRegression .*float64"):
+        LinearRegression(alpha=10**400).fit(X, y)

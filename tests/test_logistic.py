@@ -386,3 +386,35 @@ def test_a_diverging_stochastic_run_is_refused_and_the_last_model_kept(solver):
     est.set_params(solver="lbfgs", max_iter=100)  # a warm start from it reaches the optimum
     ref = LogisticRegression(solver="lbfgs", alpha=1e-3).fit(X, y)
     assert_allclose(est.fit(X, y).coef_, ref.coef_, rtol=1e-5)
+
+
+@pytest.mark.parametrize("params", [
+    {"solver": "sgd", "eta0": 10**30},
+    {"solver": "minibatch", "eta0": 10**30, "batch_size": 7},
+    {"solver": "sgd", "learning_rate": "invscaling", "eta0": 1, "power_t": 10**30},
+    {"solver": "lbfgs", "alpha": 10**30},
+])
+def test_python_int_parameters_give_the_model_of_the_float_they_equal(params):
+    # an int reached the compiled loops (beyond int64 a Numba typing error) and NumPy
+    # (alpha = 10**30: an OverflowError converting it to int64)
+    X, y = noisy(60, 3, seed=1)
+    as_floats = {k: float(v) if k in ("eta0", "power_t", "alpha", "tol") else v
+                 for k, v in params.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        got = LogisticRegression(random_state=0, **params).fit(X, y)
+        want = LogisticRegression(random_state=0, **as_floats).fit(X, y)
+    assert np.all(np.isfinite(want.coef_))
+    assert_array_equal(got.coef_, want.coef_)
+    assert_array_equal(got.intercept_, want.intercept_)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("alpha", 10**400), ("tol", 10**400), ("eta0", 10**400), ("power_t", 10**400),
+    ("batch_size", 2**63),
+], ids=["alpha", "tol", "eta0", "power_t", "batch_size"])
+def test_parameters_beyond_float64_or_int64_are_refused_by_name(name, value):
+    X, y = noisy(30, 2, seed=2)
+    est = LogisticRegression(solver="minibatch", learning_rate="invscaling", **{name: value})
+    with pytest.raises(ValueError, match=f"'{name}' parameter of LogisticRegression"):
+        est.fit(X, y)

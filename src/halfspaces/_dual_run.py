@@ -462,8 +462,9 @@ def _one_epoch(gram: GramRows, Y, f, state, log, order) -> int:
 
 
 def _overflow_error(row: int) -> ValueError:
-    # The data passed the finiteness check at fit, so a non-finite decision value is an
-    # overflow of the kernel values (or of a precomputed or callable kernel's entries).
+    # The data passed the finiteness check (at fit, or at predict), so a non-finite decision
+    # value is an overflow of the kernel values (or of a precomputed or callable kernel's
+    # entries).
     return ValueError(
         f"The decision value of row {row} overflowed; the kernel values are too large: "
         "rescale X, or lower degree or gamma."

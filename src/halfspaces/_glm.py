@@ -10,13 +10,13 @@ its objective (:mod:`halfspaces._datafits`) and what it sets after a fit.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 
 from halfspaces._objective import GLMObjective
-from halfspaces._sklearn import BaseEstimator, Interval, StrOptions
+from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions
 from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
@@ -27,14 +27,15 @@ __all__ = ["GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
 STOCHASTIC = ("sgd", "minibatch")
 
 SOLVER_PARAMETERS: dict = {
-    "alpha": [Interval(Real, 0, None, closed="left")],
+    "alpha": [FloatInterval(0, None, closed="left")],
     "fit_intercept": ["boolean"],
     "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-    "tol": [Interval(Real, 0, None, closed="left")],
+    "tol": [FloatInterval(0, None, closed="left")],
     "learning_rate": [StrOptions({"constant", "invscaling", "optimal"})],
-    "eta0": [Interval(Real, 0, None, closed="neither"), None],
-    "power_t": [Interval(Real, 0, None, closed="left")],
-    "batch_size": [Interval(Integral, 1, None, closed="left")],
+    "eta0": [FloatInterval(0, None, closed="neither"), None],
+    "power_t": [FloatInterval(0, None, closed="left")],
+    # an int64 for the compiled loops (10**30 became an object array in NumPy)
+    "batch_size": [Interval(Integral, 1, 2**63 - 1, closed="both")],
     "line_search": ["boolean"],
     "average": ["boolean"],
     "random_state": ["random_state"],
@@ -92,8 +93,11 @@ def step_rule(est) -> StepRule:
             "learning_rate='optimal' uses the step 1/(alpha t) and needs alpha > 0; set "
             "alpha > 0 or use learning_rate='invscaling'."
         )
-    return StepRule(est.eta0, est.learning_rate, est.power_t, est.batch_size, est.line_search,
-                    est.average)
+    # floats, as the compiled loops are typed: an int eta0 or power_t of 10**30 was a Numba
+    # typing error (beyond int64), a smaller one a second compilation of the loop
+    eta0 = None if est.eta0 is None else float(est.eta0)
+    return StepRule(eta0, est.learning_rate, float(est.power_t), est.batch_size,
+                    est.line_search, est.average)
 
 
 class GLM(SparseInputMixin, BaseEstimator):
@@ -129,8 +133,8 @@ class GLM(SparseInputMixin, BaseEstimator):
 
     def _solve(self, obj: GLMObjective, rng) -> SolverRun:
         """Minimise ``obj`` with the estimator's solver and step rule."""
-        return self._finite(solve(obj, self.solver, self._start(obj), self.tol, self.max_iter,
-                                  step_rule(self), rng))
+        return self._finite(solve(obj, self.solver, self._start(obj), float(self.tol),
+                                  self.max_iter, step_rule(self), rng))
 
     def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None) -> SolverRun:
         """One epoch of the stochastic solver over ``obj``, from ``state`` (partial_fit)."""

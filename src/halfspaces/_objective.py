@@ -152,7 +152,9 @@ class GLMObjective:
     def __init__(self, rows: RowSource, datafit: Datafit, alpha: float,
                  fit_intercept: bool) -> None:
         self.rows, self.datafit = rows, datafit
-        self.alpha, self.fit_intercept = alpha, fit_intercept
+        # a float: an int alpha reached NumPy as int64 (10**30 overflowed it) and the
+        # compiled loops as an integer type
+        self.alpha, self.fit_intercept = float(alpha), fit_intercept
         self.shape = datafit.shape(rows.n_features)
         mask = np.ones(self.shape)
         mask[..., -1] = 0.0

@@ -9,7 +9,7 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 from __future__ import annotations
 
 from functools import cache
-from numbers import Integral
+from numbers import Integral, Real
 
 import sklearn.base
 from sklearn.base import ClassifierMixin, _fit_context
@@ -17,8 +17,9 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
-__all__ = ["BaseEstimator", "IntegerInterval", "Interval", "LinearClassifierMixin", "StrOptions",
-           "check_params", "fit_context", "validate_params"]
+__all__ = ["BaseEstimator", "FloatInterval", "IntegerInterval", "Interval",
+           "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
+           "validate_params"]
 
 
 class BaseEstimator(sklearn.base.BaseEstimator):
@@ -161,6 +162,33 @@ class IntegerInterval(Interval):
 
     def is_satisfied_by(self, val):
         return not isinstance(val, bool) and super().is_satisfied_by(val)
+
+
+class FloatInterval(Interval):
+    """scikit-learn's ``Interval(Real, left, right, closed=...)`` for a parameter that the
+    numeric code reads as a float64: a number that float64 cannot hold is refused.
+
+    A Python int is Real at any size, so scikit-learn's interval accepts ``10**400``, which
+    the first ``float()`` or NumPy operation on it then fails on, deep inside a fit or a
+    prediction (an OverflowError, or NumPy's object-dtype "no callable sqrt"); refused
+    here, it fails with the parameter's name. Ints within range are read with ``float()``
+    where the value reaches NumPy or a compiled loop.
+    """
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Real, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        if not super().is_satisfied_by(val):
+            return False
+        try:
+            float(val)
+        except OverflowError:  # an int (or Fraction) beyond 1.8e308
+            return False
+        return True
+
+    def __str__(self):
+        return f"{super().__str__()} that a float64 can hold"
 
 
 def fit_context(method):

@@ -17,7 +17,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -37,6 +37,7 @@ from halfspaces._exact import (
 )
 from halfspaces._sklearn import (
     BaseEstimator,
+    FloatInterval,
     Interval,
     LinearClassifierMixin,
     StrOptions,
@@ -340,8 +341,8 @@ class ZeroOneERMClassifier(_ERMClassifier):
 
     _parameter_constraints: ClassVar[dict] = {
         **_ERMClassifier._parameter_constraints,
-        "time_limit": [Interval(Real, 0, None, closed="neither"), None],
-        "margin_tol": [Interval(Real, 0, 1, closed="neither")],
+        "time_limit": [FloatInterval(0, None, closed="neither"), None],
+        "margin_tol": [FloatInterval(0, 1, closed="neither")],
         "node_limit": [Interval(Integral, 1, None, closed="left"), None],
     }
 

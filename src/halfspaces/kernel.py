@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from numbers import Integral, Real
+from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -73,6 +73,7 @@ from halfspaces._dual_run import (
     KERNELS,
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
+    _overflow_error,
     as_float64,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
@@ -83,7 +84,7 @@ from halfspaces._dual_run import (
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
-from halfspaces._sklearn import BaseEstimator, Interval, StrOptions, fit_context
+from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions, fit_context
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,
@@ -97,6 +98,11 @@ from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
            "run_kernel_perceptron"]
+
+MAX_CACHE_SIZE = 2.0**40
+"""The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
+the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
+OverflowError in fit and at predict)."""
 
 
 
@@ -128,10 +134,10 @@ default="linear"
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
-        Megabytes for rows of the Gram matrix (8 n bytes each). On dense X, when the n x n
-        matrix fits, it is computed whole at the first update: one symmetric product,
-        cheaper than the rows one by one once a run needs 40% of them (one-vs-rest and
-        multi-epoch fits need nearly all). Otherwise a row is computed when an update first
+        Megabytes for rows of the Gram matrix (8 n bytes each), at most 2**40. On dense X,
+        when the n x n matrix fits, it is computed whole at the first update: one symmetric
+        product, cheaper than the rows one by one once a run needs 40% of them (one-vs-rest
+        and multi-epoch fits need nearly all). Otherwise a row is computed when an update first
         needs it, and kept: when the matrix fits (sparse X), every row is computed at most
         once; when it does not, the least recently used row makes room for a new one, and
         rows of examples that never cause an update are never computed.
@@ -188,13 +194,13 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints: ClassVar[dict] = {
         "kernel": [StrOptions({*KERNELS, "precomputed"}), callable],
         "degree": [Interval(Integral, 0, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither"), None],
-        "coef0": [Interval(Real, None, None, closed="neither")],
+        "gamma": [FloatInterval(0, None, closed="neither"), None],
+        "coef0": [FloatInterval(None, None, closed="neither")],
         "fit_intercept": ["boolean"],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
-        "cache_size": [Interval(Real, 0, None, closed="neither")],
+        "cache_size": [FloatInterval(0, MAX_CACHE_SIZE, closed="right")],
         "warm_start": ["boolean"],
     }
 
@@ -410,8 +416,10 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             return self._linear_scores(X, self._linear_weights(coef).T, intercept)
         scores = np.empty((X.shape[0], coef.shape[0]))
         for rows in gen_batches(X.shape[0], self._block()):
-            scores[rows] = self._test_kernel(X[rows]) @ coef.T + intercept
-        return scores
+            K = self._test_kernel(X[rows], rows.start)
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
+                scores[rows] = K @ coef.T + intercept
+        return _finite_rows(scores, 0)  # the sums can overflow where no kernel value did
 
     @staticmethod
     def _linear_scores(X, W, intercept) -> NDArray[np.float64]:
@@ -429,13 +437,16 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         n_support = max(1, self.dual_coef_.shape[1] if hasattr(self, "dual_coef_") else 1)
         return max(1, int(self.cache_size * 2**20) // (8 * n_support))
 
-    def _test_kernel(self, X) -> NDArray[np.float64]:
+    def _test_kernel(self, X, start: int) -> NDArray[np.float64]:
+        """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X)."""
         if self.kernel == "precomputed":
             K = X[:, self.support_]
             return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
         if self.support_vectors_.shape[0] == 0:
             return np.zeros((X.shape[0], 0))
-        return self._kernel(X, self.support_vectors_)
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row, as at fit
+            K = self._kernel(X, self.support_vectors_)
+        return _finite_rows(K, start)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class of each sample: classes_[1] where f(x) > 0 (binary), else the argmax.
@@ -457,6 +468,17 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
+
+
+def _finite_rows(values: NDArray, start: int) -> NDArray:
+    """`values` (a row per sample, the first being row `start`), refused as fit refuses
+    them where a row holds inf or NaN: a kernel value that overflowed (the polynomial
+    kernel of large rows) made a NaN score, which predict sent silently to classes_[0], and
+    an infinite one a vote with no meaning."""
+    finite = np.isfinite(values)
+    if finite.all():
+        return values
+    raise _overflow_error(start + int(np.flatnonzero(~finite.all(axis=1))[0]))
 
 
 def _stack_rows(A, B):
@@ -659,7 +681,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         n_problems, n = len(self.vote_counts_), X.shape[0]
         votes = np.empty((n_problems, n))
         for rows in gen_batches(n, self._block()):
-            G = np.ascontiguousarray(self._test_kernel(X[rows]), dtype=np.float64)
+            G = np.ascontiguousarray(self._test_kernel(X[rows], rows.start), dtype=np.float64)
             for k in range(n_problems):
                 kp.voted_scores(G, self.update_support_[k], self.update_signs_[k],
                                 self.vote_counts_[k], c, votes[k, rows])

@@ -152,7 +152,7 @@ class LinearRegression(RegressorMixin, GLM):
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):
-            return _lstsq(X, y, self.alpha, self.fit_intercept)
+            return _lstsq(X, y, obj.alpha, self.fit_intercept)
         return _normal_equations(X, y, obj)
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -178,8 +178,8 @@ def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray
     x_mean = X.mean(axis=0, dtype=np.float64) if fit_intercept else np.zeros(X.shape[1])
     y_mean = y.mean() if fit_intercept else 0.0
     A, rhs = np.asarray(X, dtype=np.float64) - x_mean, y - y_mean
-    if alpha > 0:
-        A = np.vstack([A, np.sqrt(X.shape[0] * alpha) * np.eye(X.shape[1])])
+    if alpha > 0:  # sqrt(N) sqrt(alpha): N alpha overflowed to inf from alpha = 1e308 on
+        A = np.vstack([A, np.sqrt(X.shape[0]) * np.sqrt(alpha) * np.eye(X.shape[1])])
         rhs = np.concatenate([rhs, np.zeros(X.shape[1])])
     w = np.linalg.lstsq(A, rhs, rcond=None)[0]
     return np.append(w, y_mean - x_mean @ w)

@@ -111,22 +111,57 @@ def load_model(path: Path) -> tuple[Any, dict]:
     if not hasattr(model, "n_features_in_"):
         raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
     _collector.resume()  # the command's start-up is over: what follows reads data
-    info = extra.get("data") or extra.get("checkpoint") or {}
-    zero_based = info.get("zero_based")
-    return model, {"zero_based": "auto" if zero_based is None else zero_based,
-                   "feature_names": _feature_names(path, info, model.n_features_in_)}
+    key, info = _reading(path, extra)
+    return model, {"zero_based": _zero_based(path, key, info),
+                   "feature_names": _feature_names(path, key, info, model.n_features_in_)}
 
 
-def _feature_names(path: Path, info: dict, n_features: int) -> list[str] | None:
-    """The CSV/TSV header names the model was trained on, if its file records them."""
+# The file's metadata are checked as its fitted state is (io._state): a damaged value is a
+# ModelFileError naming the file and the field, not a crash of the reader, nor (repeated
+# feature names) a column read twice and another ignored, which predicts wrongly.
+
+
+def _reading(path: Path, extra: dict) -> tuple[str, dict]:
+    """(key, fields) of how the training data were read: ``fit --out`` records "data", a
+    streaming checkpoint its "checkpoint" progress; an empty dict where neither is."""
+    for key in ("data", "checkpoint"):
+        if key in extra and not isinstance(extra[key], dict | None):
+            raise _damaged(path, key, extra[key], "an object of reading options")
+    key = "data" if extra.get("data") or not extra.get("checkpoint") else "checkpoint"
+    return key, extra.get(key) or {}
+
+
+def _zero_based(path: Path, key: str, info: dict) -> bool | str:
+    value = info.get("zero_based")
+    if value is not None and not isinstance(value, bool):
+        raise _damaged(path, f"{key}.zero_based", value, "true, false or null")
+    return "auto" if value is None else value
+
+
+def _feature_names(path: Path, key: str, info: dict, n_features: int) -> list[str] | None:
+    """The CSV/TSV header names the model was trained on, if its file records them: as
+    many as its features, and distinct (``column_names`` records no others)."""
     names = info.get("feature_names")
     if names is None:
         return None
-    if not (isinstance(names, list) and len(names) == n_features
-            and all(isinstance(name, str) for name in names)):
-        raise ValueError(f"{path}: its feature_names are not {n_features} column names; "
-                         "the file is damaged")
+    where = f"{key}.feature_names"
+    if not (isinstance(names, list) and all(isinstance(name, str) for name in names)):
+        raise _damaged(path, where, names, "a list of column names")
+    if len(names) != n_features:
+        raise _damaged(path, where, names, f"{n_features} column names (the model's "
+                                           "n_features_in_)")
+    if len(set(names)) != len(names):
+        repeated = next(name for name in names if names.count(name) > 1)
+        raise _damaged(path, where, names, f"distinct column names ({repeated!r} repeats)")
     return names
+
+
+def _damaged(path: Path, where: str, value: Any, rule: str) -> Exception:
+    from halfspaces.io.model import ModelFileError
+
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return ModelFileError(f"{path}: damaged model file: its {where} is {shown}, not {rule}")
 
 
 def label_text(value: Any) -> str:
