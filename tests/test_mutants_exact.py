@@ -338,7 +338,7 @@ def test_a_qp_that_fails_on_separable_rows_is_a_solver_error_not_a_false_proof(r
         monkeypatch.setattr(min_norm, "solve", lambda *args, **kwargs: HighsResult(
             "Infeasible", np.zeros(3), np.zeros(40), 0.0, 0.0))
     else:
-        monkeypatch.setattr(min_norm, "_dual_qp", lambda ZW, free_first: None)
+        monkeypatch.setattr(min_norm, "_dual_qp", lambda ZW, free_first, balanced=False: None)
     with pytest.raises(SolverError) as refused:
         getattr(min_norm, route)(Z, Z, True)
     assert str(refused.value) == ("HiGHS called the max-margin QP infeasible, but its rows "
@@ -410,15 +410,16 @@ def test_when_both_hard_margin_routes_fail_the_error_names_each(monkeypatch):
     def _primal(Z, Zs, free_first):
         raise SolverError("gap 1e-3.")
 
-    def _dual(Z, Zs, free_first):
-        raise SolverError("no optimal dual point.")
+    def _dual(Z, Zs, free_first, balanced=False):
+        raise SolverError("no optimal dual point" + (" with balanced rows." if balanced else "."))
 
     monkeypatch.setattr(min_norm, "_primal", _primal)
     monkeypatch.setattr(min_norm, "_dual", _dual)
     with pytest.raises(SolverError) as refused:
         min_norm.min_norm_separator(np.array([[1.0, 2.0], [-1.0, 1.0]]), free_first=True)
     assert str(refused.value) == ("the hard-margin QP cannot be solved to a closed duality "
-                                  "gap; primal: gap 1e-3. dual: no optimal dual point.")
+                                  "gap; primal: gap 1e-3. dual: no optimal dual point. "
+                                  "balanced_dual: no optimal dual point with balanced rows.")
 
 
 def test_the_duality_gap_refuses_a_zero_margin_and_a_dual_point_off_its_constraint():

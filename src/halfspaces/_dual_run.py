@@ -47,8 +47,8 @@ from halfspaces._perceptron_run import PerceptronState, run_perceptron
 
 __all__ = [
     "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
-    "kernel_matrix", "named_kernel", "run_kernel_perceptron", "run_linear_perceptron",
-    "training_gram",
+    "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
+    "run_linear_perceptron", "training_gram",
 ]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
@@ -400,7 +400,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
         return k
 
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
-                        bad_row=_overflow_error)
+                        bad_row=overflow_error)
     rows, steps = np.concatenate(logs, axis=1) if record_updates else (None, None)
     return KernelRun(alpha, epochs.n_updates, epochs.n_epochs, epochs.converged, sums,
                      int(clock[0]), rows, steps)
@@ -461,7 +461,7 @@ def _one_epoch(gram: GramRows, Y, f, state, log, order) -> int:
         gram.fetch_ahead(Y, f, order, pos)
 
 
-def _overflow_error(row: int) -> ValueError:
+def overflow_error(row: int) -> ValueError:
     # The data passed the finiteness check (at fit, or at predict), so a non-finite decision
     # value is an overflow of the kernel values (or of a precomputed or callable kernel's
     # entries).

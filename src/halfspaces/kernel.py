@@ -73,10 +73,10 @@ from halfspaces._dual_run import (
     KERNELS,
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
-    _overflow_error,
     as_float64,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
+    overflow_error,
     run_kernel_perceptron,
     run_linear_perceptron,
     training_gram,
@@ -478,7 +478,7 @@ def _finite_rows(values: NDArray, start: int) -> NDArray:
     finite = np.isfinite(values)
     if finite.all():
         return values
-    raise _overflow_error(start + int(np.flatnonzero(~finite.all(axis=1))[0]))
+    raise overflow_error(start + int(np.flatnonzero(~finite.all(axis=1))[0]))
 
 
 def _stack_rows(A, B):

@@ -21,7 +21,7 @@ import numpy as np
 
 from halfspaces.io._errors import DataFileError
 
-__all__ = ["is_archive", "load_npy", "load_npz", "memory_budget"]
+__all__ = ["is_archive", "load_npy", "load_npz", "memory_budget", "read_exactly"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # an archive with members, an empty one
@@ -84,7 +84,7 @@ def load_npy(path, source: str | BinaryIO) -> np.ndarray:
     source.seek(0)
     shape, fortran, dtype, nbytes = _checked_header(path, source, len(source.getbuffer()),
                                                     "the array")
-    return _array(_read_exactly(source, nbytes), shape, fortran, dtype)
+    return _array(read_exactly(source, nbytes), shape, fortran, dtype)
 
 
 def load_npz(path, source: str | BinaryIO, names: tuple[str, ...]) -> dict[str, np.ndarray]:
@@ -123,7 +123,7 @@ def _read_member(path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: st
     with archive.open(info) as handle:
         shape, fortran, dtype, nbytes = _checked_header(path, handle, info.file_size,
                                                         f"array {name!r}")
-        buffer = _read_exactly(handle, nbytes)  # the archive checks its CRC at the end
+        buffer = read_exactly(handle, nbytes)  # the archive checks its CRC at the end
     return _array(buffer, shape, fortran, dtype)
 
 
@@ -149,7 +149,7 @@ def _checked_header(path, handle, size: int, what: str):
     return shape, fortran, dtype, nbytes
 
 
-def _read_exactly(handle, nbytes: int) -> bytearray:
+def read_exactly(handle, nbytes: int) -> bytearray:
     """`nbytes` bytes into a writable buffer, a chunk at a time (no second full copy)."""
     buffer = bytearray(nbytes)
     view, done = memoryview(buffer), 0

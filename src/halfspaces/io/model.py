@@ -49,7 +49,7 @@ import numpy as np
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
-from halfspaces.io._npfiles import memory_budget
+from halfspaces.io._npfiles import memory_budget, read_exactly
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
 
@@ -326,7 +326,10 @@ class _Members:
             if nbytes != info.file_size - handle.tell():
                 raise ValueError(f"{name}: its header declares {shape} {dtype} ({nbytes} "
                                  f"bytes) but the member holds {info.file_size} bytes")
-            buffer = _read_exactly(handle, nbytes, name)
+            try:
+                buffer = read_exactly(handle, nbytes)
+            except EOFError:
+                raise EOFError(f"{name} is truncated") from None
         array = np.frombuffer(buffer, dtype=dtype) if nbytes else np.empty(0, dtype)
         return array.reshape(shape, order="F" if fortran else "C")
 
@@ -335,18 +338,6 @@ class _Members:
         if self.budget < 0:
             raise ValueError(f"{name} declares {nbytes} bytes: the arrays would take more "
                              f"than {MAX_EXPANSION} times the file's size (a zip bomb?)")
-
-
-def _read_exactly(handle, nbytes: int, name: str) -> bytearray:
-    """`nbytes` bytes into a writable buffer, a chunk at a time (no second full copy)."""
-    buffer = bytearray(nbytes)
-    view, done = memoryview(buffer), 0
-    while done < nbytes:
-        got = handle.readinto(view[done:done + _CHUNK])
-        if not got:
-            raise EOFError(f"{name} is truncated")
-        done += got
-    return buffer
 
 
 def _references(document: dict) -> set[str]:
