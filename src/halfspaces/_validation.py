@@ -185,9 +185,10 @@ def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
     refuse_dask(type(estimator).__name__, X=X, y=y)
     check_sparse_structure(X)
     out = _sklearn_validate_data(estimator, X, y, **kwargs)
-    if isinstance(out, tuple):
-        return (checked_input(out[0]), *out[1:])
-    return checked_input(out)
+    found = out[0] if isinstance(out, tuple) else out
+    # the matrix as given was checked just above: only a converted one is checked again
+    found = canonical_csr(found) if found is X else checked_input(found)
+    return (found, *out[1:]) if isinstance(out, tuple) else found
 
 
 def checked_input(X, name: str = "X"):
