@@ -147,7 +147,7 @@ def column_max_abs(X, name: str = "X") -> NDArray:
     from halfspaces._fast.columns import column_stats
 
     if sp.issparse(X):
-        X = checked_input(check_sparse_structure(X, name).tocsr(), name)
+        X = checked_input(check_sparse_structure(X, name).tocsr(), X, name)
     top, bad = column_stats(loop_input(X), X.shape[1])
     if bad.any():
         raise ValueError(f"Input {name} contains NaN or infinity (first in column "
@@ -185,16 +185,15 @@ def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
     refuse_dask(type(estimator).__name__, X=X, y=y)
     check_sparse_structure(X)
     out = _sklearn_validate_data(estimator, X, y, **kwargs)
-    found = out[0] if isinstance(out, tuple) else out
-    # the matrix as given was checked just above: only a converted one is checked again
-    found = canonical_csr(found) if found is X else checked_input(found)
+    found = checked_input(out[0] if isinstance(out, tuple) else out, X)
     return (found, *out[1:]) if isinstance(out, tuple) else found
 
 
-def checked_input(X, name: str = "X"):
-    """X as scikit-learn's validation converted it: its structure checked again, and made
-    :func:`canonical_csr`."""
-    return canonical_csr(check_sparse_structure(X, name))
+def checked_input(X, given, name: str = "X"):
+    """X as scikit-learn's validation converted it from ``given`` (which passed
+    :func:`check_sparse_structure`), made :func:`canonical_csr`; its structure is checked
+    again only where the conversion made a new matrix."""
+    return canonical_csr(X if X is given else check_sparse_structure(X, name))
 
 
 class SparseInputMixin:

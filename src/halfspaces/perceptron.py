@@ -614,8 +614,8 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     >>> run.mistakes.tolist(), run.n_mistakes
     ([True, False, True], 2)
     """
-    X, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
-    X = checked_input(X)
+    Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
+    X = checked_input(Xc, X)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(

@@ -329,8 +329,8 @@ def _check_block(X, y, accept_sparse: bool, mode: str):
     if sp.issparse(X) and not accept_sparse:
         raise TypeError("X is sparse and this model takes dense data only; pass X.todense() "
                         "blocks or use a model that accepts sparse X.")
-    X = check_array(check_sparse_structure(X), ensure_min_samples=0, **FIT_INPUT)
-    X = checked_input(X)
+    X = checked_input(check_array(check_sparse_structure(X), ensure_min_samples=0,
+                                  **FIT_INPUT), X)
     y = column_or_1d(np.asarray(y), warn=True)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give X "

@@ -191,7 +191,7 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     if int(passes) < 1:
         raise ValueError(f"passes={passes!r} must be an integer >= 1.")
     Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
-    Xc = checked_input(Xc)
+    Xc = checked_input(Xc, X)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")

@@ -31,11 +31,11 @@ __all__ = [
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     """Float64 C-contiguous array or CSR matrix with at least one row and one column."""
     refuse_dask("halfspaces.theory", **{name: X})
-    X = check_array(check_sparse_structure(X, name), accept_sparse="csr", dtype=np.float64,
-                    order="C", accept_large_sparse=True, input_name=name)
+    found = check_array(check_sparse_structure(X, name), accept_sparse="csr", dtype=np.float64,
+                        order="C", accept_large_sparse=True, input_name=name)
     # canonical on a copy where needed: check_array hands back the caller's own CSR matrix,
     # which sum_duplicates() used to rewrite in place
-    return checked_input(X, name)
+    return checked_input(found, X, name)
 
 
 def labelled_sample(X: ArrayLike, y: ArrayLike):
