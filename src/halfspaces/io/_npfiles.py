@@ -4,8 +4,8 @@ An ``.npy`` header declares a shape and a dtype, and NumPy allocates what it dec
 reading: a 300-byte ``.npz`` whose header claims shape (10**11, 3) asked for 2 TiB. Here each
 header is read first and checked against the bytes that hold the array (the file's size, or
 the member's size in the archive's directory), as model files are
-(:mod:`halfspaces.io.model`); an ``.npz`` file, read whole, must also fit in half of this
-machine's memory. Nothing is unpickled. Every failure is a
+(:mod:`halfspaces.io.model`); an ``.npz`` file, read whole, must also fit in half of the
+memory this process may use. Nothing is unpickled. Every failure is a
 :class:`~halfspaces.io.DataFileError` naming the file and, where it applies, the array.
 """
 
@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
+from halfspaces._memory import memory_limit
 from halfspaces.io._errors import DataFileError
 
 __all__ = ["is_archive", "load_npy", "load_npz", "memory_budget", "read_exactly"]
@@ -36,11 +37,10 @@ _CHUNK = 2**20
 
 
 def memory_budget() -> int:
-    """Bytes the arrays of an ``.npz`` file may take: half of this machine's memory."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 2**35
+    """Bytes the arrays of an ``.npz`` file (or a model read from a pipe) may take: half of
+    the memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM,
+    or a container's smaller cgroup limit)."""
+    return memory_limit() // 2
 
 
 def is_archive(path, source: str | BinaryIO) -> bool:
@@ -115,8 +115,9 @@ def _check_budget(path, members: dict[str, zipfile.ZipInfo]) -> None:
     total, budget = sum(info.file_size for info in members.values()), memory_budget()
     if total > budget:
         raise DataFileError(path, f"its arrays take {total / 2**30:.1f} GiB, more than half "
-                                  "of this machine's memory, and an .npz file is read whole: "
-                                  "save them as .npy (memory-mapped) or svmlight and stream it")
+                                  "of the memory this process may use, and an .npz file is "
+                                  "read whole: save them as .npy (memory-mapped) or svmlight "
+                                  "and stream it")
 
 
 def _read_member(path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str):

@@ -30,7 +30,7 @@ declared constraints and the fitted state against its schema
 (:func:`halfspaces.io._state.check_state`: names, dtypes, shapes, finiteness, index ranges),
 and only then builds the model. Anything that fails is a :class:`ModelFileError` naming the
 file. A model may come through a pipe or FIFO (``predict <(cat model.hs) data.svm``): it is
-then read into memory first, up to half of the machine's memory.
+then read into memory first, up to half of the memory this process may use.
 """
 
 from __future__ import annotations

@@ -1,0 +1,66 @@
+"""How much memory this process may use: the machine's RAM, or a container's smaller limit.
+
+In a container (Docker, Kubernetes, a batch job's cgroup) the physical RAM that ``sysconf``
+reports is the host's; the process is killed once it passes its cgroup's limit, long before
+NumPy would see an allocation fail. So every budget of the package (a data file read whole,
+a model read from a pipe, the weight vectors of a fit) starts from :func:`memory_limit`,
+the smaller of the two.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["cgroup_limit", "memory_limit", "physical_memory"]
+
+_CGROUP_FILES = ("sys/fs/cgroup/memory.max",  # cgroup v2; "max" means no limit
+                 "sys/fs/cgroup/memory/memory.limit_in_bytes")  # cgroup v1
+# cgroup v1 writes "no limit" as the largest page-aligned int64 (9223372036854771712);
+# anything from 2**60 (1 EiB) up is read as no limit
+_NO_LIMIT = 2**60
+_UNKNOWN_RAM = 2**36  # 64 GiB, where the platform cannot say (not POSIX)
+
+
+def physical_memory() -> int:
+    """Bytes of physical RAM of this machine (64 GiB where the platform cannot say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return _UNKNOWN_RAM
+
+
+def cgroup_limit(root: str | os.PathLike = "/") -> int | None:
+    """The memory limit of this process's cgroup in bytes, or None where there is none.
+
+    Reads cgroup v2's ``memory.max`` and cgroup v1's ``memory.limit_in_bytes`` under `root`
+    (a test points it at a folder of its own) and takes the smaller limit found; a file
+    that is missing, unreadable or not a number says nothing.
+    """
+    found = [_read_limit(Path(root, name)) for name in _CGROUP_FILES]
+    limits = [limit for limit in found if limit is not None]
+    return min(limits) if limits else None
+
+
+def _read_limit(path: Path) -> int | None:
+    try:
+        text = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.isdigit():  # "max", or damage
+        return None
+    limit = int(text)
+    return limit if 0 < limit < _NO_LIMIT else None
+
+
+def memory_limit(root: str | os.PathLike = "/") -> int:
+    """Bytes this process may use: physical RAM, or the cgroup limit where it is smaller.
+
+    Examples
+    --------
+    >>> from halfspaces._memory import memory_limit, physical_memory
+    >>> 0 < memory_limit() <= physical_memory()
+    True
+    """
+    ram, limit = physical_memory(), cgroup_limit(root)
+    return ram if limit is None else min(ram, limit)
