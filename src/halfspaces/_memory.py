@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["cgroup_limit", "memory_limit", "physical_memory"]
+__all__ = ["check_dense_vectors", "cgroup_limit", "memory_limit", "physical_memory"]
 
 _CGROUP_FILES = ("sys/fs/cgroup/memory.max",  # cgroup v2; "max" means no limit
                  "sys/fs/cgroup/memory/memory.limit_in_bytes")  # cgroup v1
@@ -64,3 +64,38 @@ def memory_limit(root: str | os.PathLike = "/") -> int:
     """
     ram, limit = physical_memory(), cgroup_limit(root)
     return ram if limit is None else min(ram, limit)
+
+
+def check_dense_vectors(n_columns: int, n_vectors: int, name: str = "X") -> None:
+    """Refuse a width whose `n_vectors` dense float64 vectors of ``n_columns + 1`` entries
+    (weights, averages, gradients, with the intercept's slot) would not fit in memory.
+
+    Called where an estimator validates X, before it allocates: a sparse matrix may declare
+    2**40 columns in a few bytes, and the fit then failed with NumPy's bare "Unable to
+    allocate 8.00 TiB", a ``std::bad_alloc`` from SciPy's C++ code, or, in a container, a
+    process killed by its cgroup. `n_vectors` may be a lower bound: the check exists to
+    name X's width, not to predict a fit's peak.
+
+    Raises
+    ------
+    MemoryError
+        Naming `name`'s column count, the bytes needed and the memory limit.
+    """
+    needed = 8 * n_vectors * (n_columns + 1)
+    limit = memory_limit()
+    if needed > limit:
+        raise MemoryError(
+            f"{name} has {n_columns:,} columns: a fit keeps at least {n_vectors} dense "
+            f"float64 vectors of {n_columns + 1:,} entries (weights and their companions), "
+            f"{needed:,} bytes ({_size(needed)}), more than the {_size(limit)} of memory "
+            "this process may use. Is the column count a mistake "
+            "(a sparse matrix's declared shape, a stray feature index)? Otherwise reduce "
+            "the features (e.g. hashing) or use a machine with more memory."
+        )
+
+
+def _size(n_bytes: int) -> str:
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:.1f} {unit}"
+    return f"{n_bytes} bytes"
