@@ -22,11 +22,15 @@ import numpy as np
 from halfspaces._memory import memory_limit
 from halfspaces.io._errors import DataFileError
 
-__all__ = ["is_archive", "load_npy", "load_npz", "memory_budget", "read_exactly"]
+__all__ = ["SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy", "load_npz",
+           "memory_budget", "read_exactly"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # an archive with members, an empty one
 _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+_PARQUET_MAGIC = b"PAR1"  # at both ends of a Parquet file
+SIGNATURE_LENGTH = len(_NPY_MAGIC)
+"""The first bytes of a file that :func:`binary_format` needs (its longest signature)."""
 _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                    (2, 0): np.lib.format.read_array_header_2_0}
 # What a damaged archive or member raises while being read: the archive's own errors, an
@@ -41,6 +45,25 @@ def memory_budget() -> int:
     the memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM,
     or a container's smaller cgroup limit)."""
     return memory_limit() // 2
+
+
+def binary_format(head: bytes) -> str | None:
+    """The binary data format whose signature starts `head`, a file's first
+    :data:`SIGNATURE_LENGTH` bytes: "npz" (a ZIP archive), "npy", "parquet", or None (a
+    text file, or none of these).
+
+    Examples
+    --------
+    >>> binary_format(b"\\x93NUMPY"), binary_format(b"PAR1\\x15\\x04"), binary_format(b"1,2\\n")
+    ('npy', 'parquet', None)
+    """
+    if head.startswith(_ZIP_MAGICS):
+        return "npz"
+    if head.startswith(_NPY_MAGIC):
+        return "npy"
+    if head.startswith(_PARQUET_MAGIC):
+        return "parquet"
+    return None
 
 
 def is_archive(path, source: str | BinaryIO) -> bool:
