@@ -65,8 +65,18 @@ def test_no_limit_and_unreadable_files_leave_the_ram(tmp_path, name, text):
 def test_missing_files_and_a_folder_in_place_of_a_file_leave_the_ram(tmp_path):
     assert memory_limit(tmp_path) == physical_memory()
     assert memory_limit(tmp_path / "absent") == physical_memory()
-    (tmp_path / V2).mkdir(parents=True)  # reading it is an OSError (IsADirectoryError)
-    assert memory_limit(tmp_path) == physical_memory()
+    # a root of its own: cgroup_limit reads each root once per process
+    folder = tmp_path / "folder"
+    (folder / V2).mkdir(parents=True)  # reading it is an OSError (IsADirectoryError)
+    assert memory_limit(folder) == physical_memory()
+
+
+def test_the_limit_is_read_once_per_root(tmp_path):
+    """Every fit asks (check_dense_vectors): the files are read once, not per call."""
+    write(tmp_path, V2, f"{SMALL}\n")
+    assert memory_limit(tmp_path) == SMALL
+    write(tmp_path, V2, f"{2 * SMALL}\n")
+    assert memory_limit(tmp_path) == SMALL
 
 
 def test_the_io_budgets_follow_the_limit(monkeypatch):
