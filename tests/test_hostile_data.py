@@ -584,7 +584,7 @@ def test_an_npz_beyond_the_memory_budget_is_refused_before_reading(tmp_path, mon
     np.savez_compressed(path, X=np.zeros((1000, 100)), y=np.ones(1000))  # 800 kB in 1 kB
     monkeypatch.setattr(npfiles, "memory_budget", lambda: 100_000)
     with pytest.raises(DataFileError, match=r"big\.npz: its arrays take 0\.0 GiB, more than "
-                                            "half of this machine's memory"):
+                                            "half of the memory this process may use"):
         read(path)
 
 

@@ -284,6 +284,37 @@ def test_invalid_csr_structure_is_refused(saved, tmp_path):
     refused(path, "support_vectors_")
 
 
+def decreasing(indptr: np.ndarray) -> np.ndarray:
+    """indptr [0, a, b, c] as [0, c, b, c]: it descends inside, where SciPy's constructor
+    does not look (it checks the first and last entries)."""
+    out = indptr.copy()
+    out[1] = out[-1]
+    return out
+
+
+@pytest.mark.parametrize("part, change", [
+    ("indptr", decreasing),
+    ("indices", lambda a: np.full_like(a, 2**31 - 1000)),
+], ids=["indptr-descending", "index-out-of-range"])
+def test_loader_and_fit_give_one_reason_for_one_broken_csr_matrix(saved, tmp_path, part,
+                                                                  change):
+    """The loader checks support vectors with the check fit runs on its input (one
+    function): the oracle is fit's error on a matrix with the same arrays. Only the advice
+    differs: building the matrix from consistent arrays is no fix for a damaged file."""
+    blob, model, _ = saved["VotedPerceptron-3-csr"]
+    path = tmp_path / "m.hs"
+    rewrite_array(blob, path, ("state", "support_vectors_", "$sparse", part), change)
+    message = refused(path, "support_vectors_ is not a valid CSR matrix: ")
+    broken = model.support_vectors_.copy()
+    # set after construction, which SciPy's own (partial) check runs at
+    setattr(broken, part, change(getattr(broken, part)))
+    with pytest.raises(ValueError, match="Build it with") as caught:
+        halfspaces.Perceptron().fit(broken, np.arange(broken.shape[0]) % 2)
+    reason = str(caught.value).split("matrix: ", 1)[1].split(". Build it", 1)[0]
+    assert f"support_vectors_ is not a valid CSR matrix: {reason}." in message
+    assert "Build it" not in message
+
+
 def emptied_rows(blob: bytes, path, last: int) -> None:
     """The support vectors' indptr ending at `last` <= 0 over no stored entries: SciPy's
     check_format(full_check=True) skips every check then, and sparsetools trusted the

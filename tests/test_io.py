@@ -71,6 +71,76 @@ def test_parquet_and_numpy_match(tmp_path, problem):
         assert np.array_equal(X_read, X) and np.array_equal(y_read, y), name
 
 
+def write_binary(path, fmt: str, X, y) -> None:
+    with open(path, "wb") as handle:  # at exactly `path`: np.save would add an extension
+        if fmt == "npy":
+            np.save(handle, np.column_stack([y, X]))
+        elif fmt == "npz":
+            np.savez(handle, X=X, y=y)
+        else:
+            pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(
+                target=y).to_parquet(handle)
+
+
+@pytest.mark.parametrize("name", ["data", "data.bin", "data.txt.old"])
+@pytest.mark.parametrize("fmt", ["npy", "npz", "parquet"])
+def test_binary_files_are_sniffed_by_their_signature(tmp_path, problem, fmt, name):
+    """A binary file without its extension was sniffed as CSV (its first "line" read as
+    text); the oracle is the arrays written."""
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    X, y = problem
+    path = tmp_path / name
+    write_binary(path, fmt, X, y)
+    assert detect_format(path) == fmt
+    column = {"npy": 0, "npz": None, "parquet": "target"}[fmt]
+    X_read, y_read = read(path, label_column=column)
+    assert np.array_equal(X_read, X) and np.array_equal(y_read, y)
+
+
+def test_a_binary_file_through_a_fifo_is_sniffed_without_losing_bytes(tmp_path, problem):
+    """Sniffing reads the start of a pipe, which cannot be read twice: the reader must still
+    see the whole array (open_data buffers a pipe's content once)."""
+    import os
+    import threading
+
+    X, y = problem
+    write_binary(tmp_path / "source", "npy", X, y)
+    fifo = tmp_path / "piped"
+    os.mkfifo(fifo)
+    content = (tmp_path / "source").read_bytes()
+    writer = threading.Thread(target=lambda: fifo.write_bytes(content), daemon=True)
+    writer.start()
+    X_read, y_read = read(fifo, label_column=0)
+    writer.join(5)
+    assert np.array_equal(X_read, X) and np.array_equal(y_read, y)
+
+
+@pytest.mark.parametrize("packer", ["gzip", "bz2", "lzma"])
+def test_compressed_files_are_sniffed_through_decompression(tmp_path, packer):
+    import importlib
+
+    compress = importlib.import_module(packer).compress
+    # the 6 signature bytes end inside the second line: sniffing must not join the two
+    (tmp_path / "d").write_bytes(compress(b"#\n1 1:2 3:4\n-1 2:1\n"))
+    assert detect_format(tmp_path / "d") == "svmlight"
+    (tmp_path / "c").write_bytes(compress(b"1,2,3\n4,5,6\n"))
+    assert detect_format(tmp_path / "c") == "csv"
+    (tmp_path / "n").write_bytes(compress(_npy_bytes()))
+    assert detect_format(tmp_path / "n") == "npy"  # and its reader names the compression
+    with pytest.raises(DataFileError, match="compressed file: NumPy files are read "
+                                            "uncompressed; decompress it first"):
+        read(tmp_path / "n", label_column=0)
+
+
+def _npy_bytes() -> bytes:
+    import io
+
+    out = io.BytesIO()
+    np.save(out, np.array([[1.0, 2.0], [-1.0, 3.0]]))
+    return out.getvalue()
+
+
 @pytest.mark.parametrize("fmt", ["svm", "csv", "npy", "npz", "parquet"])
 def test_chunks_concatenate_to_the_whole(tmp_path, problem, fmt):
     if fmt == "parquet":

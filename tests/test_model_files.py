@@ -156,6 +156,45 @@ def test_three_class_round_trip_is_exact(cls, sparse, tmp_path):
     assert_same(model.predict(X), loaded.predict(X))
 
 
+def object_labels(n_classes: int):
+    """Clusters labelled with Python str objects (dtype=object), as a pandas Series of
+    strings gives them: fit then keeps classes_ as an object array."""
+    X, y = three_clusters()
+    keep = np.isin(y, ["a", "b", "c"][:n_classes])
+    return X[keep], np.array(y[keep].tolist(), dtype=object)
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("cls", [c for c in estimator_classes() if not is_regressor(c())],
+                         ids=lambda c: c.__name__)
+def test_labels_held_as_str_objects_round_trip(cls, n_classes, tmp_path):
+    """The oracle is the model before saving: the same classes, predictions and state (the
+    classes come back as a Unicode array, which compares equal item by item)."""
+    X, y = object_labels(n_classes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = cls(**FAST.get(cls.__name__, {}), **_seed(cls)).fit(X, y)
+    assert model.classes_.dtype == object  # what this test is about
+    loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    assert loaded.classes_.dtype.kind == "U"
+    assert loaded.classes_.tolist() == model.classes_.tolist()
+    assert loaded.predict(X).tolist() == model.predict(X).tolist()
+    loaded.classes_ = loaded.classes_.astype(object)
+    assert_same_model(model, loaded)
+
+
+def test_object_arrays_other_than_strings_are_named_at_save_time(tmp_path):
+    model = fitted(halfspaces.Perceptron)[0]
+    model.classes_ = np.array(["no", 1], dtype=object)
+    with pytest.raises(ModelFileError, match="Perceptron attribute 'classes_'.*not all "
+                                             "strings"):
+        halfspaces.save(model, tmp_path / "m")
+    model.classes_ = np.array(["no", "no\x00"], dtype=object)  # a Unicode array drops the NUL
+    with pytest.raises(ModelFileError, match="'classes_': a string ending in a NUL"):
+        halfspaces.save(model, tmp_path / "m")
+    assert not list(tmp_path.iterdir())
+
+
 @pytest.mark.parametrize("model", [
     halfspaces.KernelPerceptron(kernel="precomputed"),
     halfspaces.LogisticRegression(solver="sgd", random_state=0),

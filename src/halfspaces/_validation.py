@@ -39,7 +39,7 @@ FIT_INPUT = dict(accept_sparse="csr", dtype=(np.float64, np.float32), order="C",
 LOOP_CHECKS_FINITE = dict(FIT_INPUT, ensure_all_finite=False)
 
 
-def check_sparse_structure(X, name: str = "X"):
+def check_sparse_structure(X, name: str = "X", *, advice: str | None = None):
     """Refuse a sparse matrix whose index arrays point outside it; return X.
 
     The compiled loops (and SciPy's own sparse products and conversions) index ``data``
@@ -47,53 +47,93 @@ def check_sparse_structure(X, name: str = "X"):
     inconsistent arrays would make them read or write outside its memory: SciPy's
     ``tocsr()`` of a CSC or COO matrix with an index out of range is a segmentation fault,
     so this runs on the matrix as given, before any conversion. A CSR or CSC matrix is
-    checked by one compiled pass (:func:`halfspaces._fast.csr.csr_is_valid`, ~0.1 ms on
-    a9a), COO by the bounds of its coordinates; the message for a bad compressed matrix,
-    and the check of BSR, come from SciPy's ``check_format(full_check=True)``. DIA, LIL and
-    DOK are converted by SciPy in Python, and their CSR form is checked where it is used.
+    checked by the shapes of its arrays and one compiled pass over them
+    (:func:`halfspaces._fast.csr.csr_is_valid`, ~0.1 ms on a9a), not by SciPy's
+    ``check_format(full_check=True)``, which skips its checks when ``indptr[-1] <= 0`` (an
+    indptr of [0, 2, 4, 6, 0] over no entries passed it, and sparsetools then crashed); COO
+    by the bounds of its coordinates; BSR by SciPy's ``check_format(full_check=True)``. DIA,
+    LIL and DOK are converted by SciPy in Python, and their CSR form is checked where it is
+    used.
+
+    Parameters
+    ----------
+    X : object
+        Checked if it is a SciPy sparse matrix or array, else returned as it is.
+    name : str, default="X"
+        What the error calls X (e.g. a model file's attribute).
+    advice : str or None, default=None
+        The sentence that ends the error, after the reason. None advises building the
+        matrix from consistent arrays, the fix for a matrix built by hand; a caller whose
+        matrix came from elsewhere says what applies there ("" for nothing more).
+
+    Raises
+    ------
+    ValueError
+        "<name> is not a valid <FORMAT> matrix: <reason>. <advice>"
     """
     if not sp.issparse(X):
         return X
+    reason = _structure_problem(X)
+    if reason is None:
+        return X
+    if advice is None:
+        build = ("coo_matrix((data, (row, col)), shape=...)" if X.format == "coo" else
+                 f"{X.format}_matrix((data, indices, indptr), shape=...)")
+        advice = f"Build it with scipy.sparse.{build} from consistent arrays."
+    raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: {reason}."
+                     f"{' ' + advice if advice else ''}")
+
+
+def _structure_problem(X) -> str | None:
+    """Why the index arrays of sparse X do not fit its shape, or None where they do (or
+    where SciPy converts X in Python: DIA, LIL, DOK)."""
     if X.format == "coo":
-        return _check_coordinates(X, name)
+        return _coordinates_problem(X)
+    if X.format in ("csr", "csc"):
+        return _compressed_problem(X)
     check = getattr(X, "check_format", None)
     if check is None:
-        return X
-    if X.format in ("csr", "csc") and _compressed_arrays_fit(X):
-        from halfspaces._fast.csr import csr_is_valid
-
-        if csr_is_valid(X.indices, X.indptr, X.shape[X.format == "csr"]):
-            return X
+        return None
     try:
         check(full_check=True)
     except ValueError as err:
-        reason = str(err)
-    else:
-        if X.format not in ("csr", "csc"):
-            return X
-        reason = "its index arrays are inconsistent"
-    raise ValueError(
-        f"{name} is not a valid {X.format.upper()} matrix: {reason}. Build it with "
-        "scipy.sparse.csr_matrix((data, indices, indptr), shape=...) from consistent arrays."
-    )
+        return str(err).rstrip(".")
+    return None
 
 
-def _check_coordinates(X, name: str):
-    """A COO matrix's row and column arrays: one per entry, integers inside its shape."""
-    coords = (X.row, X.col)
-    for axis, (index, size) in enumerate(zip(coords, X.shape, strict=True)):
+def _compressed_problem(X) -> str | None:
+    """Why a CSR (CSC) matrix's arrays are not one, checked in the order that keeps the
+    compiled pass safe: shapes and dtypes first, then every indptr step and index."""
+    from halfspaces._fast.csr import csr_is_valid
+
+    rows, minor = ("rows", "column") if X.format == "csr" else ("columns", "row")
+    n_major, n_minor = X.shape if X.format == "csr" else X.shape[::-1]
+    indices, indptr, data = X.indices, X.indptr, X.data
+    if indptr.ndim != 1 or indptr.shape[0] != n_major + 1:
+        return (f"it has an indptr of shape {indptr.shape} for {n_major} {rows}: "
+                f"{n_major + 1} entries are required")
+    if indices.ndim != 1 or data.shape != indices.shape:
+        return (f"it has {data.shape} values for {indices.shape} indices: one index per "
+                "value is required")
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        return (f"its index arrays have dtype {indices.dtype} and {indptr.dtype}, not "
+                "integers")
+    if not csr_is_valid(indices, indptr, n_minor):
+        return (f"its indptr must start at 0, never decrease and end at its "
+                f"{indices.shape[0]} entries, and its {minor} indices must lie in [0, {n_minor})")
+    return None
+
+
+def _coordinates_problem(X) -> str | None:
+    """Why a COO matrix's row and column arrays are not one integer per entry inside its
+    shape, or None."""
+    for axis, (index, size) in enumerate(zip((X.row, X.col), X.shape, strict=True)):
         what = ("row", "column")[axis]
         if index.ndim != 1 or index.shape[0] != X.data.shape[0] or index.dtype.kind not in "iu":
-            reason = f"its {what} array does not hold one integer per entry"
-        elif index.size and (index.min() < 0 or index.max() >= size):
-            reason = f"a {what} index is outside [0, {size})"
-        else:
-            continue
-        raise ValueError(
-            f"{name} is not a valid COO matrix: {reason}. Build it with "
-            "scipy.sparse.coo_matrix((data, (row, col)), shape=...) from consistent arrays."
-        )
-    return X
+            return f"its {what} array does not hold one integer per entry"
+        if index.size and (index.min() < 0 or index.max() >= size):
+            return f"a {what} index is outside [0, {size})"
+    return None
 
 
 def canonical_csr(X):
@@ -117,16 +157,6 @@ def canonical_csr(X):
     X.has_canonical_format = False
     X.sum_duplicates()
     return X
-
-
-def _compressed_arrays_fit(X) -> bool:
-    """The shapes and dtypes the compiled check assumes: 1-D integer arrays, one indptr
-    entry per row (column, for CSC) and one more, as many indices as data."""
-    indices, indptr = X.indices, X.indptr
-    return (indices.ndim == 1 and indptr.ndim == 1 and indices.dtype.kind in "iu"
-            and indptr.dtype.kind in "iu"
-            and indptr.shape[0] == X.shape[X.format != "csr"] + 1
-            and X.data.ndim == 1 and X.data.shape[0] == indices.shape[0])
 
 
 def column_max_abs(X, name: str = "X") -> NDArray:

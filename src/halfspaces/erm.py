@@ -35,6 +35,7 @@ from halfspaces._exact import (
     split_intercept,
     zero_one_erm,
 )
+from halfspaces._memory import check_dense_vectors
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
@@ -84,6 +85,8 @@ class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        # the program's cost, its two bounds and its solution over the d + 1 weights
+        check_dense_vectors(X.shape[1], 4)
         check_classification_targets(y)
         self.classes_, index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:

@@ -82,6 +82,7 @@ from halfspaces._dual_run import (
     training_gram,
 )
 from halfspaces._fast import perceptron as kp
+from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
 from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions, fit_context
@@ -301,6 +302,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_runs(self, X, targets: Targets, resume: bool, max_epochs: int, selection: str,
                   rng) -> None:
+        if self._is_linear():  # the primal loop keeps weights over X's columns
+            check_dense_vectors(X.shape[1], 2)
         run = self._runner(X, resume)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
                     selection=selection, rng=rng)

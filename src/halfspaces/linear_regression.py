@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._datafits import Squared, weighted_gram
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
+from halfspaces._memory import check_dense_vectors
 from halfspaces._objective import Objective
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._solvers import SolverRun
@@ -138,6 +139,7 @@ class LinearRegression(RegressorMixin, GLM):
         """
         X, y = validate_data(self, X, y, y_numeric=True, **LOOP_CHECKS_FINITE)
         y = np.asarray(y, dtype=np.float64)
+        check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
         if self.solver in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())

@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._datafits import Logistic, Softmax
 from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
+from halfspaces._memory import check_dense_vectors
 from halfspaces._objective import Objective
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._solvers import SolverRun
@@ -212,6 +213,8 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         return self
 
     def _objective(self, X, targets: Targets) -> Objective:
+        # the column scales, then weights and a gradient per problem (at least)
+        check_dense_vectors(X.shape[1], 1 + 2 * len(targets.positives))
         k = targets.classes.size
         if k == 2:
             return Objective(X, targets.plus_minus(0), Logistic(), self.alpha,

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
@@ -154,6 +155,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         classes = encode_targets(y).classes
+        check_dense_vectors(X.shape[1], 2 * classes.size)  # W and its running sum U
         labels = np.searchsorted(classes, y).astype(np.int64)
         run = run_multiclass_perceptron(
             X, labels, classes.size, fit_intercept=self.fit_intercept,

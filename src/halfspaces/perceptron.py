@@ -34,6 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
+from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import PerceptronRun, run_perceptron, survival_counts
 from halfspaces._progress import report
 from halfspaces._sklearn import (
@@ -111,6 +112,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
+        check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
         resume = self.warm_start and self._can_resume(targets.classes, X.shape[1])
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
                          check_random_state(self.random_state))
@@ -146,6 +148,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
+        check_dense_vectors(X.shape[1], 2 * len(targets.positives))
         runs = self._run(X, targets, not first, 1, "cyclic", None)
         self._set_fitted(X, targets, runs, not first)
         return self
@@ -202,6 +205,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
             raise ValueError(
                 "widen: this model was fitted with feature names, and the new columns would "
                 "have none; fit on arrays without column names to widen it.")
+        check_dense_vectors(n_features, 2 * len(self._states), "the widened model")
         for state in self._states:
             state.w = _widened(state.w, n_features, offset, intercept=True)
             state.aux = _widened(state.aux, n_features, offset, intercept=True)
@@ -622,6 +626,7 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
             f"online_perceptron takes two labels; y has {targets.classes.size}: "
             f"{targets.classes!r}."
         )
+    check_dense_vectors(X.shape[1], 2)
     run = run_perceptron(X, targets.labels, positive=targets.positives[0],
                          fit_intercept=fit_intercept, max_epochs=1, record_updates=True)
     mistakes = np.zeros(X.shape[0], dtype=bool)

@@ -208,7 +208,11 @@ def test_sample_complexity_is_the_smallest_integer(eps, delta, d, realizable, C)
                                         ((0.1, 0.1, 3, True, -1.0), "C"),
                                         ((0.1, 0.1, 3, True, math.inf), "C"),
                                         ((0.1, 0.1, 3, True, math.nan), "C"),
-                                        ((0.1, 0.1, 3, True, "2"), "C")])
+                                        ((0.1, 0.1, 3, True, "2"), "C"),
+                                        # ints that float64 cannot hold: float() raised an
+                                        # OverflowError naming nothing
+                                        ((0.1, 0.1, 3, True, 10**400), "C"),
+                                        ((0.1, 0.1, 3, False, 10**309), "C")])
 def test_sample_complexity_validates(args, name):
     # scikit-learn's InvalidParameterError (a ValueError and a TypeError), naming the parameter
     with pytest.raises(ValueError, match=f"^The {re.escape(repr(name))} parameter "):
@@ -368,3 +372,11 @@ def test_bounds_of_small_features_beside_the_constant(s):
     # Freund and Schapire's bound is finite at any scale (the QP's candidate may drop out)
     fs = best_freund_schapire_bound(X, y)
     assert math.isfinite(fs.bound) and fs.bound >= 1.0
+
+
+@pytest.mark.parametrize("gamma", [10**400, 10**309], ids=["1e400", "1e309"])
+def test_freund_schapire_bound_names_a_gamma_float64_cannot_hold(gamma):
+    X, y = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([1, -1])
+    with pytest.raises(ValueError, match="^The 'gamma' parameter of freund_schapire_bound "
+                                         "must be a float in the range"):
+        freund_schapire_bound(X, y, np.array([0.0, 1.0, 0.0]), gamma)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import glob
+import itertools
 import os
 import queue
 import sys
@@ -18,6 +19,7 @@ import numpy as np
 from halfspaces._fast.svmlight import cut_lines
 from halfspaces.io import svmlight, tabular
 from halfspaces.io._errors import DataFileError
+from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
 from halfspaces.io._source import open_data
 
 __all__ = ["FORMATS", "DataInfo", "column_names", "detect_format", "expand_paths",
@@ -86,6 +88,12 @@ def expand_paths(paths) -> list[str]:
 def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
     """The format of `path`: `format` if given, else from the extension, else sniffed.
 
+    Sniffing reads the first bytes through :func:`~halfspaces.io._source.open_data`
+    (decompressed, and buffered for a pipe or FIFO, so that the reader still sees all of
+    it): a binary signature (.npz, .npy, Parquet) decides first, then the first data line
+    (svmlight if its second token holds a colon, else CSV). A binary file read as text
+    was parsed as CSV, or its first "line" could be the whole file.
+
     Examples
     --------
     >>> detect_format("train.csv"), detect_format("a9a.t"), detect_format("x.bin", "npy")
@@ -99,14 +107,20 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
     suffix = Path(path).suffix.lower()
     if suffix in _SUFFIXES:
         return _SUFFIXES[suffix]
-    first = _first_data_line(path)
+    return _sniff(path)
+
+
+def _sniff(path) -> str:
+    with open_data(path) as handle:
+        head = handle.read(SIGNATURE_LENGTH)
+        binary = binary_format(head)
+        if binary is not None:
+            return binary
+        # the rest of the line the signature bytes end in (they may hold a line or more)
+        lines = itertools.chain((head + handle.readline()).splitlines(keepends=True), handle)
+        first = next((line for line in lines if _is_data(line)), b"")
     tokens = first.split(b"#", 1)[0].split()
     return "svmlight" if len(tokens) > 1 and b":" in tokens[1] else "csv"
-
-
-def _first_data_line(path) -> bytes:
-    with open_data(path) as handle:
-        return next((line for line in handle if _is_data(line)), b"")
 
 
 def _is_data(line: bytes) -> bool:

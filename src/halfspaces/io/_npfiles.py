@@ -4,8 +4,8 @@ An ``.npy`` header declares a shape and a dtype, and NumPy allocates what it dec
 reading: a 300-byte ``.npz`` whose header claims shape (10**11, 3) asked for 2 TiB. Here each
 header is read first and checked against the bytes that hold the array (the file's size, or
 the member's size in the archive's directory), as model files are
-(:mod:`halfspaces.io.model`); an ``.npz`` file, read whole, must also fit in half of this
-machine's memory. Nothing is unpickled. Every failure is a
+(:mod:`halfspaces.io.model`); an ``.npz`` file, read whole, must also fit in half of the
+memory this process may use. Nothing is unpickled. Every failure is a
 :class:`~halfspaces.io.DataFileError` naming the file and, where it applies, the array.
 """
 
@@ -19,13 +19,18 @@ from typing import BinaryIO
 
 import numpy as np
 
+from halfspaces._memory import memory_limit
 from halfspaces.io._errors import DataFileError
 
-__all__ = ["is_archive", "load_npy", "load_npz", "memory_budget", "read_exactly"]
+__all__ = ["SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy", "load_npz",
+           "memory_budget", "read_exactly"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # an archive with members, an empty one
 _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
+_PARQUET_MAGIC = b"PAR1"  # at both ends of a Parquet file
+SIGNATURE_LENGTH = len(_NPY_MAGIC)
+"""The first bytes of a file that :func:`binary_format` needs (its longest signature)."""
 _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
                    (2, 0): np.lib.format.read_array_header_2_0}
 # What a damaged archive or member raises while being read: the archive's own errors, an
@@ -36,11 +41,29 @@ _CHUNK = 2**20
 
 
 def memory_budget() -> int:
-    """Bytes the arrays of an ``.npz`` file may take: half of this machine's memory."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 2**35
+    """Bytes the arrays of an ``.npz`` file (or a model read from a pipe) may take: half of
+    the memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM,
+    or a container's smaller cgroup limit)."""
+    return memory_limit() // 2
+
+
+def binary_format(head: bytes) -> str | None:
+    """The binary data format whose signature starts `head`, a file's first
+    :data:`SIGNATURE_LENGTH` bytes: "npz" (a ZIP archive), "npy", "parquet", or None (a
+    text file, or none of these).
+
+    Examples
+    --------
+    >>> binary_format(b"\\x93NUMPY"), binary_format(b"PAR1\\x15\\x04"), binary_format(b"1,2\\n")
+    ('npy', 'parquet', None)
+    """
+    if head.startswith(_ZIP_MAGICS):
+        return "npz"
+    if head.startswith(_NPY_MAGIC):
+        return "npy"
+    if head.startswith(_PARQUET_MAGIC):
+        return "parquet"
+    return None
 
 
 def is_archive(path, source: str | BinaryIO) -> bool:
@@ -115,8 +138,9 @@ def _check_budget(path, members: dict[str, zipfile.ZipInfo]) -> None:
     total, budget = sum(info.file_size for info in members.values()), memory_budget()
     if total > budget:
         raise DataFileError(path, f"its arrays take {total / 2**30:.1f} GiB, more than half "
-                                  "of this machine's memory, and an .npz file is read whole: "
-                                  "save them as .npy (memory-mapped) or svmlight and stream it")
+                                  "of the memory this process may use, and an .npz file is "
+                                  "read whole: save them as .npy (memory-mapped) or svmlight "
+                                  "and stream it")
 
 
 def _read_member(path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str):

@@ -15,7 +15,8 @@ against a declared schema, one per estimator class:
   other letters are sizes the file may choose (e.g. the support vectors) but must then use
   consistently; a ``#`` is the index of the list item that holds the value;
 * finiteness of every float that a prediction or a further update reads, and the full CSR
-  structure (every indptr step and index, by :func:`halfspaces._fast.csr.csr_is_valid`).
+  structure (every indptr step and index, by
+  :func:`halfspaces._validation.check_sparse_structure`, the check of fit's input).
 
 A violation raises :class:`ValueError` naming the attribute; :mod:`halfspaces.io.model`
 turns it into a :class:`~halfspaces.io.model.ModelFileError` naming the file.
@@ -132,6 +133,8 @@ class Rows(Spec):
     def check(self, value, dims, where, index=None):
         import scipy.sparse as sp
 
+        from halfspaces._validation import check_sparse_structure
+
         if not sp.issparse(value):
             return self.dense.check(value, dims, where, index)
         if value.format != "csr" or value.dtype not in self.dtypes:
@@ -143,31 +146,9 @@ class Rows(Spec):
                 value.indptr.dtype != value.indices.dtype:
             raise ValueError(f"{where} has index arrays of dtype {value.indices.dtype} and "
                              f"{value.indptr.dtype}, not int32 or int64")
-        _check_csr_structure(value, where)
+        # the advice to build the matrix from consistent arrays does not apply to a file
+        check_sparse_structure(value, where, advice="")
         _check_values(value.data, where, True, None, None)
-
-
-def _check_csr_structure(value, where: str) -> None:
-    """Refuse CSR arrays that SciPy's sparsetools would read outside their memory.
-
-    Not SciPy's ``check_format(full_check=True)``: it skips its checks when ``indptr[-1]
-    <= 0``, so an indptr of [0, 2, 4, 6, 0] (or ending at -2**31) over empty data passed,
-    and ``predict`` then crashed inside sparsetools. The compiled check reads every entry.
-    """
-    from halfspaces._fast.csr import csr_is_valid
-
-    n_rows, n_columns = value.shape
-    indices, indptr, data = value.indices, value.indptr, value.data
-    if indptr.ndim != 1 or indptr.shape[0] != n_rows + 1:
-        raise ValueError(f"{where} has an indptr of shape {indptr.shape} for {n_rows} rows: "
-                         f"{n_rows + 1} entries are required")
-    if indices.ndim != 1 or data.shape != indices.shape:
-        raise ValueError(f"{where} has {data.shape} values for {indices.shape} indices: "
-                         "one index per value is required")
-    if not csr_is_valid(indices, indptr, n_columns):
-        raise ValueError(f"{where} is not a valid CSR matrix: its indptr must start at 0, "
-                         f"never decrease and end at its {indices.shape[0]} entries, and its "
-                         f"indices must lie in [0, {n_columns})")
 
 
 class Choice(Spec):

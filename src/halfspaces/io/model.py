@@ -14,11 +14,13 @@ whatever its extension. It holds:
 * one ``a<N>.npy`` per array, referred to from the JSON as ``{"$array": "a<N>"}``.
 
 Values in ``params``, ``state`` and ``extra`` are JSON scalars (floats as ``{"$float":
-"nan"}`` when not finite), or tagged objects: ``$array`` (an ndarray; object arrays are
-refused), ``$scalar`` (a NumPy scalar, kept as a 0-d array), ``$sparse`` (CSR/CSC/COO
-matrix or array, as its component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys),
-``$random_state`` (a NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of
-the library's own state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
+"nan"}`` when not finite), or tagged objects: ``$array`` (an ndarray; an array of Python
+``str`` objects, such as the classes of labels from a pandas Series, is stored as a
+fixed-width Unicode array and loads as one; other object arrays are refused), ``$scalar`` (a
+NumPy scalar, kept as a 0-d array), ``$sparse`` (CSR/CSC/COO matrix or array, as its
+component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$random_state`` (a
+NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of the library's own
+state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
 builds only the classes those two registries name, refuses files from a newer format
 version, reads only the arrays the JSON refers to (each .npy header checked before its data
@@ -28,7 +30,7 @@ declared constraints and the fitted state against its schema
 (:func:`halfspaces.io._state.check_state`: names, dtypes, shapes, finiteness, index ranges),
 and only then builds the model. Anything that fails is a :class:`ModelFileError` naming the
 file. A model may come through a pipe or FIFO (``predict <(cat model.hs) data.svm``): it is
-then read into memory first, up to half of the machine's memory.
+then read into memory first, up to half of the memory this process may use.
 """
 
 from __future__ import annotations
@@ -136,8 +138,6 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     arrays: dict[str, np.ndarray] = {}
     params = model.get_params(deep=False)
     state = {k: v for k, v in vars(model).items() if k not in params}
-    if state.get("feature_names_in_") is not None:
-        state["feature_names_in_"] = _names_as_text(state["feature_names_in_"], name)
     document = {
         "format": FORMAT_NAME, "version": FORMAT_VERSION, "library": _VERSION,
         "class": name,
@@ -148,16 +148,6 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     text = json.dumps(document, allow_nan=False).encode()
     arrays[META] = np.frombuffer(text, dtype=np.uint8)
     return atomic_write(path, lambda handle: np.savez(handle, **arrays))
-
-
-def _names_as_text(names: np.ndarray, model: str) -> np.ndarray:
-    """``feature_names_in_`` (scikit-learn keeps the column names of a DataFrame as an array
-    of str objects, which no model file holds) as a Unicode array; :func:`load` turns it
-    back into objects."""
-    if not all(isinstance(n, str) for n in names.ravel()):
-        raise ModelFileError(f"cannot save {model} attribute 'feature_names_in_': its column "
-                             "names are not all strings")
-    return np.asarray(names.tolist(), dtype=str)
 
 
 def atomic_write(path: str | os.PathLike, write) -> Path:
@@ -427,10 +417,29 @@ def _encode_object(value: Any, arrays: dict, where: str) -> dict:
 
 def _put(array: np.ndarray, arrays: dict, where: str) -> str:
     if array.dtype.hasobject:
-        raise ModelFileError(f"cannot save {where}: an array of Python objects (dtype=object)")
+        array = _as_text(array, where)
     key = f"a{len(arrays)}"
     arrays[key] = array
     return key
+
+
+def _as_text(array: np.ndarray, where: str) -> np.ndarray:
+    """An object array of ``str`` as a fixed-width Unicode array (a file never holds Python
+    objects); any other object array is refused, naming `where`.
+
+    Labels read from a pandas Series of strings make ``classes_`` such an array, and
+    scikit-learn keeps a DataFrame's column names (``feature_names_in_``) as one. A Unicode
+    array drops trailing NUL characters, so a string ending in one is refused rather than
+    saved as another label.
+    """
+    if array.dtype != object or not all(isinstance(item, str) for item in array.flat):
+        raise ModelFileError(f"cannot save {where}: an array of Python objects "
+                             f"(dtype={array.dtype}) whose items are not all strings")
+    text = array.astype(str)
+    if text.tolist() != array.tolist():
+        raise ModelFileError(f"cannot save {where}: a string ending in a NUL character "
+                             "('\\x00'), which a model file's Unicode arrays cannot hold")
+    return text
 
 
 class _Decoder:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from halfspaces._memory import memory_limit
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
 
@@ -171,11 +172,10 @@ def finish_block(path, X, y, numbered_lines, first_line: int, shift: int, n_feat
 
 def dense_budget() -> int:
     """Bytes one dense weight vector over a file's features may take: a quarter of the
-    machine's memory (a model keeps a few such vectors: weights, averages, a best-so-far)."""
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4
-    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
-        return 2**34
+    memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM, or
+    a container's smaller cgroup limit), as a model keeps a few such vectors: weights,
+    averages, a best-so-far."""
+    return memory_limit() // 4
 
 
 def check_width(path: str | os.PathLike, raw_width: int) -> None:
@@ -189,8 +189,8 @@ def check_width(path: str | os.PathLike, raw_width: int) -> None:
     line = next((number for number, text in _lines(path) if index in _indices(text)), None)
     raise DataFileError(
         path, f"feature index {index} means {raw_width:,} features, and one weight vector "
-              f"over them needs {needed / 2**30:.1f} GiB (more than a quarter of this "
-              "machine's memory); is the index a mistake?", line=line)
+              f"over them needs {needed / 2**30:.1f} GiB (more than a quarter of the "
+              "memory this process may use); is the index a mistake?", line=line)
 
 
 def _indices(line: bytes) -> set[int]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from numbers import Real
 from typing import NamedTuple
 
 import numpy as np
@@ -30,7 +29,7 @@ from halfspaces._exact import (
     scores,
     smallest_root,
 )
-from halfspaces._sklearn import IntegerInterval, Interval, validate_params
+from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
 from halfspaces.exceptions import SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
@@ -48,9 +47,10 @@ __all__ = [
     "sample_complexity",
 ]
 
-# NaN and inf fail both (scikit-learn's Interval refuses NaN; the open bounds refuse inf)
-_POSITIVE = Interval(Real, 0, math.inf, closed="neither")
-_UNIT = Interval(Real, 0, 1, closed="neither")
+# NaN and inf fail both (scikit-learn's Interval refuses NaN; the open bounds refuse inf),
+# and so does an int beyond float64 (10**400), which float() then failed on unnamed
+_POSITIVE = FloatInterval(0, math.inf, closed="neither")
+_UNIT = FloatInterval(0, 1, closed="neither")
 
 
 class FreundSchapireBound(NamedTuple):
