@@ -131,3 +131,31 @@ def test_hard_margin_estimators_meet_the_checks_properties_on_separable_data(nam
         clone(est).fit(X, y[:, None])
     restored = pickle.loads(pickle.dumps(est))
     assert np.array_equal(restored.decision_function(X), scores)
+
+
+# Counts and sizes: True is the Integral 1 to Python and so to scikit-learn's Interval
+INTEGER_PARAMETERS = ("max_epochs", "max_iter", "batch_size", "degree", "node_limit")
+
+
+def estimator_classes_with_integer_parameters():
+    import halfspaces.dask
+
+    found = []
+    for module in (halfspaces, halfspaces.dask):
+        for name in module.__all__:
+            cls = getattr(module, name)
+            if inspect.isclass(cls) and issubclass(cls, BaseEstimator):
+                params = cls().get_params()
+                found += [pytest.param(cls, p, id=f"{module.__name__}.{name}-{p}")
+                          for p in INTEGER_PARAMETERS if p in params]
+    return found
+
+
+@pytest.mark.parametrize("cls, name", estimator_classes_with_integer_parameters())
+@pytest.mark.parametrize("flag", [True, False])
+def test_a_flag_given_for_a_count_is_refused_by_name(cls, name, flag):
+    # max_epochs=True ran one epoch, batch_size=True one-row batches: a slip, not a count
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+        cls(**{name: flag})._validate_params()

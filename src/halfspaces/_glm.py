@@ -10,13 +10,12 @@ its objective (:mod:`halfspaces._datafits`) and what it sets after a fit.
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
 
 from halfspaces._objective import GLMObjective
-from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions
+from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
 from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
@@ -29,13 +28,13 @@ STOCHASTIC = ("sgd", "minibatch")
 SOLVER_PARAMETERS: dict = {
     "alpha": [FloatInterval(0, None, closed="left")],
     "fit_intercept": ["boolean"],
-    "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+    "max_iter": [IntegerInterval(1, None, closed="left"), None],
     "tol": [FloatInterval(0, None, closed="left")],
     "learning_rate": [StrOptions({"constant", "invscaling", "optimal"})],
     "eta0": [FloatInterval(0, None, closed="neither"), None],
     "power_t": [FloatInterval(0, None, closed="left")],
     # an int64 for the compiled loops (10**30 became an object array in NumPy)
-    "batch_size": [Interval(Integral, 1, 2**63 - 1, closed="both")],
+    "batch_size": [IntegerInterval(1, 2**63 - 1, closed="both")],
     "line_search": ["boolean"],
     "average": ["boolean"],
     "random_state": ["random_state"],

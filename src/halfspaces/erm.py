@@ -17,7 +17,6 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -39,7 +38,7 @@ from halfspaces._memory import check_dense_vectors
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
-    Interval,
+    IntegerInterval,
     LinearClassifierMixin,
     StrOptions,
     fit_context,
@@ -346,7 +345,7 @@ class ZeroOneERMClassifier(_ERMClassifier):
         **_ERMClassifier._parameter_constraints,
         "time_limit": [FloatInterval(0, None, closed="neither"), None],
         "margin_tol": [FloatInterval(0, 1, closed="neither")],
-        "node_limit": [Interval(Integral, 1, None, closed="left"), None],
+        "node_limit": [IntegerInterval(1, None, closed="left"), None],
     }
 
     def __init__(self, fit_intercept: bool = True, time_limit: float | None = None,

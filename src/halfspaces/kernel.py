@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -85,7 +84,13 @@ from halfspaces._fast import perceptron as kp
 from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
-from halfspaces._sklearn import BaseEstimator, FloatInterval, Interval, StrOptions, fit_context
+from halfspaces._sklearn import (
+    BaseEstimator,
+    FloatInterval,
+    IntegerInterval,
+    StrOptions,
+    fit_context,
+)
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,
@@ -194,11 +199,11 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     _voted: ClassVar[bool] = False
     _parameter_constraints: ClassVar[dict] = {
         "kernel": [StrOptions({*KERNELS, "precomputed"}), callable],
-        "degree": [Interval(Integral, 0, None, closed="left")],
+        "degree": [IntegerInterval(0, None, closed="left")],
         "gamma": [FloatInterval(0, None, closed="neither"), None],
         "coef0": [FloatInterval(None, None, closed="neither")],
         "fit_intercept": ["boolean"],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntegerInterval(1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
         "cache_size": [FloatInterval(0, MAX_CACHE_SIZE, closed="right")],

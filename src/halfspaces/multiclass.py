@@ -18,7 +18,6 @@ References
 from __future__ import annotations
 
 import warnings
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -29,7 +28,7 @@ from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
-    Interval,
+    IntegerInterval,
     LinearClassifierMixin,
     StrOptions,
     fit_context,
@@ -121,7 +120,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
 
     _parameter_constraints: ClassVar[dict] = {
         "fit_intercept": ["boolean"],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntegerInterval(1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
         "average": ["boolean"],

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -39,7 +38,7 @@ from halfspaces._perceptron_run import PerceptronRun, run_perceptron, survival_c
 from halfspaces._progress import report
 from halfspaces._sklearn import (
     BaseEstimator,
-    Interval,
+    IntegerInterval,
     LinearClassifierMixin,
     StrOptions,
     fit_context,
@@ -74,7 +73,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
     _mode: ClassVar[str] = "plain"
     _parameter_constraints: ClassVar[dict] = {
         "fit_intercept": ["boolean"],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntegerInterval(1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle", "worst"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],

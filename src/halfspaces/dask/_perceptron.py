@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from numbers import Integral
 from typing import ClassVar
 
 import numpy as np
@@ -39,7 +38,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._perceptron_run import PerceptronState, perceptron_block_epoch
 from halfspaces._progress import report
-from halfspaces._sklearn import BaseEstimator, Interval, StrOptions, fit_context
+from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
 from halfspaces._validation import per_problem
 from halfspaces.dask._partitions import Partitions
 from halfspaces.exceptions import ConvergenceWarning
@@ -129,7 +128,7 @@ class _IPMPerceptron(BaseEstimator):
     _serial: ClassVar[type] = _SerialPerceptron
     _parameter_constraints: ClassVar[dict] = {
         "fit_intercept": ["boolean"],
-        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_epochs": [IntegerInterval(1, None, closed="left")],
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
