@@ -333,3 +333,35 @@ def test_a_subnormal_column_the_lp_weighs_is_dropped_where_the_others_separate()
     found = separability(X, y, fit_intercept=True)
     assert found.separable and found.coef[0] == 0.0
     assert exactly_separates(X, y, found.coef, found.intercept)
+
+
+def test_a_false_certificate_on_one_column_is_refused():
+    # rows (1) and (2) are separable (w = 1); (1/2, 1/2) is no certificate of them, and
+    # with a single nonzero column the integer matrix has one row, which the exact check
+    # must eliminate like any other (not take as "every row zero")
+    Z = np.array([[1.0], [2.0]])
+    assert exact_certificate(Z, np.array([0.5, 0.5])) == (None, True)
+    assert exact_certificate(np.array([[1.0], [-2.0]]), np.array([0.5, 0.5])).certificate \
+        .tolist() == [2 / 3, 1 / 3]
+
+
+def test_a_pivot_row_whose_exact_weight_is_zero_keeps_the_certificate():
+    # on rows (1), (-1), (2) the free rows' values 0.6 and 0.3 force the pivot row's weight
+    # to 0.6 - 2 * 0.3 = 0 exactly: a certificate with a zero weight on its support is still
+    # one (a >= 0, not a > 0), and it keeps a's values on the free rows
+    Z = np.array([[1.0], [-1.0], [2.0]])
+    found = exact_certificate(Z, np.array([0.1, 0.6, 0.3]))
+    assert found.checked
+    assert found.certificate.tolist() == [0.0, 2 / 3, 1 / 3]
+
+
+def test_exact_dependence_is_scaled_to_a_largest_entry_of_one():
+    # the docstring's promise: the basis vector divided by its largest entry (in modulus)
+    rows = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, -1.0]])
+    a = exact_dependence(rows)
+    oracle = exact_null_vector(rows)
+    assert np.max(np.abs(a)) == 1.0
+    top = max(oracle, key=abs)
+    assert a.tolist() == [float(v / top) for v in oracle] or \
+        a.tolist() == [float(-v / top) for v in oracle]
+    assert exact_dependence(np.zeros((0, 3))) is None  # no rows: independent, no dependence
