@@ -365,3 +365,11 @@ def test_exact_dependence_is_scaled_to_a_largest_entry_of_one():
     assert a.tolist() == [float(v / top) for v in oracle] or \
         a.tolist() == [float(-v / top) for v in oracle]
     assert exact_dependence(np.zeros((0, 3))) is None  # no rows: independent, no dependence
+
+
+def test_beyond_the_budget_there_is_no_verdict(monkeypatch):
+    # checked is the bool False (no support was in budget), not merely something falsy
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 0)
+    Z = signed_rows(*XOR, True)
+    found = exact_certificate(Z, np.full(4, 0.25))
+    assert found.certificate is None and found.checked is False
