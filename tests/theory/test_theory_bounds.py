@@ -296,6 +296,33 @@ def test_all_zero_rows_have_the_freund_schapire_bound_n():
     assert int(np.sum(clf.n_updates_)) == 5
 
 
+def exact_one_pass_mistakes(X, y, order) -> int:
+    """Mistakes of one perceptron pass over x' = (1, x) in the given order, in Fractions."""
+    from fractions import Fraction
+
+    rows = [[Fraction(1)] + [Fraction(float(v)) for v in x] for x in X]
+    w, mistakes = [Fraction(0)] * len(rows[0]), 0
+    for i in order:
+        label = 1 if y[i] > 0 else -1
+        if label * sum(a * b for a, b in zip(w, rows[i], strict=True)) <= 0:
+            mistakes += 1
+            w = [a + label * b for a, b in zip(w, rows[i], strict=True)]
+    return mistakes
+
+
+def test_best_freund_schapire_bound_on_data_whose_separability_float64_cannot_decide():
+    # columns of 3e221 and 8e-40: deciding separability raises SolverError (no certificate
+    # holds exactly, none refutes one), which the search's separable candidate let escape;
+    # "valid on any data" means the other candidates still give a bound
+    import itertools
+
+    X, y = np.array([[-3e30], [-3e221], [-8e-40]]), np.array([-1, 1, 1])
+    found = best_freund_schapire_bound(X, y)
+    assert np.isfinite(found.bound)
+    for order in itertools.permutations(range(3)):
+        assert exact_one_pass_mistakes(X, y, order) <= found.bound
+
+
 def orthonormal_signed(d):
     """d orthonormal examples, alternating labels: Novikoff's and the best Freund-Schapire
     bounds are exactly d, and the perceptron makes exactly d mistakes (one per example)."""

@@ -105,11 +105,12 @@ def _candidates(rows: SignedRows, R: float) -> tuple[list[NDArray], list[float]]
         if worse == 2:
             break
     extra = []
-    if decide(rows).separable:
-        try:
+    try:
+        if decide(rows).separable:
             extra.append(unit_separator(rows, min_norm_separator(rows, free_first=False)))
-        except SolverError:  # a candidate less (features of 1e-160 beside the constant 1
-            pass  # fail this QP): the bound stays valid, it may only be less tight
+    except SolverError:  # a candidate less (features of 1e-160 beside the constant 1 fail
+        pass  # this QP; separability undecidable in float64): the bound stays valid, it
+        # may only be less tight, as every candidate gives a valid bound
     # the bound tends to n as v -> 0 (not attained): tiny v keep a candidate when the path
     # collapses to v = 0, as on XOR
     tiny = np.zeros(rows.shape[1])
