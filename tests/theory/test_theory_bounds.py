@@ -229,15 +229,6 @@ def test_novikoff_on_two_points_far_apart():
     assert clf.converged_ and clf.n_updates_ <= bound
 
 
-def exact_need(eps, delta, d, realizable, C=1.0):
-    """C (d + ln(1/delta)) / rate in rational arithmetic, epsilon and C as the decimals
-    written; ln(1/delta) is the float the library uses too."""
-    from fractions import Fraction
-
-    rate = Fraction(str(eps)) ** (1 if realizable else 2)
-    return Fraction(str(C)) * (d + Fraction(-math.log(delta))) / rate
-
-
 @pytest.mark.parametrize(("eps", "d", "realizable"), [
     (1e-200, 3, False),  # epsilon ** 2 underflowed: ZeroDivisionError
     (0.1, 10**30, True),  # d + ln(1/delta) rounded back to d: less than the formula
@@ -246,8 +237,7 @@ def exact_need(eps, delta, d, realizable, C=1.0):
 ])
 def test_sample_complexity_is_exact_at_any_size(eps, d, realizable):
     m = sample_complexity(eps, 0.05, d, realizable)
-    need = exact_need(eps, 0.05, d, realizable)
-    assert isinstance(m, int) and m >= need and m - 1 < need
+    assert isinstance(m, int) and m == decimal_sample_complexity(eps, 0.05, d, realizable)
 
 
 def test_novikoff_with_intercept_penalises_the_bias_far_from_the_origin():
@@ -407,3 +397,35 @@ def test_freund_schapire_bound_names_a_gamma_float64_cannot_hold(gamma):
     with pytest.raises(ValueError, match="^The 'gamma' parameter of freund_schapire_bound "
                                          "must be a float in the range"):
         freund_schapire_bound(X, y, np.array([0.0, 1.0, 0.0]), gamma)
+
+
+def decimal_sample_complexity(epsilon, delta, d, realizable=True, C=1.0) -> int:
+    """The ceiling in 1,000-digit decimal arithmetic (Decimal.ln is correctly rounded; the
+    values of these tests reach 1e640)."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = 1000
+        eps = Decimal(str(epsilon))
+        rate = eps if realizable else eps * eps
+        value = Decimal(str(C)) * (d - Decimal(delta).ln()) / rate
+        assert abs(value - value.to_integral_value()) > Decimal("1e-60")  # decided
+        return int(value.to_integral_value(rounding="ROUND_CEILING"))
+
+
+@pytest.mark.parametrize("k", range(1, 12))
+def test_sample_complexity_just_below_e_to_the_minus_k(k):
+    # delta just below e^-k: ln(1/delta) = k + 1e-16 or so, which the float log rounded to
+    # k, so the ceiling came out one short (10 for (3 + 2 + 2.6e-16) / 0.5)
+    for delta in (math.nextafter(math.exp(-k), 0), math.exp(-k), math.nextafter(math.exp(-k), 1)):
+        for epsilon, d, realizable in ((0.5, 3, True), (0.25, 7, False), (0.1, 0, True)):
+            assert sample_complexity(epsilon, delta, d, realizable) == \
+                decimal_sample_complexity(epsilon, delta, d, realizable)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(epsilon=st.floats(1e-6, 0.999), delta=st.floats(1e-300, 0.999),
+       d=st.integers(0, 10**6), realizable=st.booleans(), C=st.floats(0.01, 100.0))
+def test_sample_complexity_is_the_exact_ceiling(epsilon, delta, d, realizable, C):
+    assert sample_complexity(epsilon, delta, d, realizable, C) == \
+        decimal_sample_complexity(epsilon, delta, d, realizable, C)

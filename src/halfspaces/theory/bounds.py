@@ -329,8 +329,9 @@ def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: boo
     -------
     m : int
         The smallest integer with m >= C (d + ln(1/delta)) / epsilon (or epsilon^2),
-        computed exactly (rational arithmetic on epsilon and C as written and on the float
-        ln(1/delta)), so it is right for any vc_dim and any epsilon, however large.
+        computed exactly (rational arithmetic on epsilon and C as written, and ball
+        arithmetic enclosing ln(1/delta) of the float delta as tightly as the ceiling
+        needs), so it is right for any vc_dim, epsilon and delta.
 
     Examples
     --------
@@ -343,5 +344,37 @@ def sample_complexity(epsilon: float, delta: float, vc_dim: int, realizable: boo
     # the decimals they print as (0.1 is 1/10, not the binary float just above it)
     eps = Fraction(str(float(epsilon)))
     rate = eps if realizable else eps ** 2
-    log_term = Fraction(-math.log(delta))  # ln(1/delta), with no overflow of 1/delta
-    return math.ceil(Fraction(str(float(C))) * (int(vc_dim) + log_term) / rate)
+    return _ceiling(Fraction(str(float(C))) / rate, int(vc_dim), float(delta))
+
+
+def _ceiling(scale: Fraction, d: int, delta: float) -> int:
+    """ceil(scale (d + ln(1/delta))) exactly, for rational scale > 0 and a float delta in
+    (0, 1).
+
+    The float ln(1/delta) is off by up to an ulp, which moved the ceiling when the exact
+    value lies just above an integer (delta just below e^-2 gave 10 where 10 + 2.6e-16 needs
+    11). Ball arithmetic (Arb, through python-flint) encloses ln(1/delta) at rising
+    precision until no integer lies in the enclosure of the whole expression; that ends,
+    because ln(1/delta) is irrational for rational delta != 1 (Lindemann-Weierstrass), so
+    the expression is never an integer.
+    """
+    import flint  # lazy, as in halfspaces._exact.rational
+
+    q = flint.fmpq(scale.numerator, scale.denominator)
+    delta_q = flint.fmpq(*delta.as_integer_ratio())
+    # enough bits for the integer part of the answer, and some for its fraction
+    bits = 64 + (scale * (d + 1100)).__ceil__().bit_length()
+    while True:
+        with flint.ctx.workprec(bits):
+            value = q * (d - flint.arb(delta_q).log())
+            low, high = _exact_end(value.lower()), _exact_end(value.upper())
+        if math.ceil(low) == math.ceil(high) and low != math.ceil(low):
+            return math.ceil(high)
+        bits *= 2
+
+
+def _exact_end(end) -> Fraction:
+    """An end of an Arb ball (an exact binary number) as a Fraction."""
+    mantissa, exponent = end.mid().man_exp()
+    mantissa, exponent = int(mantissa), int(exponent)
+    return Fraction(mantissa * 2**exponent) if exponent >= 0 else Fraction(mantissa, 2**-exponent)
