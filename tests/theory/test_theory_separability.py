@@ -1,3 +1,5 @@
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -23,6 +25,7 @@ from halfspaces.theory import (
     max_margin,
     perceptron_mistake_bound,
     separability,
+    shatters,
 )
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
@@ -256,3 +259,52 @@ def test_two_rows_of_many_alike_columns_in_closed_form(p):
     exact = (p + 1) * (p + 4) / p
     bound = perceptron_mistake_bound(X, y)
     assert exact <= bound <= exact * (1 + 1e-6)
+
+
+def values_float64_rounds():
+    from fractions import Fraction
+
+    big = np.array([[2**53], [2**53 + 1]], dtype=np.int64)
+    tiny_step = np.array([[1.0], [1.0]], dtype=np.longdouble)
+    tiny_step[1, 0] += np.longdouble(2.0) ** -60
+    return [
+        pytest.param(big, "9007199254740993 (row 1, column 0)", id="int64-2**53+1"),
+        pytest.param(big.tolist(), "9007199254740993 (row 1, column 0)", id="python-ints"),
+        pytest.param(sp.csr_matrix(big), "9007199254740993,", id="csr-int64"),
+        pytest.param(big.astype(np.uint64), "9007199254740993 (row 1", id="uint64"),
+        pytest.param(tiny_step, "1.0000000000000000009 (row 1, column 0)", id="longdouble"),
+        pytest.param(np.array([[Fraction(1, 3)], [Fraction(1)]], dtype=object), "1/3 (row 0",
+                     id="fraction"),
+        pytest.param(np.array([[1.0], tiny_step[1]], dtype=object),
+                     "1.0000000000000000009 (row 1, column 0)",
+                     id="object-longdouble"),
+    ]
+
+
+@pytest.mark.parametrize("X, where", values_float64_rounds())
+def test_values_that_float64_rounds_are_refused_not_proved_about(X, where):
+    # 2**53 and 2**53 + 1 with opposite labels are separable (w = 2, b = -(2**54 + 1));
+    # rounded to float64 they were one point, and separability "proved" exactly that no
+    # halfspace separates them, and shatters() said two distinct points are not shattered
+    y = [-1, 1]
+    if not sp.issparse(X):
+        from fractions import Fraction
+
+        rows = [Fraction(*v.as_integer_ratio()) if isinstance(v, np.floating) else Fraction(v)
+                for v in np.asarray(X).ravel()]
+        assert rows[0] != rows[1]  # exactly, the points differ
+    for call in (lambda: separability(X, y), lambda: max_margin(X, y),
+                 lambda: shatters(X)):
+        with pytest.raises(ValueError, match=re.escape(f"holds {where}")):
+            call()
+
+
+def test_values_float64_holds_exactly_are_accepted_whatever_their_type():
+    from fractions import Fraction
+
+    exact = [np.array([[2**53], [2**54 + 4]], dtype=np.int64),
+             np.array([[0.5], [1.0]], dtype=np.longdouble),
+             np.array([[Fraction(1, 2)], [Fraction(1)]], dtype=object),
+             np.array([[-(2**62)], [2**62]], dtype=np.int64)]
+    for X in exact:
+        assert separability(X, [-1, 1]).separable

@@ -31,11 +31,82 @@ __all__ = [
 def check_X(X: ArrayLike, name: str = "X") -> NDArray | sp.csr_matrix:
     """Float64 C-contiguous array or CSR matrix with at least one row and one column."""
     refuse_dask("halfspaces.theory", **{name: X})
-    found = check_array(check_sparse_structure(X, name), accept_sparse="csr", dtype=np.float64,
-                        order="C", accept_large_sparse=True, input_name=name)
+    given = check_sparse_structure(X, name)
+    found = check_array(given, accept_sparse="csr", dtype=np.float64, order="C",
+                        accept_large_sparse=True, input_name=name)
+    refuse_rounded_values(given, found, name)
     # canonical on a copy where needed: check_array hands back the caller's own CSR matrix,
     # which sum_duplicates() used to rewrite in place
     return checked_input(found, X, name)
+
+
+def refuse_rounded_values(given, found, name: str = "X") -> None:
+    """Refuse values that the conversion to float64 changed.
+
+    Every answer here is proved about float64 values: where the given ones differ (integers
+    beyond 2^53, long doubles, Fractions), the proof would be about other data, and it can
+    be false about the data given (2^53 and 2^53 + 1 with opposite labels are separable;
+    as floats they are one point, "exactly" not separable). Decimal text is not checked
+    here: a reader has already made it the nearest float64 (0.1 is not one), and the
+    answers are about the values read.
+    """
+    original = given.data if sp.issparse(given) else given
+    if not isinstance(original, np.ndarray):
+        original = np.asarray(original)
+    kind, size = original.dtype.kind, original.dtype.itemsize
+    if kind in "iu" and size >= 8:
+        suspects = np.flatnonzero(np.abs(original.ravel().astype(np.float64)) >= 2.0**53)
+        exact = lambda i: int(original.flat[i]) == int(float(original.flat[i]))  # noqa: E731
+    elif kind == "f" and size > 8:
+        suspects = np.flatnonzero(original.ravel() != found_values(found).ravel())
+        exact = lambda i: False  # noqa: E731
+    elif kind == "O":
+        suspects = np.arange(original.size)
+        exact = lambda i: _same_number(original.flat[i], found_values(found).flat[i])  # noqa: E731
+    else:  # bool, int of 32 bits or less, float16/32/64: float64 holds them all
+        return
+    bad = next((i for i in suspects if not exact(i)), None)
+    if bad is None:
+        return
+    where = _position(given, original, int(bad))
+    raise ValueError(
+        f"{name} holds {_shown(original.flat[bad])}{where}, which float64 cannot represent exactly "
+        f"(it becomes {float(found_values(found).flat[bad])!r}); halfspaces.theory proves its "
+        "answers about float64 values, so the proof would be about other data. Round it "
+        f"yourself (np.asarray({name}, dtype=float)) to certify the rounded data, or rescale "
+        "it so that float64 holds it.")
+
+
+def found_values(found) -> NDArray:
+    """The float64 values of check_array's result, dense or CSR (the given order for
+    CSR input whose structure check_array keeps)."""
+    return found.data if sp.issparse(found) else found
+
+
+def _same_number(value, converted: float) -> bool:
+    """Whether a number held as a Python object is the float64 it became; text and numbers
+    without an exact ratio (as_integer_ratio: int, Fraction, Decimal, NumPy floats) pass."""
+    from fractions import Fraction
+
+    ratio = getattr(value, "as_integer_ratio", None)
+    if isinstance(value, str) or ratio is None:
+        return True  # text: made the nearest float64, as a reader does
+    try:
+        return Fraction(*ratio()) == Fraction(converted)
+    except (TypeError, ValueError, OverflowError):  # inf, nan: check_array refused them
+        return True
+
+
+def _shown(value) -> str:
+    """A value as its digits (a long double's str() rounds it to a float64's)."""
+    return np.format_float_positional(value) if isinstance(value, np.floating) else str(value)
+
+
+def _position(given, original: NDArray, flat: int) -> str:
+    if sp.issparse(given) or original.ndim != 2:
+        return ""
+    row, column = divmod(flat, original.shape[1])
+    return f" (row {row}, column {column})"
 
 
 def labelled_sample(X: ArrayLike, y: ArrayLike):
