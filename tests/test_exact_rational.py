@@ -8,6 +8,7 @@ with the dependence's signs (or their negation) on its support: Gordan's theorem
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -373,3 +374,41 @@ def test_beyond_the_budget_there_is_no_verdict(monkeypatch):
     Z = signed_rows(*XOR, True)
     found = exact_certificate(Z, np.full(4, 0.25))
     assert found.certificate is None and found.checked is False
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), exponent=st.integers(-300, 300),
+       sparse=st.booleans(), n_unpenalised=st.integers(0, 1))
+def test_exact_margin_is_the_rational_margin_rounded_down(seed, exponent, sparse,
+                                                          n_unpenalised):
+    import scipy.sparse as sp
+
+    from halfspaces._exact import exact_margin
+
+    rng = np.random.default_rng(seed)
+    rows = rng.standard_normal((3, 4)) * 10.0**exponent
+    rows[rng.random(rows.shape) < 0.3] = 0.0
+    w = rng.standard_normal(4)
+    exact = lambda v: Fraction(*float(v).as_integer_ratio())  # noqa: E731
+    least = min(sum(exact(a) * exact(b) for a, b in zip(row, w, strict=True)) for row in rows)
+    square_norm = sum(exact(v) ** 2 for v in w[n_unpenalised:])
+    found = exact_margin(sp.csr_matrix(rows) if sparse else rows, w, n_unpenalised)
+    if least <= 0:
+        assert found == 0.0
+        return
+    q = least * least / square_norm  # the squared margin, exactly
+    assert Fraction(found) ** 2 <= q  # never above
+    above = math.nextafter(math.nextafter(found, math.inf), math.inf)
+    assert found == 0.0 and q < Fraction(5e-324) ** 2 or Fraction(above) ** 2 > q  # tight
+
+
+def test_exact_margin_edge_cases():
+    from halfspaces._exact import exact_margin
+
+    assert exact_margin(np.array([[3.0, 4.0]]), np.array([3.0, 4.0]), 0) == 5.0
+    assert exact_margin(np.array([[1.0, 1.0]]), np.array([1.0, 0.0]), 1) == np.inf  # no norm
+    assert exact_margin(np.empty((0, 2)), np.array([1.0, 1.0]), 0) == np.inf  # no rows
+    assert exact_margin(np.array([[1e300, 1e300]]), np.array([1e300, 1e300]), 0) == \
+        pytest.approx(math.sqrt(2) * 1e300, rel=1e-15)  # 2e600 / (sqrt(2) 1e300): no overflow
+    assert exact_margin(np.full((1, 4), 1e308), np.ones(4), 0) == \
+        np.finfo(np.float64).max  # 2e308, beyond float64: the largest float, still below

@@ -1,3 +1,4 @@
+import math
 import re
 
 import numpy as np
@@ -308,3 +309,47 @@ def test_values_float64_holds_exactly_are_accepted_whatever_their_type():
              np.array([[-(2**62)], [2**62]], dtype=np.int64)]
     for X in exact:
         assert separability(X, [-1, 1]).separable
+
+
+def segment_distance(z1, z2) -> float:
+    """Distance from 0 to the segment [z1, z2] (the homogeneous max margin of two signed
+    rows), from exact rationals: the closest point is exact, only its norm is rounded."""
+    from fractions import Fraction
+
+    a = [Fraction(float(v)) for v in z1]
+    d = [Fraction(float(v)) - p for v, p in zip(z2, a, strict=True)]
+    t = -sum(p * q for p, q in zip(a, d, strict=True)) / sum(q * q for q in d)
+    t = min(Fraction(1), max(Fraction(0), t))
+    return math.sqrt(sum((p + t * q) ** 2 for p, q in zip(a, d, strict=True)))
+
+
+def test_max_margin_is_never_above_the_maximum_where_scores_cancel():
+    # two points 3e-11 from the best hyperplane through 0, entries near 1: the float min
+    # score errs by ~1e-5 of itself, and the margin read from it was 7e-8 above the maximum
+    X = np.array([[-0.08277891657670387, -0.7489471465952328],
+                  [-0.09666422087314008, -0.8745752582662896]])
+    found = max_margin(X, [1, -1], fit_intercept=False)
+    true = segment_distance(X[0], -X[1])
+    assert found.margin <= true * (1 + 2**-52)  # the oracle's own sqrt rounds once
+    assert found.margin == pytest.approx(true, rel=1e-6)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), gap=st.floats(1e-14, 1e-3))
+def test_max_margin_of_two_nearly_parallel_rows_is_at_most_the_exact_one(seed, gap):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(3)
+    # z_2 = -x_2 ~ -z_1: the segment between them passes about gap from 0, and the
+    # scores of the best hyperplane cancel
+    X = np.vstack([x, x + gap * rng.standard_normal(3)])
+    try:
+        found = max_margin(X, [1, -1], fit_intercept=False)
+    except (SolverError, NotSeparableError):
+        return
+    assert found.margin <= segment_distance(X[0], -X[1]) * (1 + 2**-52)
+
+
+def test_a_max_margin_that_is_exactly_one_is_reported_as_one():
+    # the margin is exact then rounded down: an exact 1 must not become 0.9999999999999964
+    assert max_margin([[0.0], [1.0], [3.0], [4.0]], [-1, -1, 1, 1]).margin == 1.0
+    assert max_margin([[1.0, 0.0], [-1.0, 0.0]], [1, -1], fit_intercept=False).margin == 1.0

@@ -21,13 +21,14 @@ from halfspaces._exact.feasibility import (
     decide_sample,
     proved,
     proved_separator,
+    score_error_bound,
     unit_separator,
     verified_certificate,
 )
 from halfspaces._exact.freund_schapire import smallest_root
 from halfspaces._exact.highs import INF, HighsResult, solve
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.rational import exact_dependence, exact_fits
+from halfspaces._exact.rational import exact_dependence, exact_fits, exact_margin
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.rows import (
     SignedRows,
@@ -59,12 +60,14 @@ __all__ = [
     "decide_sample",
     "exact_dependence",
     "exact_fits",
+    "exact_margin",
     "hinge_lp",
     "max_square_norm",
     "min_norm_separator",
     "power_of_two_scales",
     "proved",
     "proved_separator",
+    "score_error_bound",
     "scale_columns",
     "scores",
     "signed_rows",

@@ -25,6 +25,7 @@ from halfspaces._exact.rows import as_signed_rows
 
 __all__ = [
     "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_dependence", "exact_fits",
+    "exact_margin",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
@@ -192,3 +193,65 @@ def exact_dependence(rows: NDArray) -> NDArray | None:
     V = [int(N[i, 0]) for i in range(m)]
     top = max(abs(x) for x in V)
     return np.array([x / top for x in V])  # int / int is correctly rounded
+
+
+def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
+    """min_i <w, z_i> / ||w[n_unpenalised:]|| over `rows`, exactly, rounded down to a float.
+
+    The scores and the squared norm are exact rationals (every float is one), and the
+    square root is taken on integers (isqrt) with 64 bits to spare, so the float returned is
+    at most the exact margin and at most an ulp below it (1.0 where the margin is exactly
+    1). 0.0 when a score is <= 0; inf when the norm is 0.
+
+    Parameters
+    ----------
+    rows : ndarray or csr_matrix of shape (n_rows, n_columns)
+        The signed rows z_i that may hold the least score.
+    w : ndarray of shape (n_columns,)
+    n_unpenalised : int
+        Leading entries of w outside the norm (1 for an intercept measured on x, not x').
+    """
+    from fractions import Fraction
+
+    weights = [Fraction(*float(v).as_integer_ratio()) for v in w]
+    least = min(_exact_scores(rows, weights), default=None)
+    square_norm = sum(v * v for v in weights[n_unpenalised:])
+    if least is None or square_norm == 0:
+        return np.inf
+    if least <= 0:
+        return 0.0
+    return _sqrt_rounded_down(least * least / square_norm)
+
+
+def _exact_scores(rows, weights: list):
+    from fractions import Fraction
+
+    exact = lambda v: Fraction(*float(v).as_integer_ratio())  # noqa: E731
+    if sp.issparse(rows):
+        rows = sp.csr_matrix(rows)
+        for i in range(rows.shape[0]):
+            start, end = rows.indptr[i], rows.indptr[i + 1]
+            yield sum((exact(v) * weights[j] for j, v in
+                       zip(rows.indices[start:end], rows.data[start:end], strict=True)),
+                      Fraction(0))
+    else:
+        for row in np.asarray(rows, dtype=np.float64):
+            yield sum((exact(v) * weights[j] for j, v in enumerate(row) if v != 0),
+                      Fraction(0))
+
+
+def _sqrt_rounded_down(q) -> float:
+    """The largest float <= sqrt(q) (to within an ulp) for a rational q > 0, with no
+    overflow or underflow on the way: the root of 2^(2k) q as an integer, over 2^k."""
+    import math
+    from fractions import Fraction
+
+    n, d = q.numerator, q.denominator
+    k = 64 - (n.bit_length() - d.bit_length()) // 2  # the root gets about 64 bits
+    root = (Fraction(math.isqrt((n << 2 * k) // d), 1 << k) if k >= 0 else
+            Fraction(math.isqrt(n // (d << -2 * k)) << -k))
+    try:
+        m = float(root)
+    except OverflowError:
+        return float(np.finfo(np.float64).max)
+    return m if Fraction(m) <= root else math.nextafter(m, 0.0)

@@ -29,12 +29,18 @@ from halfspaces._exact import (
     SignedRows,
     decide,
     decide_sample,
+    exact_margin,
     min_norm_separator,
     proved_separator,
+    score_error_bound,
     split_intercept,
 )
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import labelled_sample, signed_sample
+
+# rows near the least score whose scores are computed exactly for the margin (rationals:
+# a few ms for 100 rows of 100 columns); beyond, the float margin is rounded down
+_EXACT_MARGIN_ROWS = 256
 
 __all__ = [
     "MaxMargin", "Separability", "max_margin", "max_margin_of_rows", "separability",
@@ -90,7 +96,9 @@ class MaxMargin:
     margin : float
         The margin of the training set measured on x: min_i y_i(<w, x_i> + b) / ||w||, the
         largest over all separating hyperplanes (``inf`` when only one label occurs and b
-        alone separates).
+        alone separates). It is the margin of ``coef`` and ``intercept`` computed in exact
+        arithmetic and rounded down, so it never exceeds the maximum; it falls short of it
+        by the QP's tolerance at most.
     norm_bound : float
         B = min ||w'|| subject to y_i <w', x'_i> >= 1, on the data the perceptron runs on
         (x' = (1, x) when ``fit_intercept``). The margin there is gamma' = 1 / B. For
@@ -98,7 +106,8 @@ class MaxMargin:
         where the augmented QP fails (its one scale leaves them next to the constant 1):
         over B by a relative R^2 / 2 at most, so still an upper bound.
     augmented_margin : float
-        gamma' = 1 / B, the margin on x'. For the hyperplane above scaled to ||w|| = 1,
+        gamma' = 1 / B, the margin on x' (of the separator behind B, exact and rounded
+        down as ``margin``). For the hyperplane above scaled to ||w|| = 1,
         gamma' >= margin / sqrt(1 + b^2), since (b, w) / sqrt(1 + b^2) is a unit vector
         with margin margin / sqrt(1 + b^2) on x'.
     support : ndarray of int
@@ -292,8 +301,32 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     coef, intercept = split_intercept(w, fit_intercept)
     norm = float(scipy.linalg.norm(coef))  # BLAS nrm2: w.w overflowed at |w| ~ 1e155
     low = Z.min_score(w)
-    margin = float(low / norm) if norm > 0 else np.inf
+    margin = _margin(Z, w, top, low, norm, int(bool(fit_intercept)))
     B = float(scipy.linalg.norm(w_aug))
     support = np.sort(Z.check(w, low * (1.0 + 1e-6)).new_rows)
-    return MaxMargin(coef, intercept, margin, B, float(Z.min_score(w_aug) / B), support,
-                     bool(fit_intercept))
+    return MaxMargin(coef, intercept, margin, B, _margin(Z, w_aug, top, Z.min_score(w_aug), B, 0),
+                     support, bool(fit_intercept))
+
+
+def _margin(Z: SignedRows, w: NDArray, top: NDArray, low: float, norm: float,
+            n_unpenalised: int) -> float:
+    """min_i <w, z_i> / ||w[n_unpenalised:]|| (the float min score is `low`), never above
+    the exact margin of w, so never above the maximum.
+
+    Where the scores cancel (points 3e-11 from the hyperplane, entries near 1) the float min
+    score errs by up to :func:`score_error_bound`, far beyond an ulp: read straight from it,
+    the margin was 7e-8 (relative) above the true maximum on two such points. Only rows
+    whose float score is within twice that bound of `low` can hold the exact least score,
+    and on them (the support, usually) it is computed exactly (:func:`exact_margin`). Where
+    too many rows are that close, the float margin is rounded down past every error
+    instead: the score bound, nrm2's (p + 2) u (Higham, 2002, eq. (3.5)) and the division's.
+    """
+    if norm == 0:
+        return np.inf
+    err = score_error_bound(w, top)
+    near = Z.check(w, low + 2.0 * err, limit=_EXACT_MARGIN_ROWS)
+    if near.n_violated <= _EXACT_MARGIN_ROWS:
+        return exact_margin(Z.take(np.sort(near.new_rows)), w, n_unpenalised)
+    u = 2.0**-53
+    scores = max(low - err, 0.0)
+    return float(scores / (norm * (1.0 + (w.shape[0] + 4) * u)) * (1.0 - 2.0 * u))
