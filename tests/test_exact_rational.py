@@ -412,3 +412,17 @@ def test_exact_margin_edge_cases():
         pytest.approx(math.sqrt(2) * 1e300, rel=1e-15)  # 2e600 / (sqrt(2) 1e300): no overflow
     assert exact_margin(np.full((1, 4), 1e308), np.ones(4), 0) == \
         np.finfo(np.float64).max  # 2e308, beyond float64: the largest float, still below
+
+
+def test_a_support_beyond_the_budget_tries_the_support_without_its_noise(monkeypatch):
+    # XOR's four rows weigh 1/4 each; six copies of them weigh 1e-12, float noise: the whole
+    # support (10 rows) is beyond the budget, the strong one (4 rows) within it, and it
+    # holds the exact certificate (the search must go on past a support it cannot afford)
+    Z = signed_rows(*XOR, True)
+    rows = np.vstack([Z, Z[:3], Z[:3]])
+    a = np.concatenate([np.full(4, 0.25), np.full(6, 1e-12)])
+    a /= a.sum()
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 4 * 4 * 3)
+    found = exact_certificate(rows, a)
+    assert found.checked and found.certificate is not None
+    assert found.certificate[:4].tolist() == [0.25] * 4 and not found.certificate[4:].any()
