@@ -8,8 +8,9 @@ AttributeError, ZeroDivisionError or OverflowError that named nothing.
 
 import numpy as np
 import pytest
+from sklearn.svm import SVC
 
-from halfspaces import Perceptron
+from halfspaces import MulticlassPerceptron, Perceptron
 from halfspaces.plot import (
     HyperplaneDisplay,
     MarginDisplay,
@@ -89,3 +90,55 @@ def test_animation_interval_must_be_positive_milliseconds(tmp_path, interval):
 def test_a_fractional_interval_is_accepted(tmp_path):
     html = animate_perceptron(X, Y).save(tmp_path / "a.html", interval=12.5).read_text()
     assert "<script" in html
+
+
+# -- labels: only the estimator's classes -----------------------------------------------------
+
+@pytest.mark.parametrize("display", ESTIMATOR_DISPLAYS)
+@pytest.mark.parametrize("y, named", [(np.array(["0", "0", "1", "1"]), "'0', '1'"),
+                                      (np.array([0, 0, 7, 1]), "7")])
+def test_labels_the_estimator_does_not_know_are_refused_by_name(model, display, y, named):
+    with pytest.raises(ValueError, match=f"labels {named} that are not among the "
+                                         r"estimator's classes_ \[0, 1\]"):
+        display.from_estimator(model, X, y)
+
+
+def test_regions_refuse_an_unknown_class_of_a_multiclass_model():
+    X3 = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    model = MulticlassPerceptron().fit(X3, [0, 1, 2])
+    with pytest.raises(ValueError, match="labels 9 "):
+        RegionsDisplay.from_estimator(model, X3, [0, 1, 9])
+
+
+def test_regions_colour_points_by_class_in_any_order_of_classes():
+    disp = RegionsDisplay.from_estimator(FixedLine([1.0, 0.0], -2.0, classes=(5, 3)), X,
+                                         [5, 5, 3, 3])
+    colours = disp.scatter_.get_facecolors()
+    patches = [p.get_facecolor()[:3] for p in disp.patches_]
+    np.testing.assert_allclose(colours[0][:3], patches[0])
+    np.testing.assert_allclose(colours[3][:3], patches[1])
+
+
+# -- the estimator: fitted, linear, finite -----------------------------------------------------
+
+def infinite_model():
+    model = Perceptron().fit(X, Y)
+    model.coef_ = np.array([[np.inf, 1.0]])
+    return model
+
+
+@pytest.mark.parametrize("display", ESTIMATOR_DISPLAYS)
+@pytest.mark.parametrize("estimator, message", [
+    (lambda: Perceptron(), "Perceptron has no coef_"),
+    (lambda: SVC().fit(X, Y), "SVC has no coef_"),
+    (infinite_model, r"Perceptron.coef_ holds non-finite values"),
+])
+def test_unfitted_kernel_and_infinite_models_are_refused(display, estimator, message):
+    with pytest.raises(ValueError, match=message):
+        display.from_estimator(estimator(), X, Y)
+
+
+@pytest.mark.parametrize("display", ESTIMATOR_DISPLAYS)
+def test_ax_that_is_not_an_axes_is_named(model, display):
+    with pytest.raises(TypeError, match="ax='x' must be a Matplotlib Axes"):
+        display.from_estimator(model, X, Y, ax="x")
