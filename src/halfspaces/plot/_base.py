@@ -7,15 +7,23 @@ missing installation into one line that says how to install it.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["INSTALL_HINT", "box_limits", "clip_line", "estimator_hyperplane", "new_axes",
-           "require_matplotlib", "plus_minus_labels", "dense"]
+__all__ = ["DRAWABLE", "INSTALL_HINT", "box_limits", "check_features", "check_known_labels",
+           "class_index", "clip_line", "colormap", "column_means", "dense", "estimator_hyperplane",
+           "estimator_scores", "new_axes", "plus_minus_labels", "require_matplotlib",
+           "row_count", "target_vector"]
 
 INSTALL_HINT = "halfspaces.plot needs Matplotlib: pip install 'halfspaces[plot]'"
+
+DRAWABLE = 1e306
+"""The largest axis limit or axis span drawn. Matplotlib's tick locator multiplies the span
+by its steps (up to 10), so limits of +-5e307 already overflow inside it (measured with
+Matplotlib 3.11); two decades below that leaves room for the padding and the steps."""
 
 
 def require_matplotlib() -> Any:
@@ -36,6 +44,10 @@ def new_axes(ax=None):
     """
     require_matplotlib()
     if ax is not None:
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise TypeError(f"ax={ax!r} must be a Matplotlib Axes or None.")
         return ax.figure, ax
     from matplotlib.figure import Figure
 
@@ -50,34 +62,156 @@ def dense(X) -> NDArray[np.float64]:
     return np.asarray(X, dtype=np.float64)
 
 
+def check_features(features, n_features: int) -> tuple[int, int]:
+    """The two drawn columns as non-negative ints, or ValueError naming `features`.
+
+    Negative indices are refused rather than wrapped as NumPy would: the axes are labelled
+    with the index, and "feature -1" beside "feature 1" of the same column misleads.
+    """
+    try:
+        f = [operator.index(i) for i in features]
+    except TypeError:
+        f = []
+    if len(f) != 2 or f[0] == f[1] or not all(0 <= i < n_features for i in f):
+        raise ValueError(f"features={features!r} must be two different column indices "
+                         f"in [0, {n_features}) (negative indices are not accepted).")
+    return f[0], f[1]
+
+
+def column_means(X: NDArray, name: str = "X") -> NDArray[np.float64]:
+    """The mean of each column, finite for any finite X.
+
+    np.mean sums first, so three values of 1e308 overflow to inf and the slice through the
+    means (and the line drawn on it) would silently vanish; summing X / n cannot overflow.
+    The plain mean is kept wherever it is finite, so ordinary pictures are unchanged.
+    """
+    with np.errstate(over="ignore"):  # an overflowing sum is redone just below
+        mean = X.mean(axis=0)
+    if not np.all(np.isfinite(mean)):
+        mean = (X / X.shape[0]).sum(axis=0)
+    if not np.all(np.isfinite(mean)):
+        raise ValueError(f"{name} holds non-finite values; a picture needs finite data.")
+    return mean
+
+
+def row_count(X) -> int:
+    """The number of rows of X (a list, an array or a sparse matrix) without copying it."""
+    return int(X.shape[0]) if hasattr(X, "shape") and len(X.shape) else len(X)
+
+
+def target_vector(y, n_samples: int) -> NDArray:
+    """y as a 1-D array of `n_samples` labels, or ValueError naming its shape."""
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != n_samples:
+        raise ValueError(f"y has shape {y.shape}; it must be 1-D with one label per row of "
+                         f"X ({n_samples}).")
+    return y
+
+
+def check_known_labels(y: NDArray, classes: NDArray) -> None:
+    """ValueError naming the labels of y that are not among the estimator's `classes`.
+
+    The displays map labels to the estimator's classes; an unknown label (a string for a
+    model fitted on ints, a class it never saw) would otherwise be drawn as some class.
+    """
+    # dict.fromkeys, not np.unique: unknown labels of mixed types cannot be sorted
+    unknown = list(dict.fromkeys(y[~np.isin(y, classes)].tolist()))
+    if unknown:
+        shown = ", ".join(repr(v) for v in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+        raise ValueError(f"y holds labels {shown} that are not among the estimator's "
+                         f"classes_ {np.asarray(classes).tolist()!r}.")
+
+
+def class_index(y: NDArray, classes: NDArray) -> NDArray[np.intp]:
+    """The position of each label of y in `classes` (any order), after checking membership."""
+    check_known_labels(y, classes)
+    return np.argmax(y[:, None] == np.asarray(classes)[None, :], axis=1)
+
+
 def plus_minus_labels(y, classes=None) -> NDArray[np.float64]:
-    """+1 for the larger of two labels (``classes[1]`` when given), -1 for the other."""
+    """+1 for the larger of two labels (``classes[1]`` when given), -1 for the other.
+
+    With `classes` (an estimator's ``classes_``), every label of y must be one of them.
+    """
     y = np.asarray(y)
     classes = np.unique(y) if classes is None else np.asarray(classes)
     if classes.size != 2:
         raise ValueError(f"y must hold exactly two classes; it holds {classes.size}: "
                          f"{classes!r}.")
+    check_known_labels(y, classes)
     return np.where(y == classes[1], 1.0, -1.0)
+
+
+def _fitted_array(estimator, name: str) -> NDArray[np.float64]:
+    """A fitted linear model's ``coef_`` or ``intercept_`` as finite float64 values."""
+    value = np.asarray(dense(getattr(estimator, name)), dtype=np.float64)
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"{type(estimator).__name__}.{name} holds non-finite values: there "
+                         "is no hyperplane to draw (refit, e.g. with more regularisation).")
+    return value
 
 
 def estimator_hyperplane(estimator) -> tuple[NDArray[np.float64], float]:
     """(w, b) of a fitted binary linear classifier, from ``coef_`` and ``intercept_``."""
-    if not hasattr(estimator, "coef_"):
-        raise ValueError(f"{type(estimator).__name__} has no coef_: pass a fitted linear "
-                         "binary classifier (fit it first).")
-    coef = np.asarray(estimator.coef_, dtype=np.float64)
-    if coef.ndim == 2 and coef.shape[0] != 1:
+    coef, intercept = estimator_scores(estimator)
+    if coef.shape[0] != 1:
         raise ValueError(f"{type(estimator).__name__} has {coef.shape[0]} rows of coef_ "
                          "(a multiclass model); these displays draw one hyperplane.")
-    intercept = np.ravel(np.asarray(getattr(estimator, "intercept_", 0.0), dtype=np.float64))
-    return coef.ravel(), float(intercept[0]) if intercept.size else 0.0
+    return coef[0], float(intercept[0])
 
 
-def box_limits(points: NDArray, pad: float = 0.1) -> tuple[tuple[float, float], ...]:
-    """Axis limits around 2-D points with a margin of `pad` of the range on each side."""
+def estimator_scores(estimator) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """coef_ as (n_rows, n_features) and intercept_ as (n_rows,) of a fitted linear model.
+
+    ``hasattr`` is the test because an unfitted model, and a kernel model such as an rbf
+    ``SVC``, raise AttributeError for ``coef_``.
+    """
+    if not hasattr(estimator, "coef_"):
+        raise ValueError(f"{type(estimator).__name__} has no coef_: pass a fitted linear "
+                         "classifier (fit it first; kernel models have no hyperplane).")
+    coef = _fitted_array(estimator, "coef_")
+    coef = coef.reshape(1, -1) if coef.ndim <= 1 else coef
+    intercept = (_fitted_array(estimator, "intercept_").ravel()
+                 if hasattr(estimator, "intercept_") else np.zeros(0))
+    intercept = np.zeros(1) if intercept.size == 0 else intercept  # no intercept: b = 0
+    if coef.ndim != 2 or intercept.size not in (1, coef.shape[0]):
+        raise ValueError(f"{type(estimator).__name__} has coef_ of shape {coef.shape} and "
+                         f"intercept_ of shape {intercept.shape}: not a linear classifier.")
+    return coef, np.broadcast_to(intercept, coef.shape[:1]).copy()
+
+
+def colormap(cmap):
+    """The Matplotlib colormap named (or given) by `cmap`, or ValueError naming it."""
+    mpl = require_matplotlib()
+    try:
+        return mpl.colormaps.get_cmap(cmap)
+    except (KeyError, ValueError, TypeError):
+        raise ValueError(f"cmap={cmap!r} is not a Matplotlib colormap: pass a name such as "
+                         "'coolwarm' or a Colormap.") from None
+
+
+def box_limits(points: NDArray, pad: float = 0.1, *,
+               name: str = "X") -> tuple[tuple[float, float], ...]:
+    """Axis limits around 2-D points with a margin of `pad` of the range on each side.
+
+    Computed on halves, (hi - lo) / 2 = hi / 2 - lo / 2, which cannot overflow where hi - lo
+    does (finite points near +-1e308). Limits Matplotlib cannot lay out (beyond
+    :data:`DRAWABLE`) raise ValueError naming `name`, the input the points come from.
+    """
+    if not np.all(np.isfinite(points)):
+        raise ValueError(f"{name}: the drawn coordinates overflow float64 (values too "
+                         "large to draw); rescale it.")
     lo, hi = points.min(axis=0), points.max(axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    lo, hi = lo - pad * span, hi + pad * span
+    mid, half = lo / 2 + hi / 2, hi / 2 - lo / 2
+    half = np.where(half > 0, (1 + 2 * pad) * half, pad)  # one point: +-pad around it
+    with np.errstate(over="ignore"):  # judged just below: inf is refused like any too-large box
+        lo, hi = mid - half, mid + half
+        too_large = not np.all(np.abs([lo, hi]) <= DRAWABLE) or np.any(half > DRAWABLE / 2)
+    if too_large:
+        big = float(np.max(np.abs(points)))
+        raise ValueError(f"{name} holds coordinates up to {big:.3g} in magnitude; Matplotlib "
+                         f"lays out axes only within about +-{DRAWABLE:.0e}: rescale {name} "
+                         "(e.g. divide by a power of 10).")
     return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
 
 

@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces.plot._base import box_limits, clip_line, dense, require_matplotlib
+from halfspaces.plot._base import (
+    box_limits,
+    check_features,
+    clip_line,
+    column_means,
+    dense,
+    require_matplotlib,
+)
 
 __all__ = ["Frame", "PerceptronAnimation", "animate_perceptron"]
 
@@ -40,8 +48,9 @@ class PerceptronAnimation:
     frames : list of Frame
         One per update, in order.
     features : pair of int
-        The two columns drawn; the lines are the slices of the weights through the means of
-        the other columns (exact when there are two features).
+        The two columns drawn, different indices in [0, n_features) (negative indices are
+        refused); the lines are the slices of the weights through the means of the other
+        columns (exact when there are two features).
 
     Attributes
     ----------
@@ -54,7 +63,7 @@ class PerceptronAnimation:
         self.X = np.asarray(X, dtype=np.float64)
         self.labels = np.asarray(labels, dtype=np.float64)
         self.frames = list(frames)
-        self.features = tuple(int(f) for f in features)
+        self.features = check_features(features, self.X.shape[1])
 
     def _setup(self):
         require_matplotlib()
@@ -64,11 +73,11 @@ class PerceptronAnimation:
         f = list(self.features)
         points = self.X[:, f]
         self._rest = [j for j in range(self.X.shape[1]) if j not in f]
-        self._mean = self.X.mean(axis=0)
+        self._mean = column_means(self.X)
         self.figure_ = Figure(figsize=(5, 4))
         FigureCanvasAgg(self.figure_)
         ax = self.ax_ = self.figure_.add_subplot()
-        self._xlim, self._ylim = box_limits(points)
+        self._xlim, self._ylim = box_limits(points, name="X")
         ax.set_xlim(self._xlim)
         ax.set_ylim(self._ylim)
         ax.scatter(points[:, 0], points[:, 1], c=self.labels, cmap="coolwarm", vmin=-1, vmax=1,
@@ -108,7 +117,7 @@ class PerceptronAnimation:
 
     def to_jshtml(self, interval: int = 500) -> str:
         """The animation as a self-contained HTML/JavaScript player (for notebooks)."""
-        return self._animation(interval).to_jshtml()
+        return self._animation(_check_interval(interval)).to_jshtml()
 
     def gif_frames(self) -> list:
         """Every frame rendered as a Pillow image (each distinct: the title counts updates)."""
@@ -125,11 +134,13 @@ class PerceptronAnimation:
     def save(self, path, interval: int = 500, *, inputs=()) -> Path:
         """Write the animation: a GIF (through Pillow) or, for .html, the JavaScript player.
 
-        The file is written safely (:func:`halfspaces.io.safe_write`), never over one of
+        `interval` is the delay between frames in milliseconds (a finite number > 0). The
+        file is written safely (:func:`halfspaces.io.safe_write`), never over one of
         `inputs`.
         """
         from halfspaces.io import safe_write
 
+        interval = _check_interval(interval)
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in (".gif", ".html", ".htm"):
@@ -144,6 +155,21 @@ class PerceptronAnimation:
             content = self.to_jshtml(interval).encode()
         return safe_write(path, lambda handle: handle.write(content),
                           inputs=[p for p in inputs if p is not None])
+
+
+def _check_interval(interval) -> float:
+    """The delay between frames in milliseconds: a finite number > 0, or ValueError.
+
+    Matplotlib's HTML player divides by it (fps = 1000 / interval), so 0 would raise
+    ZeroDivisionError and nan a conversion error far from the call.
+    """
+    try:
+        value = float(interval)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(interval, bool) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"interval={interval!r} must be a finite number of milliseconds > 0.")
+    return value
 
 
 def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=(0, 1),
@@ -164,7 +190,8 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     passes : int, default=1
         The most epochs.
     features : pair of int, default=(0, 1)
-        The columns drawn.
+        The columns drawn: two different indices in [0, n_features). Negative indices are
+        refused rather than wrapped, since the axes are labelled with the index.
     fit_intercept : bool, default=True
 
     Returns
@@ -192,6 +219,7 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
         raise ValueError(f"passes={passes!r} must be an integer >= 1.")
     Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
     Xc = checked_input(Xc, X)
+    features = check_features(features, Xc.shape[1])  # before the run, not at draw time
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from halfspaces.plot._base import new_axes
+from halfspaces.plot._base import DRAWABLE, new_axes
 
 __all__ = ["LossCurveDisplay", "SampleComplexityDisplay"]
 
@@ -90,6 +90,21 @@ class LossCurveDisplay:
         return self
 
 
+def _check_drawable(epsilons, samples) -> None:
+    """ValueError naming the epsilons whose exact sample counts no plot can draw.
+
+    sample_complexity returns exact integers: at epsilon = 1e-300 the agnostic rate has about
+    600 digits, which Matplotlib cannot convert to a float (OverflowError deep inside it).
+    """
+    for kind, counts in samples.items():
+        too_big = [float(e) for e, m in zip(epsilons, counts, strict=True) if m > DRAWABLE]
+        if too_big:
+            raise ValueError(f"epsilons {too_big[:5]}: the {kind} sample complexity there "
+                             f"exceeds {DRAWABLE:.0e}, beyond what a plot can draw; use "
+                             "larger epsilons or a smaller vc_dim (the exact number is "
+                             "halfspaces.theory.sample_complexity's).")
+
+
 class SampleComplexityDisplay:
     r"""Samples that suffice to PAC-learn, against the accuracy epsilon, both rates.
 
@@ -150,10 +165,14 @@ class SampleComplexityDisplay:
 
         eps = (np.geomspace(0.005, 0.5, 30) if epsilons is None
                else np.asarray(epsilons, dtype=np.float64))
+        if eps.ndim != 1 or eps.size == 0:
+            raise ValueError(f"epsilons={epsilons!r} must be a non-empty list of accuracies "
+                             "in (0, 1).")
         samples = {kind: np.array([sample_complexity(float(e), delta, vc_dim,
                                                      realizable=kind == "realizable", C=C)
                                    for e in eps])
                    for kind in ("realizable", "agnostic")}
+        _check_drawable(eps, samples)
         return cls(eps, samples, vc_dim, delta).plot(ax=ax, **style)
 
     def plot(self, ax=None):

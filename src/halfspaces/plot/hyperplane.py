@@ -21,11 +21,15 @@ from numpy.typing import ArrayLike, NDArray
 
 from halfspaces.plot._base import (
     box_limits,
+    check_features,
     clip_line,
+    colormap,
+    column_means,
     dense,
     estimator_hyperplane,
     new_axes,
     plus_minus_labels,
+    target_vector,
 )
 
 __all__ = ["HyperplaneDisplay"]
@@ -37,12 +41,16 @@ BANDS = ("model", "max-margin", None)
 def _normal_plane(X: NDArray, w: NDArray, b: float) -> tuple[NDArray, NDArray]:
     """Origin c and basis P (d, 2) of the plane through the hyperplane's normal."""
     n = w / np.linalg.norm(w)
-    mean = X.mean(axis=0)
+    mean = column_means(X)
     c = mean - ((mean @ w + b) / np.linalg.norm(w)) * n
     R = (X - mean) - np.outer((X - mean) @ n, n)  # the data with the normal removed
+    if not np.all(np.isfinite(c)) or not np.all(np.isfinite(R)):
+        raise ValueError("X: its coordinates on the normal view's plane overflow float64; "
+                         "rescale X.")
     e = np.zeros_like(n)
     if R.shape[0] > 1 and np.any(R):
-        e = np.linalg.svd(R, full_matrices=False)[2][0]
+        # R / max|R| has the same singular vectors; LAPACK's SVD fails on values near 1e308
+        e = np.linalg.svd(R / np.max(np.abs(R)), full_matrices=False)[2][0]
         e -= (e @ n) * n  # remove rounding along n: P must be exactly orthonormal
         e /= np.linalg.norm(e)
     elif n.size > 1:  # no spread beyond n: any unit vector orthogonal to n will do
@@ -54,24 +62,28 @@ def _normal_plane(X: NDArray, w: NDArray, b: float) -> tuple[NDArray, NDArray]:
 
 def _features_plane(X: NDArray, features) -> tuple[NDArray, NDArray]:
     """Origin c (the mean, with the two chosen features at 0) and the two unit vectors."""
-    f = [int(i) for i in features]
-    if len(f) != 2 or len(set(f)) != 2 or not all(0 <= i < X.shape[1] for i in f):
-        raise ValueError(f"features={features!r} must be two different column indices "
-                         f"in [0, {X.shape[1]}).")
-    c = X.mean(axis=0)
+    f = list(check_features(features, X.shape[1]))
+    c = column_means(X)
     c[f] = 0.0
     return c, np.eye(X.shape[1])[:, f]
 
 
 def _restrict(w, b, c, P):
     """The hyperplane <w, x> + b = 0 on the plane x = c + P p: (P^T w, <w, c> + b)."""
-    return (None, None) if w is None else (P.T @ w, float(w @ c + b))
+    if w is None:
+        return None, None
+    coef, intercept = P.T @ w, float(w @ c + b)
+    if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
+        raise ValueError("X: the hyperplane's equation on the drawn plane overflows float64 "
+                         "(<w, x> + b is too large at the data's mean); rescale X.")
+    return coef, intercept
 
 
 def _plane(X: NDArray, view: str, features, w: NDArray, b: float):
     """Origin, basis and axis names of the view's plane (the normal view is built on (w, b))."""
     if view == "features":
-        return (*_features_plane(X, features), tuple(f"feature {int(i)}" for i in features))
+        f = check_features(features, X.shape[1])
+        return (*_features_plane(X, f), tuple(f"feature {i}" for i in f))
     if not np.any(w):
         raise ValueError("coef is all zeros: the hyperplane and its normal view are "
                          "undefined; use view='features'.")
@@ -160,10 +172,12 @@ class HyperplaneDisplay:
             Anything with ``coef_``, ``intercept_``, ``classes_`` and ``predict``.
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+            Labels among the estimator's ``classes_`` (others raise ValueError).
         view : {"auto", "features", "normal"}, default="auto"
             "auto" is "features" for two features and "normal" otherwise.
         features : pair of int, default=(0, 1)
-            The two columns of ``view="features"``.
+            The two columns of ``view="features"``: different indices in
+            [0, n_features); negative indices are refused (the axes name the index).
         band : {"model", "max-margin"} or None, default="model"
             "model": the lines <w, x> + b = +-1 of the estimator. "max-margin": the band of
             the certified maximum-margin hyperplane (:func:`halfspaces.theory.max_margin`),
@@ -183,10 +197,11 @@ class HyperplaneDisplay:
         if band not in BANDS:
             raise ValueError(f"band={band!r} must be one of {BANDS}.")
         Xd = dense(X)
-        labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         w, b = estimator_hyperplane(estimator)
         if Xd.ndim != 2 or Xd.shape[1] != w.size:
             raise ValueError(f"X has shape {Xd.shape}; the estimator has {w.size} features.")
+        y = target_vector(y, Xd.shape[0])
+        labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         view = ("features" if w.size == 2 else "normal") if view == "auto" else view
         band_w, band_b, support, gamma = None, None, (), None
         if band == "model":
@@ -199,7 +214,7 @@ class HyperplaneDisplay:
         c, P, names = _plane(Xd, view, features, *((w, b) if band_w is None else (band_w, band_b)))
         coef2, intercept2 = _restrict(w, b, c, P)
         band2 = _restrict(band_w, band_b, c, P)
-        errors = np.asarray(estimator.predict(X)) != np.asarray(y)
+        errors = np.asarray(estimator.predict(X)) != y
         display = cls((Xd - c) @ P, labels, coef2, intercept2, band_coef=band2[0],
                       band_intercept=band2[1], support=support, errors=errors, gamma=gamma,
                       view=view, xlabel=names[0], ylabel=names[1])
@@ -216,7 +231,7 @@ class HyperplaneDisplay:
         Parameters
         ----------
         ax : matplotlib Axes or None, default=None
-        cmap : str, default="coolwarm"
+        cmap : str or Colormap, default="coolwarm"
             The colours of the two classes.
         boundary_kw, scatter_kw : dict or None
             Extra keywords for the boundary line and the scatter.
@@ -225,8 +240,9 @@ class HyperplaneDisplay:
         -------
         display : HyperplaneDisplay
         """
+        cmap = colormap(cmap)
+        xlim, ylim = box_limits(self.points, name="X")
         figure, ax = new_axes(ax)
-        xlim, ylim = box_limits(self.points)
         ax.set_xlim(xlim)
         ax.set_ylim(ylim)
         self.scatter_ = ax.scatter(self.points[:, 0], self.points[:, 1], c=self.labels,

@@ -69,6 +69,9 @@ class LossDisplay:
 
         names = [n for n in (LOSSES if names is None else names) if n != "zero_one"]
         z = np.linspace(-3.0, 3.0, 601) if z is None else np.asarray(z, dtype=np.float64)
+        if z.ndim != 1 or not np.all(np.isfinite(z)):
+            # a nan margin compares False everywhere and would deny hinge its upper bound
+            raise ValueError("z must be a 1-D array of finite margins.")
         z = np.union1d(z, [0.0])
         zero_one = get_loss("zero_one").value(z)
         values = {"zero_one": zero_one}

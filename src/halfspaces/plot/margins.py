@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from halfspaces.plot._base import estimator_hyperplane, new_axes, plus_minus_labels
+from halfspaces.plot._base import (
+    estimator_hyperplane,
+    new_axes,
+    plus_minus_labels,
+    row_count,
+    target_vector,
+)
 
 __all__ = ["MarginDisplay"]
 
@@ -76,9 +82,9 @@ class MarginDisplay:
         """
         from halfspaces.theory import geometric_margins, max_margin, separability
 
-        y = np.asarray(y)
-        labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         w, b = estimator_hyperplane(estimator)
+        y = target_vector(y, row_count(X))
+        labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         m = geometric_margins(X, labels, w, b)
         fit_intercept = getattr(estimator, "fit_intercept", True)
         gamma = None

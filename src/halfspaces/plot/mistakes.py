@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
-from halfspaces.plot._base import new_axes
+from halfspaces.plot._base import new_axes, target_vector
 
 __all__ = ["MistakeBoundDisplay"]
 
@@ -104,9 +104,9 @@ class MistakeBoundDisplay:
         if int(n_orders) < 1:
             raise ValueError(f"n_orders={n_orders!r} must be an integer >= 1.")
         X = X if hasattr(X, "tocsr") else np.asarray(X)
-        y = np.asarray(y)
-        rng = check_random_state(random_state)
         n = X.shape[0]
+        y = target_vector(y, n)  # before indexing y with permutations of X's rows
+        rng = check_random_state(random_state)
         orders = [np.arange(n)] + [rng.permutation(n) for _ in range(int(n_orders) - 1)]
         mistakes = [online_perceptron(X[o], y[o], fit_intercept=fit_intercept).mistakes
                     for o in orders]

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces.plot._base import box_limits, dense, new_axes
+from halfspaces.plot._base import (
+    box_limits,
+    check_known_labels,
+    class_index,
+    colormap,
+    dense,
+    estimator_scores,
+    new_axes,
+    target_vector,
+)
 
 __all__ = ["RegionsDisplay", "argmax_regions"]
 
@@ -42,6 +51,18 @@ def argmax_regions(coef: NDArray, intercept: NDArray, xlim, ylim) -> list[NDArra
                 polygon = _clip(polygon, coef[k] - coef[j], float(intercept[k] - intercept[j]))
         regions.append(polygon)
     return regions
+
+
+def _estimator_classes(estimator, n_rows: int) -> NDArray:
+    """``classes_``, checked against the rows of ``coef_`` (one row per class, or one for two)."""
+    if not hasattr(estimator, "classes_"):
+        raise ValueError(f"{type(estimator).__name__} has no classes_: pass a fitted "
+                         "linear classifier.")
+    classes = np.asarray(estimator.classes_)
+    if classes.ndim != 1 or classes.size != (2 if n_rows == 1 else n_rows):
+        raise ValueError(f"{type(estimator).__name__} has {classes.size} classes_ for "
+                         f"{n_rows} rows of coef_: not an argmax linear classifier.")
+    return classes
 
 
 class RegionsDisplay:
@@ -99,6 +120,7 @@ class RegionsDisplay:
             and ``classes_``; its prediction must be the argmax of the scores.
         X : {array-like, sparse matrix} of shape (n_samples, 2)
         y : array-like of shape (n_samples,)
+            Labels among the estimator's ``classes_`` (others raise ValueError).
         ax : matplotlib Axes or None, default=None
         **style
             Passed to :meth:`plot`.
@@ -108,18 +130,19 @@ class RegionsDisplay:
         display : RegionsDisplay
         """
         Xd = dense(X)
-        coef = np.atleast_2d(np.asarray(estimator.coef_, dtype=np.float64))
-        intercept = np.ravel(np.asarray(estimator.intercept_, dtype=np.float64))
+        coef, intercept = estimator_scores(estimator)
         if Xd.ndim != 2 or Xd.shape[1] != 2 or coef.shape[1] != 2:
             raise ValueError(f"X has shape {Xd.shape}; RegionsDisplay draws two features "
                              "exactly. Fit on two columns, or use HyperplaneDisplay.")
+        classes = _estimator_classes(estimator, coef.shape[0])
+        y = target_vector(y, Xd.shape[0])
+        check_known_labels(y, classes)
         if coef.shape[0] == 1:  # binary: classes_[1] where <w, x> + b > 0
             coef = np.vstack([np.zeros(2), coef[0]])
             intercept = np.array([0.0, intercept[0]])
-        xlim, ylim = box_limits(Xd)
+        xlim, ylim = box_limits(Xd, name="X")
         regions = argmax_regions(coef, intercept, xlim, ylim)
-        return cls(Xd, np.asarray(y), estimator.classes_, regions, xlim,
-                   ylim).plot(ax=ax, **style)
+        return cls(Xd, y, classes, regions, xlim, ylim).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, cmap: str = "tab10", alpha: float = 0.25):
         """Fill each class's region and scatter the data; return the display.
@@ -127,7 +150,7 @@ class RegionsDisplay:
         Parameters
         ----------
         ax : matplotlib Axes or None, default=None
-        cmap : str, default="tab10"
+        cmap : str or Colormap, default="tab10"
         alpha : float, default=0.25
             Opacity of the regions.
 
@@ -135,10 +158,9 @@ class RegionsDisplay:
         -------
         display : RegionsDisplay
         """
-        import matplotlib as mpl
-
+        colours = colormap(cmap)
+        index = class_index(self.y, self.classes)
         figure, ax = new_axes(ax)
-        colours = mpl.colormaps[cmap]
         ax.set_xlim(self.xlim)
         ax.set_ylim(self.ylim)
         self.patches_ = []
@@ -148,7 +170,6 @@ class RegionsDisplay:
                 (patch,) = ax.fill(polygon[:, 0], polygon[:, 1], color=colours(k % colours.N),
                                    alpha=alpha, label=f"class {self.classes[k]}")
             self.patches_.append(patch)
-        index = np.searchsorted(self.classes, self.y)
         self.scatter_ = ax.scatter(self.X[:, 0], self.X[:, 1], c=[colours(i % colours.N)
                                                                   for i in index],
                                    edgecolors="k")

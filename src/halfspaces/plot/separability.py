@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from halfspaces.plot._base import box_limits, clip_line, dense, new_axes, plus_minus_labels
+from halfspaces.plot._base import (
+    box_limits,
+    clip_line,
+    colormap,
+    dense,
+    new_axes,
+    plus_minus_labels,
+    target_vector,
+)
 from halfspaces.plot._hulls import hull_polygon, witness
 
 __all__ = ["SeparabilityDisplay"]
@@ -86,7 +94,8 @@ class SeparabilityDisplay:
         if Xd.ndim != 2 or Xd.shape[1] != 2:
             raise ValueError(f"X has shape {Xd.shape}; SeparabilityDisplay draws two features. "
                              "For more, use HyperplaneDisplay with view='normal'.")
-        labels = plus_minus_labels(y)
+        labels = plus_minus_labels(target_vector(y, Xd.shape[0]))
+        box_limits(Xd, name="X")  # refuse a picture Matplotlib cannot draw before solving
         found = separability(Xd, labels)
         if not found.separable:
             return cls(Xd, labels, certificate=found.certificate).plot(ax=ax, **style)
@@ -100,14 +109,15 @@ class SeparabilityDisplay:
         Parameters
         ----------
         ax : matplotlib Axes or None, default=None
-        cmap : str, default="coolwarm"
+        cmap : str or Colormap, default="coolwarm"
 
         Returns
         -------
         display : SeparabilityDisplay
         """
+        cmap = colormap(cmap)
+        xlim, ylim = box_limits(self.X, name="X")
         figure, ax = new_axes(ax)
-        xlim, ylim = box_limits(self.X)
         ax.set_xlim(xlim)
         ax.set_ylim(ylim)
         self.scatter_ = ax.scatter(self.X[:, 0], self.X[:, 1], c=self.labels, cmap=cmap,

@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 from numpy.typing import ArrayLike
 
-from halfspaces.plot._base import box_limits, clip_line, require_matplotlib
+from halfspaces.plot._base import box_limits, clip_line, colormap, require_matplotlib
 from halfspaces.plot._hulls import hull_polygon, witness
 
 __all__ = ["ShatterDisplay"]
@@ -90,6 +90,7 @@ class ShatterDisplay:
             raise ValueError(f"points has shape {points.shape}; ShatterDisplay draws 1 to "
                              f"{MAX_POINTS} points in the plane (shape (m, 2)). For more "
                              "points or dimensions use halfspaces.theory.shatters.")
+        box_limits(points, pad=0.3, name="points")  # before the 2^m separability LPs
         labelings = np.array(list(product((-1, 1), repeat=points.shape[0])))
         separators, certificates = [], []
         for labels in labelings:
@@ -109,13 +110,15 @@ class ShatterDisplay:
         ----------
         ax : sequence of Axes or None, default=None
             As many Axes as labelings; None makes a grid on a new Figure.
-        cmap : str, default="coolwarm"
+        cmap : str or Colormap, default="coolwarm"
 
         Returns
         -------
         display : ShatterDisplay
         """
         require_matplotlib()
+        cmap = colormap(cmap)
+        xlim, ylim = box_limits(self.points, pad=0.3, name="points")
         n = len(self.labelings)
         if ax is None:
             from matplotlib.figure import Figure
@@ -131,8 +134,11 @@ class ShatterDisplay:
             axes = np.ravel(np.asarray(ax, dtype=object))
             if axes.size != n:
                 raise ValueError(f"ax holds {axes.size} Axes; this grid has {n} panels.")
+            from matplotlib.axes import Axes
+
+            if not all(isinstance(a, Axes) for a in axes):
+                raise TypeError("ax must be a sequence of Matplotlib Axes or None.")
             figure = axes[0].figure
-        xlim, ylim = box_limits(self.points, pad=0.3)
         self.lines_, self.witnesses_ = [], []
         for panel, labels, sep, cert in zip(axes, self.labelings, self.separators,
                                             self.certificates, strict=True):
