@@ -14,6 +14,7 @@ import scipy.sparse as sp
 from _oracles import (
     brute_force_errors,
     check_certificate,
+    exact_null_vector,
     hull_half_distance,
     linprog_separable,
     min_norm_point,
@@ -202,6 +203,46 @@ def test_min_norm_on_non_separable_rows_raises_with_certificate():
     with pytest.raises(NotSeparableError, match="not linearly separable") as info:
         min_norm_separator(rows(*XOR), free_first=True)
     check_certificate(*XOR, info.value.certificate)
+
+
+# Signed rows whose columns differ by more than 2^1074, so that the QP's one scale for all
+# penalised columns underflows the small ones to 0; the first is separable (w = (0, 1e-250,
+# 1) with the intercept free; the third row is 1e200 on the first feature), the others not
+SEPARABLE_BEYOND_ONE_SCALE = [
+    (np.array([[1.0, 0.0, 1e-200], [-1.0, 0.0, 1e-200], [1.0, 1e200, 0.0]]), True),
+    (np.array([[1e300, 1e-300], [-1e300, 1e-300]]), False),
+    (np.array([[1e200, 1e-200], [-1e200, 1e-200]]), False),
+]
+
+
+@pytest.mark.parametrize(("Z", "free_first"), SEPARABLE_BEYOND_ONE_SCALE)
+@pytest.mark.parametrize("method", ["_primal", "_dual", "_balanced_dual"])
+def test_min_norm_refuses_rows_that_separate_only_beyond_its_one_scale(Z, free_first, method):
+    # the scaled rows are inseparable once the small column is 0; their certificate
+    # ([0.5, 0.5, 0] or None) was raised as NotSeparableError on separable rows (session 11)
+    assert decide(Z).separable
+    with pytest.raises(SolverError, match="span a ratio of 2\\^1[0-9]{3}"):
+        min_norm_separator(Z, free_first=free_first)
+    rows = SignedRows(Z)
+    scaled = rows.scaled(min_norm._scales(rows, free_first))
+    with pytest.raises(SolverError, match="cannot be solved in float64"):
+        getattr(min_norm, method)(rows, scaled, free_first)
+
+
+@pytest.mark.parametrize("method", ["_primal", "_dual", "_balanced_dual"])
+def test_min_norm_proves_its_certificate_on_the_rows_not_their_scaled_twins(method):
+    # inseparable: rows 1 and 2 force 1e-200 w_1 <= -2, row 3 forces 1e-200 w_1 >= 1, and
+    # (1/3, 1/3, 1/3) is the certificate. Scaled, the 1e-200 column is 0 and the dual's
+    # certificate was (1/2, 1/2, 0), which leaves -5e-201 there: raised with None
+    Z = np.array([[1e200, 1e-200], [-1e200, -2e-200], [0.0, 1e-200]])
+    rows = SignedRows(Z)
+    with pytest.raises(NotSeparableError) as info:
+        getattr(min_norm, method)(rows, rows.scaled(min_norm._scales(rows, False)), False)
+    a = info.value.certificate
+    assert a is not None
+    assert_array_equal(a, np.full(3, 1 / 3))
+    v = exact_null_vector(Z)  # exactly: sum_i v_i z_i = 0 with every v_i > 0
+    assert v is not None and all(x > 0 for x in v)
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])

@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
-from halfspaces._exact.highs import INF, solve
+from halfspaces._exact.highs import INF, qp_iteration_limit, solve
 from halfspaces.exceptions import SolverError
 
 
@@ -144,3 +144,50 @@ def test_infeasible_problems_are_refused_by_name_or_passed_on_when_accepted():
     assert solve(*args, accept=("Infeasible",)).status == "Infeasible"
     with pytest.raises(SolverError, match="could not solve the problem: "):
         solve(*args)
+
+
+# The augmented hard-margin QP of 10 points 1e-3 apart at (2092, -5924), labels mixed
+# (scaled rows y_i (2^-12, x_i / 2^12)): HiGHS's active-set QP cycled on it for minutes with
+# no limit (session 11). Run in a subprocess, so that a regression fails, not hangs
+_CYCLING_QP = """
+import numpy as np
+from halfspaces._exact.highs import INF, solve
+from halfspaces.exceptions import SolverError
+x = [("-0x1.05759b8638242p-1", "0x1.72419f68e2c7ep+0"), ("-0x1.057595762d203p-1",
+     "0x1.72419bf1c8d84p+0"), ("0x1.057599a5b7f7cp-1", "-0x1.7241a26f322f5p+0"),
+     ("-0x1.05759e2918845p-1", "0x1.7241a01ab3834p+0"), ("0x1.05758eaeb10c4p-1",
+     "-0x1.7241a15fcd468p+0"), ("0x1.05758db42c156p-1", "-0x1.72419d07bbcb5p+0"),
+     ("0x1.057585d21b677p-1", "-0x1.72419db13a75bp+0"), ("-0x1.05759eb3fa28fp-1",
+     "0x1.72419ea7beaa8p+0"), ("0x1.0575922d98c3dp-1", "-0x1.72419cbcd40fbp+0"),
+     ("-0x1.05759d11c639ep-1", "0x1.72419af7b09dep+0")]
+Z = np.array([[float.fromhex(v) for v in row] for row in x])
+Z = np.c_[np.sign(Z[:, 0]) * 2.0**-12, Z]
+try:
+    solve(Z, np.zeros(3), (np.full(3, -INF), np.full(3, INF)), (np.ones(10), np.full(10, INF)),
+          hessian_diagonal=np.ones(3), what="cycling QP")
+except SolverError as err:
+    print(err)
+"""
+
+
+def test_a_qp_that_cycles_stops_at_its_iteration_limit():
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _CYCLING_QP], capture_output=True,
+                              text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("HiGHS's QP ran a minute on a 10 x 3 QP: no iteration limit")
+    assert ("could not solve the cycling QP: its QP solver reached its iteration limit (1260)"
+            in done.stdout), done.stdout + done.stderr
+
+
+def test_a_qp_keeps_the_callers_iteration_limit():
+    # qp_iteration_limit = 0 stops before the first step: the caller's value reached HiGHS
+    A = sp.csr_matrix(np.array([[1.0, 1.0]]))
+    with pytest.raises(SolverError, match=r"iteration limit \(0\)"):
+        solve(A, np.array([-1.0, -1.0]), (np.zeros(2), np.full(2, INF)),
+              (np.array([-INF]), np.array([1.0])), hessian_diagonal=np.ones(2),
+              options={"qp_iteration_limit": 0})
+    assert qp_iteration_limit(10, 3) == 1260

@@ -296,3 +296,22 @@ def test_a_classifier_without_fit_intercept_is_read_with_an_intercept():
 
     with pytest.raises(NotFittedError):
         certify(WithoutCoef(), X, y)
+
+
+def test_certify_refuses_separable_data_beyond_one_scale(tmp_path):
+    # separable (w = (1e-250, 1), b = 0), but the Novikoff QP's one scale underflows the
+    # 1e-200 feature: certify and the CLI called the data inseparable, right after their
+    # own separability check found a separator (session 11); now they refuse
+    from _cli import cli_error
+
+    from halfspaces.exceptions import SolverError
+
+    X, y = np.array([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]]), np.array([1, 0, 1])
+    fitted = Perceptron().fit(np.sign(X), y)  # on X itself its scores overflow
+    with pytest.raises(SolverError, match="float64"):
+        certify(fitted, X, y)
+    path = tmp_path / "under.csv"
+    path.write_text("x1,x2,label\n0,1e-200,1\n0,-1e-200,0\n1e200,0,1\n")
+    code, message = cli_error("certify", str(path))
+    assert code == 1
+    assert "not linearly separable" not in message and "cannot be solved in float64" in message

@@ -353,3 +353,39 @@ def test_a_max_margin_that_is_exactly_one_is_reported_as_one():
     # the margin is exact then rounded down: an exact 1 must not become 0.9999999999999964
     assert max_margin([[0.0], [1.0], [3.0], [4.0]], [-1, -1, 1, 1]).margin == 1.0
     assert max_margin([[1.0, 0.0], [-1.0, 0.0]], [1, -1], fit_intercept=False).margin == 1.0
+
+
+# Separable data whose features differ by more than float64's 2^1074 (w = (1e-250, 1),
+# b = 0 separates the first with exact margins 1e-200, 1e-200, 1e-50): one power of two
+# for every penalised column underflows the small one to 0, and the scaled rows were
+# "proved" inseparable: NotSeparableError with certificate None or [0.5, 0.5, 0], which
+# leaves 1e-200 in the second feature (session 11). Now a refusal, never a false proof
+BEYOND_ONE_SCALE = [
+    ([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]], [1, -1, 1], True),
+    ([[1e300, 1e-300], [-1e300, 1e-300]], [1, 1], False),
+    ([[1e200, 1e-200], [-1e200, 1e-200]], [1, 1], False),
+]
+
+
+@pytest.mark.parametrize(("X", "y", "fit_intercept"), BEYOND_ONE_SCALE)
+@pytest.mark.parametrize("tool", [max_margin, perceptron_mistake_bound])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_separable_data_beyond_one_scale_are_refused_not_called_inseparable(
+        X, y, fit_intercept, tool, sparse):
+    X = sp.csr_matrix(X) if sparse else np.array(X)
+    assert separability(X, y, fit_intercept).separable
+    with pytest.raises(SolverError, match="cannot be (solved|computed) in float64"):
+        tool(X, y, fit_intercept=fit_intercept)
+
+
+@pytest.mark.parametrize("tool", [max_margin, perceptron_mistake_bound])
+def test_inseparable_data_beyond_one_scale_get_the_certificate_of_the_data(tool):
+    # (1e200, 1e-200)+, (1e200, 2e-200)-, (0, 1e-200)+ homogeneous: inseparable, with the
+    # certificate (1/3, 1/3, 1/3); one scale leaves (1/2, 1/2, 0), which fails on X
+    X, y = np.array([[1e200, 1e-200], [1e200, 2e-200], [0.0, 1e-200]]), [1, -1, 1]
+    with pytest.raises(NotSeparableError) as info:
+        tool(X, y, fit_intercept=False)
+    found = separability(X, y, fit_intercept=False)
+    assert not found.separable and found.exact
+    np.testing.assert_array_equal(info.value.certificate, found.certificate)
+    check_certificate(X, np.array(y), info.value.certificate, fit_intercept=False)

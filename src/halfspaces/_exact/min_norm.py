@@ -45,7 +45,6 @@ from halfspaces._exact.feasibility import (
     decide,
     first_rows,
     grow_working_set,
-    verified_certificate,
 )
 from halfspaces._exact.highs import INF, SolverError, solve
 from halfspaces._exact.rows import SignedRows, power_of_two_scales, scores
@@ -87,9 +86,13 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     Raises
     ------
     NotSeparableError
-        When the rows are not separable; ``.certificate`` is a verified Gordan certificate.
+        When the rows are not separable; ``.certificate`` is the Gordan certificate of
+        :func:`decide` on Z itself (not on the scaled rows the QP sees), proved exactly
+        where it fits the budget.
     SolverError
-        When neither formulation gives a hyperplane whose duality gap is closed.
+        When neither formulation gives a hyperplane whose duality gap is closed, or the
+        QP calls separable rows inseparable (as when the penalised columns' scales span
+        more than float64 holds under the one scale they share).
 
     Examples
     --------
@@ -110,6 +113,8 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     for method in methods:
         try:
             return s * method(Z, Zs, free_first)  # exact: s holds powers of two
+        except _LostColumns as err:
+            raise SolverError(str(err)) from None  # every method sees the same rows Zs
         except SolverError as err:
             failures.append(f"{method.__name__.strip('_')}: {err}")
     raise SolverError("the hard-margin QP cannot be solved to a closed duality gap; "
@@ -149,7 +154,7 @@ def _primal(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
                     (np.ones(rows.size), np.full(rows.size, INF)), hessian_diagonal=diagonal,
                     accept=("Infeasible",), what="hard-margin QP")
         if res.status == "Infeasible":
-            raise _not_separable(Z, rows)
+            raise _not_separable(Z, Zs, rows, free_first)
         found = check_rows(Zs, res.x, rows, 1.0 - _VIOLATION, strict=True)
         grown = grow_working_set(rows, found)
         if grown is None:
@@ -180,15 +185,11 @@ def _dual(Z: SignedRows, Zs: SignedRows, free_first: bool, balanced: bool = Fals
         np.random.default_rng(0).choice(n, _DUAL_FIRST, replace=False))
     while True:
         ZW = Zs.take(rows)
-        found = decide(ZW)
-        if not found.separable:
-            certificate = np.zeros(n)
-            certificate[rows] = found.certificate
-            raise NotSeparableError(_NOT_SEPARABLE,
-                                    certificate=verified_certificate(Z, certificate))
+        if not decide(ZW).separable:  # on the scaled rows: proved again on Z's own
+            raise _not_separable(Z, Zs, rows, free_first)
         a = _dual_qp(ZW, free_first, balanced)
         if a is None:
-            raise _not_separable(Z, rows)
+            raise _not_separable(Z, Zs, rows, free_first)
         w = _primal_from_dual(ZW, a, free_first)
         grown = grow_working_set(rows, check_rows(Zs, w, rows, 1.0 - _VIOLATION, strict=True,
                                                   least=_DUAL_FIRST))
@@ -319,17 +320,49 @@ def _polish(Zs: SignedRows, ZW, w: NDArray, a: NDArray,
     return None
 
 
-def _not_separable(Z: SignedRows, rows: NDArray) -> NotSeparableError:
-    """The error for an infeasible QP, with the certificate of its working set."""
-    a_rows = decide(Z.take(rows)).certificate
-    if a_rows is None:
-        raise SolverError("HiGHS called the max-margin QP infeasible, but its rows are "
-                          "separable.")
+class _LostColumns(SolverError):
+    """The scaled rows lost columns the data need: every formulation sees the same rows."""
+
+
+def _not_separable(Z: SignedRows, Zs: SignedRows, rows: NDArray, free_first: bool) -> Exception:
+    """The error for working-set rows found inseparable on the scaled rows Zs.
+
+    Separability is decided again by :func:`decide` on the same rows of Z itself, which
+    scales each column alone: Zs shares one power of two among the penalised columns, so
+    columns 2^1074 times smaller than the largest underflow there, and their
+    certificate (rows (0, 1e-200) and (0, -1e-200) beside (1e200, 0)) proved nothing
+    about Z. The error is NotSeparableError only with the certificate proved on Z; on
+    rows Z separates, it is SolverError, naming the scales where they are the cause.
+    """
+    found = decide(Z.take(rows))
+    if found.separable:
+        lost = _lost_columns(Z, Zs, free_first)
+        if lost is not None:
+            return _LostColumns(lost)
+        return SolverError("HiGHS called the max-margin QP infeasible, but its rows are "
+                           "separable.")
     a = np.zeros(Z.shape[0])
-    a[rows] = a_rows
-    return NotSeparableError(
-        _NOT_SEPARABLE, certificate=verified_certificate(Z, a),
-    )
+    a[rows] = found.certificate  # a certificate for some rows is one for all
+    return NotSeparableError(_NOT_SEPARABLE, certificate=a)
+
+
+def _lost_columns(Z: SignedRows, Zs: SignedRows, free_first: bool) -> str | None:
+    """Why the one scale of the penalised columns lost some of them, or None if none was.
+
+    A column whose scaled entries fall below 2^-1022 (subnormal) has lost bits to the
+    scale it shares with the largest column, or underflowed to 0.
+    """
+    top, scaled = Z.column_max()[int(free_first):], Zs.column_max()[int(free_first):]
+    lost = (top > 0) & (scaled < np.finfo(np.float64).tiny)
+    if not lost.any():
+        return None
+    ratio = np.log2(top.max()) - np.log2(top[lost].min())
+    return ("the data are separable, but their max-margin QP cannot be solved in float64: "
+            "its norm needs one scale for all penalised columns, and their sizes "
+            f"(max_i |z_ij|) span a ratio of 2^{ratio:.0f}, beyond the 2^1022 that float64 "
+            "holds in full precision, so the smallest underflow. Rescale the features "
+            f"(columns {(np.flatnonzero(lost) + int(free_first)).tolist()} of the signed "
+            "rows, the intercept's first where there is one, are the small ones).")
 
 
 def _relative_gap(ZW, w: NDArray, a: NDArray, free_first: bool) -> float:

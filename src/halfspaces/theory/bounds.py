@@ -19,18 +19,20 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import (
     SignedRows,
     column_max,
+    decide,
     min_norm_separator,
     proved_separator,
     scores,
     smallest_root,
 )
 from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
-from halfspaces.exceptions import SolverError
+from halfspaces.exceptions import NotSeparableError, SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
 from halfspaces.theory.margins import radius
@@ -137,12 +139,12 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     _, Z = signed_sample(X, y, fit_intercept)
     # R'/gamma' is the same on c x' for any c > 0: on rows scaled to max |z_ij| in [1, 2),
     # ||w||^2 and R'^2 neither overflow (data 1e-155 gave w = 1e155) nor underflow
-    Z = Z * power_of_two_scale(Z)
-    if fit_intercept:  # features of 1e-7 next to the constant 1 fail the QP: see there
-        w = augmented_separator(SignedRows(Z), column_max(Z), lambda: proved_separator(
-            Z, min_norm_separator(Z, free_first=True)))
-    else:
-        w = proved_separator(Z, min_norm_separator(Z, free_first=False))
+    scaled = Z * power_of_two_scale(Z)
+    try:
+        w = _novikoff_separator(scaled, fit_intercept)
+    except NotSeparableError as err:
+        raise _proved_on(Z, scaled, str(err)) from None
+    Z = scaled
     if w is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
@@ -150,6 +152,35 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     if gamma == 0.0:  # ||w|| beyond 1e308 times the data: a bound beyond any float
         return math.inf
     return mistake_bound(max_row_norm(Z), 0.0, gamma, *Z.shape)
+
+
+def _novikoff_separator(Z, fit_intercept: bool) -> NDArray | None:
+    """The separator of B = min ||w'|| s.t. <w', z_i> >= 1, proved (None if it fails)."""
+    if fit_intercept:  # features of 1e-7 next to the constant 1 fail the QP: see there
+        return augmented_separator(SignedRows(Z), column_max(Z), lambda: proved_separator(
+            Z, min_norm_separator(Z, free_first=True)))
+    return proved_separator(Z, min_norm_separator(Z, free_first=False))
+
+
+def _proved_on(Z, scaled, message: str) -> Exception:
+    """The error for rows found inseparable once scaled: decided again on Z itself.
+
+    One power of two for the whole of Z underflows entries 2^1074 times below its
+    largest, and the scaled rows' certificate proved nothing about Z: (0, 1e-200),
+    (0, -1e-200) and (1e200, 0) with labels +, -, + are separable, but not once the
+    1e-200 entries are 0. So NotSeparableError is raised only with the certificate that
+    :func:`decide` proves on Z; on separable Z the bound is refused (SolverError).
+    """
+    found = decide(Z)
+    if not found.separable:
+        return NotSeparableError(message, certificate=found.certificate)
+    entries, scaled = (Z.data, scaled.data) if sp.issparse(Z) else (Z, scaled)  # alike
+    lost = int(np.count_nonzero((entries != 0) & (abs(scaled) < np.finfo(np.float64).tiny)))
+    return SolverError(
+        "the data are separable, but B = min ||w'|| cannot be computed in float64: the "
+        f"entries of y_i x'_i span more than float64 holds under one scale ({lost} of them "
+        "underflow once the largest is scaled to 1). Rescale the features."
+    )
 
 
 def _check_u(u: ArrayLike, n_columns: int, fit_intercept: bool) -> tuple[NDArray, float]:
