@@ -127,9 +127,9 @@ def describe(exc: BaseException) -> str:
 def _library_errors() -> tuple[type[BaseException], ...]:
     """The exceptions :mod:`halfspaces.exceptions` documents (e.g. ``SolverError``: HiGHS
     cannot decide), imported on the error path only: that module imports scikit-learn."""
-    from halfspaces import exceptions
+    import halfspaces.exceptions as library
 
-    found = (getattr(exceptions, name) for name in exceptions.__all__)
+    found = (getattr(library, name) for name in library.__all__)
     return tuple(c for c in found if isinstance(c, type) and issubclass(c, Exception)
                  and not issubclass(c, Warning))
 
