@@ -698,3 +698,59 @@ def test_garbled_csv_files_parse_or_name_the_file(tmp_path, data):
     path.write_bytes(data.draw(mutations(_csv_text(data.draw(csv_rows)))))
     _assert_clean(path)
 
+
+
+def _held_writer(files, model):
+    """A ``fit --out model`` process holding its temporary file open (see HELD_SAVE)."""
+    process = subprocess.Popen([sys.executable, "-c", HELD_SAVE, "fit", str(files / "t.svm"),
+                                "--model", "perceptron", "--out", str(model)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline() == "writing\n", process.stderr.read()
+    return process
+
+
+def _temporaries(folder):
+    return {name for name in os.listdir(folder) if name.endswith(".tmp")}
+
+
+def test_a_later_write_removes_the_temporary_of_a_killed_writer_only(files):
+    # kill -9 cannot be caught: its writer's temporary file stays; the next write of the
+    # same file removes it, but never that of a writer still running
+    model = files / "m.hs"
+    killed = _held_writer(files, model)
+    stale = _temporaries(files)
+    killed.kill()
+    killed.communicate(timeout=120)  # a guard: it ends at once
+    assert len(stale) == 1 and _temporaries(files) == stale
+    running = _held_writer(files, model)
+    try:
+        live = _temporaries(files) - stale
+        done = subprocess.run([sys.executable, "-m", "halfspaces", "fit", str(files / "t.svm"),
+                               "--model", "perceptron", "--out", str(model)],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert _temporaries(files) == live and len(live) == 1
+    finally:
+        running.kill()
+        running.communicate()
+    halfspaces.load(model)  # the last write is whole
+
+
+def test_stale_temporaries_of_other_files_and_hosts_are_kept(tmp_path):
+    from halfspaces.io._write import remove_stale_temporaries
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, timeout=120)
+    pid = int(dead.stdout)  # ended: no process has it (unless reused at once)
+    ours = halfspaces.io._write._HOST
+    names = {f".m.hs.{ours}-{pid}-0123abcd.tmp": True,  # removed
+             f".m.hs.{'0' * 8 if ours != '0' * 8 else '1' * 8}-{pid}-0123abcd.tmp": False,
+             f".other.hs.{ours}-{pid}-0123abcd.tmp": False,
+             f".m.hs.{ours}-{os.getpid()}-0123abcd.tmp": False,  # this process: running
+             f".m.hs.{ours}-{pid}-0123abcd.tmp.keep": False,
+             f".m.hs.{ours}-0-0123abcd.tmp": False}  # 0 is no process id
+    for name in names:
+        (tmp_path / name).write_text("x")
+    removed = remove_stale_temporaries(tmp_path / "m.hs")
+    assert removed == [str(tmp_path / n) for n, gone in names.items() if gone]
+    assert set(os.listdir(tmp_path)) == {n for n, gone in names.items() if not gone}

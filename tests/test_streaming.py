@@ -177,7 +177,7 @@ def test_streaming_from_a_fifo_reads_it_once(tmp_path, stream_file):
     common = ["--stream", "--chunk-size", "100", "--quiet", "--json"]
     args, env = cli("fit", str(fifo), *common)
     try:  # a generous guard: the run takes seconds, a hang would last forever
-        piped = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+        piped = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         pytest.fail("fit --stream on a FIFO did not finish: it opened the FIFO again")
     finally:
@@ -371,3 +371,80 @@ def test_one_pass_where_an_assumed_class_never_comes(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="fewer than 2 classes"):
         fit_stream(halfspaces.Perceptron(), path, chunk_size=3)
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("link", ["same", "symlink", "hardlink"])
+def test_a_checkpoint_that_is_the_data_file_is_refused_before_any_work(tmp_path, link):
+    data = tmp_path / "train.svm"
+    data.write_text("1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n")
+    before = data.read_bytes()
+    checkpoint = {"same": data, "symlink": tmp_path / "s.ck", "hardlink": tmp_path / "h.ck"}[link]
+    if link == "symlink":
+        checkpoint.symlink_to(data)
+    elif link == "hardlink":
+        os.link(data, checkpoint)
+    progress = []
+    with pytest.raises(halfspaces.io.OutputFileError, match="same file as the input"):
+        fit_stream(halfspaces.Perceptron(), data, checkpoint=checkpoint,
+                   on_progress=progress.append)
+    assert data.read_bytes() == before and progress == []
+
+
+_BAD_COUNTS = """
+import sys, halfspaces
+from halfspaces.io import fit_stream, scan, evaluate_stream
+path = sys.argv[1]
+model = fit_stream(halfspaces.Perceptron(), path).model
+calls = {
+    "fit_stream": lambda c: fit_stream(halfspaces.Perceptron(), path, chunk_size=c),
+    "scan": lambda c: scan(path, chunk_size=c),
+    "evaluate_stream": lambda c: evaluate_stream(model, path, chunk_size=c),
+}
+for name, call in calls.items():
+    for value in (-1, 0, 2.5, True, 2**63):
+        try:
+            call(value)
+            print(name, value, "accepted")
+        except ValueError as exc:
+            print(name, value, exc)
+"""
+
+
+def test_bad_chunk_sizes_are_refused_by_name_not_looped_on(tmp_path):
+    # -1 and 2.5 once looped forever on svmlight (the block was cut when the rows found
+    # equalled chunk_size), and 0 divided by zero: a subprocess, so that a hang is a failure
+    data = tmp_path / "t.svm"
+    data.write_text("1 1:2 2:1\n1 1:1 2:3\n-1 1:-1 2:-2\n-1 1:-2 2:-1\n")
+    done = subprocess.run([sys.executable, "-c", _BAD_COUNTS, str(data)], capture_output=True,
+                          text=True, timeout=120)
+    lines = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    assert len(lines) == 15
+    for line in lines:
+        name, value, message = line.split(" ", 2)
+        assert message.startswith(f"chunk_size={value} must be a positive number of rows"), line
+
+
+@pytest.mark.parametrize(("setting", "message"), [
+    (dict(epochs=0), "epochs=0 must be a positive number of passes"),
+    (dict(epochs=-2), "epochs=-2 must be a positive number of passes"),
+    (dict(epochs=2.5), "epochs=2.5 must be a positive number of passes"),
+    (dict(checkpoint_every=-5), "checkpoint_every=-5 must be a positive number of examples"),
+    (dict(checkpoint_every=0), "checkpoint_every=0 must be a positive number of examples"),
+])
+def test_bad_stream_settings_are_refused_by_name(stream_file, tmp_path, setting, message):
+    with pytest.raises(ValueError, match=message):
+        fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=64,
+                   checkpoint=tmp_path / "c.ck", **setting)
+    assert not (tmp_path / "c.ck").exists()
+
+
+def test_resume_when_the_data_file_is_gone_says_it_is_missing(tmp_path, stream_file):
+    data = tmp_path / "d.svm"
+    data.write_bytes(stream_file.read_bytes())
+    fit_stream(halfspaces.Perceptron(), data, chunk_size=64, checkpoint=tmp_path / "c.ck")
+    data.unlink()
+    with pytest.raises(halfspaces.io.DataFileError, match="cannot read it to resume from .*"
+                                                          "No such file or directory"):
+        fit_stream(halfspaces.Perceptron(), data, chunk_size=64, checkpoint=tmp_path / "c.ck",
+                   resume=True)

@@ -121,3 +121,23 @@ def test_usage_errors_name_the_option(tmp_path):
     assert result.exit_code != 0 and "local:N" in str(result.exception)
     result = CliRunner().invoke(app, ["fit", pattern, "--dask", "local:1", "--model", "voted"])
     assert result.exit_code != 0 and "does not train on a cluster" in str(result.exception)
+
+
+def test_empty_files_on_a_cluster_give_no_partition_or_a_named_error(address, tmp_path):
+    X, y = noisy(40, 2, seed=5)
+    dump_svmlight_file(X, y, str(tmp_path / "d.svm"), zero_based=False)
+    (tmp_path / "empty.svm").write_text("")
+    record = json.loads(run("fit", tmp_path / "d.svm", tmp_path / "empty.svm", "--dask",
+                            address, "--model", "perceptron", "--json"))
+    assert record["n_train"] == 40
+    result = CliRunner().invoke(app, ["fit", str(tmp_path / "d.svm"), "--dask", address,
+                                      "--test", str(tmp_path / "empty.svm")])
+    assert result.exit_code != 0
+    assert "empty.svm: the files hold no samples" in str(result.exception)
+
+
+def test_a_worker_count_in_other_digits_is_refused_by_name(tmp_path):
+    X, y = noisy(20, 2)
+    pattern = parts_on_disk(tmp_path, X, y, [0, 10, 20])
+    result = CliRunner().invoke(app, ["fit", pattern, "--dask", "local:\u00b2"])
+    assert result.exit_code != 0 and "local:N" in str(result.exception)

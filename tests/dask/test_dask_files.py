@@ -83,3 +83,19 @@ def test_files_that_disagree_are_refused_by_name(client, tmp_path):
         hd.read_files(tmp_path / "*.csv")
     with pytest.raises(FileNotFoundError, match="no file matches"):
         hd.read_files(tmp_path / "*.svm")
+
+
+def test_an_empty_file_gives_no_partition(client, tmp_path):
+    (tmp_path / "part-0.svm").write_text("1 1:2 2:1\n-1 1:-1 2:-2\n")
+    (tmp_path / "part-1.svm").write_text("")
+    (tmp_path / "part-2.svm").write_text("# only a comment\n-1 1:-2 2:-1\n")
+    for rows in (None, 1):
+        parts = hd.read_files(tmp_path / "part-*.svm", rows_per_partition=rows)
+        assert parts.n_rows.tolist() == ([2, 1] if rows is None else [1, 1, 1])
+        assert gathered(parts)[1].tolist() == [1.0, -1.0, -1.0]
+
+
+def test_files_without_any_sample_are_named(client, tmp_path):
+    (tmp_path / "a.svm").write_text("")
+    with pytest.raises(ValueError, match="a.svm: the files hold no samples"):
+        hd.read_files(tmp_path / "a.svm")

@@ -219,3 +219,17 @@ def test_a_worker_lost_mid_fit_leaves_the_result_unchanged(monkeypatch):
         assert len(c.scheduler_info()["workers"]) == 1
     assert_array_equal(survived.coef_, reference.coef_)
     assert_array_equal(survived.intercept_, reference.intercept_)
+
+
+@pytest.mark.parametrize("cls", [hd.Perceptron, hd.AveragedPerceptron])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_predicting_a_dask_array_with_an_empty_chunk(client, cls, n_classes):
+    # empty chunks are what X[mask] often gives; scikit-learn's checks refuse 0 samples
+    X, y = noisy(30, 3, seed=7)
+    if n_classes == 3:
+        y = np.arange(30) % 3
+    clf = quiet(cls(max_epochs=3), da.from_array(X, chunks=(10, 3)), da.from_array(y, chunks=10))
+    local = clf.to_local()
+    Xe = da.from_array(X, chunks=((10, 0, 20, 0), (2, 1)))  # and two column chunks
+    assert_array_equal(clf.predict(Xe).compute(), local.predict(X))
+    assert_array_equal(clf.decision_function(Xe).compute(), local.decision_function(X))

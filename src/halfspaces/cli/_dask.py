@@ -34,7 +34,7 @@ def dask_client(spec: str) -> Iterator[Any]:
     _collector.resume()  # a client and a cluster make cyclic garbage all along: collect it
     if spec.startswith("local:"):
         count = spec.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
             raise ValueError(f"--dask {spec!r}: write local:N with N >= 1 worker processes.")
         with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
                           dashboard_address=":0") as cluster, Client(cluster) as client:

@@ -6,6 +6,11 @@ from typing import Annotated
 
 import typer
 
+MAX_ROWS = 2**63 - 1
+"""The largest ``--chunk-size`` (and row count option): the compiled line cutter counts rows
+in int64, and a larger value once reached it as a Numba typing error. The library's
+:data:`halfspaces.io._files.MAX_ROWS`, repeated here so that option parsing imports no NumPy."""
+
 LabelColumn = Annotated[str | None, typer.Option(
     "--label-column",
     help="Tabular data: the label column, by header name or index (default: a column named "
@@ -34,4 +39,6 @@ def parse_label_column(text: str | None) -> int | str | None:
     """
     if text is None:
         return None
-    return int(text) if text.lstrip("-").isdigit() else text
+    digits = text.lstrip("-")
+    # isdigit alone takes "²", which int() refuses: ASCII digits only are an index
+    return int(text) if digits.isascii() and digits.isdigit() else text

@@ -18,7 +18,8 @@ from rich.text import Text
 
 __all__ = ["describe", "error", "grid", "note", "progress", "render"]
 
-# library errors whose message is meant for users; anything else is a bug in halfspaces
+# errors whose message is meant for users (bad input, a file that cannot be read or written,
+# and the library's own exceptions, see _library_errors); anything else is a bug in halfspaces
 _EXPECTED = (ValueError, OSError)
 
 
@@ -115,12 +116,22 @@ def error(message: str) -> None:
 
 def describe(exc: BaseException) -> str:
     """A one-line message for `exc`: its text for library errors, more context for bugs."""
-    if isinstance(exc, _EXPECTED):
+    if isinstance(exc, _EXPECTED + _library_errors()):
         return str(exc) or type(exc).__name__
     return (
         f"internal error, {type(exc).__name__}: {exc} "
         "(set HALFSPACES_DEBUG=1 to see the traceback)"
     )
+
+
+def _library_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions :mod:`halfspaces.exceptions` documents (e.g. ``SolverError``: HiGHS
+    cannot decide), imported on the error path only: that module imports scikit-learn."""
+    import halfspaces.exceptions as library
+
+    found = (getattr(library, name) for name in library.__all__)
+    return tuple(c for c in found if isinstance(c, type) and issubclass(c, Exception)
+                 and not issubclass(c, Warning))
 
 
 def _format(value: Any) -> str:

@@ -25,6 +25,7 @@ from halfspaces.cli._models import (
     parse_params,
 )
 from halfspaces.cli._options import (
+    MAX_ROWS,
     DaskOption,
     DataFormat,
     JsonOutput,
@@ -265,9 +266,10 @@ def _check_outputs(inputs, out, checkpoint) -> None:
     """
     from halfspaces.io import OutputFileError, check_output
 
-    if out is not None and str(out) == "-":
-        raise OutputFileError(out, "a model file cannot go to standard output, which "
-                                   "carries the report; give a file name to --out")
+    for name, path in (("--out", out), ("--checkpoint", checkpoint)):
+        if path is not None and str(path) == "-":
+            raise OutputFileError(path, "a model file cannot go to standard output, which "
+                                        f"carries the report; give a file name to {name}")
     if out is not None:
         check_output(out, (*inputs, checkpoint))
     if checkpoint is not None:
@@ -520,13 +522,14 @@ def fit_cli(
     stream: Annotated[bool, typer.Option(
         "--stream", help="Train with partial_fit on chunks: memory bounded by the chunk.")]
         = False,
-    chunk_size: Annotated[int, typer.Option(min=1, help="Rows per chunk with --stream.")]
+    chunk_size: Annotated[int, typer.Option(
+        min=1, max=MAX_ROWS, help="Rows per chunk with --stream.")]
         = 10_000,
     checkpoint: Annotated[Path | None, typer.Option(
         help="With --stream: save the model and its position here, atomically.",
         show_default=False)] = None,
     checkpoint_every: Annotated[int | None, typer.Option(
-        min=1, help="Examples between checkpoints (default: --chunk-size).",
+        min=1, max=MAX_ROWS, help="Examples between checkpoints (default: --chunk-size).",
         show_default=False)] = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue from --checkpoint if it exists.")] = False,

@@ -7,6 +7,7 @@ Matplotlib is imported only when the command runs, so ``halfspaces --help`` stay
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -98,8 +99,27 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
                       "unrealisable": bad}
     if kind == "sample-complexity":
         return _sample_complexity(X, params)
-    disp = hp.LossDisplay.from_losses(params.get("names"))
+    disp = hp.LossDisplay.from_losses(_loss_names(params))
     return disp, {"upper_bounds": disp.upper_bounds}
+
+
+def _loss_names(params: dict[str, Any]) -> list[str] | None:
+    """``--param names=...`` of plot losses: one name or a JSON list of names.
+
+    A bare string was iterated letter by letter ("Unknown loss 'h'") and a number raised a
+    TypeError reported as an internal error.
+    """
+    unknown = sorted(set(params) - {"names"})
+    if unknown:
+        raise KeyError(f"plot losses has no parameter {', '.join(unknown)} (it has names)")
+    names = params.get("names")
+    if names is None:
+        return None
+    names = [names] if isinstance(names, str) else names
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"--param names={json.dumps(params['names'])}: give a loss name or a "
+                         'list of them, e.g. names=hinge or names=\'["hinge","logistic"]\'.')
+    return names
 
 
 def _sample_complexity(X, params: dict[str, Any]):
@@ -195,7 +215,8 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
 
 def _features(text: str) -> tuple[int, int]:
     parts = text.split(",")
-    if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+    digits = [p.strip().lstrip("-") for p in parts]
+    if len(parts) != 2 or not all(d.isascii() and d.isdigit() for d in digits):
         raise typer.BadParameter(f"{text!r} is not two column indices like 0,1",
                                  param_hint="--features")
     return int(parts[0]), int(parts[1])

@@ -119,10 +119,14 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     width, zero = _agreed(files, infos, fmt, n_features, zero_based)
     blocks = []
     for path, info in zip(files, infos, strict=True):
+        if info.n_samples == 0:  # an empty file gives no partition (and no step of 0 rows)
+            continue
         step = rows_per_partition or info.n_samples
-        for skip in range(0, info.n_samples, step):  # an empty file gives no partition
+        for skip in range(0, info.n_samples, step):
             blocks.append(client.submit(
                 _read_block, path, fmt, skip, rows_per_partition, width, label_column, zero,
                 classes, pure=True))
+    if not blocks:
+        raise ValueError(f"{', '.join(files)}: the files hold no samples.")
     parts = Partitions.from_blocks(blocks, client)
     return replace(parts, zero_based=bool(zero)) if fmt == "svmlight" else parts

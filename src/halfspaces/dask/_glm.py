@@ -27,7 +27,7 @@ from halfspaces._objective import GLMObjective
 from halfspaces._sklearn import fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import Targets
-from halfspaces.dask._partitions import Partitions
+from halfspaces.dask._partitions import Partitions, map_row_blocks
 from halfspaces.dask._rows import PartitionRows
 from halfspaces.linear_regression import LinearRegression as SerialLinearRegression
 from halfspaces.linear_regression import normal_equation_sums, solve_normal_equations
@@ -89,18 +89,7 @@ class _Distributed:
         local.__dict__.pop("feature_names_in_", None)  # the blocks are plain arrays
         if hasattr(X, "to_dask_array"):
             X = X.to_dask_array()
-        if X.ndim == 2 and len(X.chunks[1]) > 1:
-            X = X.rechunk({1: -1})
-        if columns is None:
-            return X.map_blocks(_apply, local, method, (), dtype, drop_axis=1, dtype=dtype)
-        return X.map_blocks(_apply, local, method, (columns,), dtype,
-                            chunks=(X.chunks[0], (columns,)), dtype=dtype)
-
-
-def _apply(block, estimator, method: str, columns: tuple, dtype):
-    if block.shape[0] == 0:  # scikit-learn's checks refuse an empty block
-        return np.empty((0, *columns), dtype=dtype)
-    return getattr(estimator, method)(block)
+        return map_row_blocks(X, local, method, columns, dtype)
 
 
 class LogisticRegression(_Distributed, SerialLogisticRegression):

@@ -29,7 +29,7 @@ from halfspaces._validation import (
     column_max_abs,
 )
 
-__all__ = ["Partitions"]
+__all__ = ["Partitions", "map_row_blocks"]
 
 # Arguments larger than this travel once per call to every worker (scatter, broadcast) rather
 # than inside each of the n_partitions task messages.
@@ -421,3 +421,25 @@ def _row_blocks(collection, name: str) -> list:
                         "arrays, DataFrames or Series (dask.array.from_array(...) wraps an "
                         "array).")
     return list(to_delayed())
+
+
+def map_row_blocks(X, estimator, method: str, columns: int | None, dtype):
+    """``estimator.<method>`` on every row block of the dask array `X`, lazily.
+
+    The result has one value per row (`columns` None) or `columns` values per row. A block
+    with no rows gives an empty result without calling the estimator, whose scikit-learn
+    checks refuse 0 samples: such blocks are common, e.g. ``X[mask]`` with unknown chunk
+    sizes. The dask estimators all predict through this one function.
+    """
+    if X.ndim == 2 and len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})  # a block must hold whole rows
+    if columns is None:
+        return X.map_blocks(_apply, estimator, method, (), dtype, drop_axis=1, dtype=dtype)
+    return X.map_blocks(_apply, estimator, method, (columns,), dtype,
+                        chunks=(X.chunks[0], (columns,)), dtype=dtype)
+
+
+def _apply(block, estimator, method: str, columns: tuple, dtype):
+    if block.shape[0] == 0:
+        return np.empty((0, *columns), dtype=dtype)
+    return getattr(estimator, method)(block)

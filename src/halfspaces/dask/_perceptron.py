@@ -40,7 +40,7 @@ from halfspaces._perceptron_run import PerceptronState, perceptron_block_epoch
 from halfspaces._progress import report
 from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
 from halfspaces._validation import per_problem
-from halfspaces.dask._partitions import Partitions
+from halfspaces.dask._partitions import Partitions, map_row_blocks
 from halfspaces.exceptions import ConvergenceWarning
 from halfspaces.perceptron import AveragedPerceptron as _SerialAveraged
 from halfspaces.perceptron import Perceptron as _SerialPerceptron
@@ -267,13 +267,12 @@ class _IPMPerceptron(BaseEstimator):
     def _local_call(self, method: str, X):
         check_is_fitted(self)
         local = self.to_local()
-        fn = getattr(local, method)
         if hasattr(X, "map_blocks") and hasattr(X, "chunks"):
             binary = len(self.classes_) == 2 or method == "predict"
             dtype = self.classes_.dtype if method == "predict" else np.float64
-            return X.map_blocks(fn, dtype=dtype, drop_axis=1 if binary else None,
-                                chunks=None if binary else (X.chunks[0], (self.coef_.shape[0],)))
-        return fn(X)
+            return map_row_blocks(X, local, method, None if binary else self.coef_.shape[0],
+                                  dtype)
+        return getattr(local, method)(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,8 +22,8 @@ from halfspaces.io._errors import DataFileError
 from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
 from halfspaces.io._source import open_data
 
-__all__ = ["FORMATS", "DataInfo", "column_names", "detect_format", "expand_paths",
-           "iter_chunks", "read", "scan"]
+__all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "column_names", "detect_format",
+           "expand_paths", "iter_chunks", "read", "scan"]
 
 FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
 _SUFFIXES = {
@@ -32,6 +32,30 @@ _SUFFIXES = {
     ".parquet": "parquet", ".pq": "parquet", ".npy": "npy", ".npz": "npz",
 }
 DEFAULT_CHUNK_SIZE = 10_000
+MAX_ROWS = 2**63 - 1
+"""The largest row count a chunk may have: the compiled line cutter counts rows in int64."""
+
+
+def check_count(value: Any, name: str, what: str = "a positive number of rows") -> int:
+    """`value` if it is an integer in [1, :data:`MAX_ROWS`], else a ValueError naming `name`.
+
+    A bool is refused (``True`` is 1 to Python, never a row count meant by a user), and so is
+    a float even when whole: a bad count once reached loops that never end (``chunk_size=-1``
+    or ``2.5`` on svmlight, where the block is cut when the rows found equal the count).
+
+    Examples
+    --------
+    >>> check_count(5, "chunk_size")
+    5
+    >>> check_count(2.5, "chunk_size")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: chunk_size=2.5 must be a positive number of rows (an int from 1 to ...).
+    """
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) \
+            or not 1 <= value <= MAX_ROWS:
+        raise ValueError(f"{name}={value!r} must be {what} (an int from 1 to {MAX_ROWS}).")
+    return int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -225,6 +249,7 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
     >>> info.n_samples, info.n_features, info.classes.tolist(), info.zero_based
     (3, 4, [-1.0, 1.0], False)
     """
+    check_count(chunk_size, "chunk_size")
     fmt = detect_format(path, format)
     if fmt == "svmlight":
         return _scan_svmlight(path, zero_based, chunk_size)
@@ -440,9 +465,9 @@ def iter_chunks(
     >>> [(X.shape, y.tolist()) for X, y in iter_chunks(path, chunk_size=2)]
     [((2, 3), [1.0, -1.0]), ((1, 3), [1.0])]
     """
+    if chunk_size is not None:
+        check_count(chunk_size, "chunk_size")
     fmt = detect_format(path, format)
-    if chunk_size is not None and chunk_size < 1:
-        raise ValueError(f"chunk_size={chunk_size} must be a positive number of rows.")
     if fmt == "svmlight":
         return _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip)
     if fmt == "csv":

@@ -13,12 +13,20 @@
   another spelling, a symbolic link or a hard link is caught), a directory, a block device,
   a socket, or a file in a missing or read-only directory is refused before anything is
   written, with a message that names the file and the fix (:class:`OutputFileError`).
+* The temporary file is named ``.<name>.<host>-<pid>-<random>.tmp`` (host: a hash of the
+  host name). A writer killed with SIGKILL leaves it behind; the first successful write of
+  the same target in a process removes such files of that target whose writer, on this
+  host, is no longer running. A live writer's file (or one whose process id was reused) is
+  never touched, nor one written from another host to a shared directory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import secrets
+import socket
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -26,9 +34,12 @@ from typing import BinaryIO
 
 from halfspaces.io._errors import OutputFileError
 
-__all__ = ["check_output", "safe_write"]
+__all__ = ["check_output", "remove_stale_temporaries", "safe_write"]
 
 _DIRECT = (stat.S_ISFIFO, stat.S_ISCHR)  # written in place, never replaced
+# process ids are per host: a temporary file names the host its writer ran on
+_HOST = hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+_CLEANED: set[str] = set()  # targets whose stale temporaries this process has removed
 
 
 def check_output(path: str | os.PathLike,
@@ -186,13 +197,66 @@ def _replace(path, target: Path, write, mode: int | None) -> None:
             raise _about_output(path, temporary, exc) from None
         raise
     _fsync_directory(target.parent)
+    if os.fspath(target) not in _CLEANED:  # once per target: a checkpoint is written often
+        _CLEANED.add(os.fspath(target))
+        remove_stale_temporaries(target)
+
+
+def remove_stale_temporaries(target: str | os.PathLike) -> list[str]:
+    """Remove the temporary files of `target` that writers killed on this host left behind.
+
+    Only names of our pattern for this target and host are considered, and of those only
+    regular files whose writer's process id no longer exists: a writer still running keeps
+    its file, and a reused process id errs on the side of keeping one.
+
+    Returns
+    -------
+    list of str
+        The files removed.
+    """
+    target = Path(target)
+    ours = re.escape(f".{target.name}.{_HOST}-")
+    pattern = re.compile(ours + r"([0-9]{1,10})-[0-9a-f]{8}\.tmp")
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        found = pattern.fullmatch(name)
+        if found is None or _running(int(found.group(1))):
+            continue
+        stale = target.parent / name
+        try:
+            if stat.S_ISREG(os.lstat(stale).st_mode):
+                stale.unlink()
+                removed.append(os.fspath(stale))
+        except OSError:  # gone already, or not ours to remove: leave it
+            continue
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process `pid` exists on this host (True when that cannot be told)."""
+    if os.name != "posix" or pid <= 0 or pid == os.getpid():
+        # Windows' os.kill ends the process; 0 would signal our own process group; our
+        # own process's writes (another thread's) are in progress
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # e.g. another user's process: it exists
+        return True
+    return True
 
 
 def _temporary(path, target: Path) -> tuple[int, str]:
     """A new file beside `target`, created with 0o666 so that the kernel applies the umask."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        temporary = os.fspath(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        temporary = os.fspath(target.parent / f".{target.name}.{_HOST}-{os.getpid()}-"
+                                               f"{secrets.token_hex(4)}.tmp")
         try:
             return os.open(temporary, flags, 0o666), temporary
         except FileExistsError:

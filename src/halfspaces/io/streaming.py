@@ -32,11 +32,13 @@ from halfspaces.io import svmlight
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._files import (
     DEFAULT_CHUNK_SIZE,
+    check_count,
     detect_format,
     iter_chunks,
     scan,
     svmlight_raw_chunks,
 )
+from halfspaces.io._write import check_output
 from halfspaces.io.model import ModelFileError, load_with_extra, save
 
 __all__ = ["CheckpointMismatchError", "StreamCounts", "StreamFit", "evaluate_stream",
@@ -180,7 +182,7 @@ def fit_stream(
     if not hasattr(model, "partial_fit"):
         raise ValueError(f"{type(model).__name__} cannot learn from a stream: it has no "
                          "partial_fit.")
-    every = checkpoint_every or chunk_size
+    every = _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every)
     settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
                 "checkpoint_every": every, "epochs": epochs, "format": format,
                 "label_column": label_column, **_identity(path)}
@@ -195,6 +197,20 @@ def fit_stream(
         model.__dict__.update(fresh)
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
                     checkpoint, False, on_progress, settings, known, one_pass=False)
+
+
+def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> int:
+    """Refuse bad settings by name before any work; the rows between checkpoints."""
+    check_count(epochs, "epochs", "a positive number of passes over the file")
+    check_count(chunk_size, "chunk_size")
+    if checkpoint_every is not None:
+        check_count(checkpoint_every, "checkpoint_every",
+                    "a positive number of examples, or None for chunk_size")
+    if checkpoint is not None:
+        # the checkpoint is replaced again and again: it must not be the data (another
+        # spelling, a symbolic or a hard link included), which it would destroy
+        check_output(checkpoint, [path])
+    return chunk_size if checkpoint_every is None else checkpoint_every
 
 
 class _Unforeseen(Exception):
@@ -384,6 +400,10 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
                 f"{checkpoint} was written by a run with {key}={progress.get(key)!r}, not "
                 f"{settings[key]!r}: resume with the same data and settings, or delete it.",
                 key)
+    missing = "data_size" in progress and "data_size" not in settings
+    if missing and (reason := _unreadable(settings["data"])) is not None:
+        raise DataFileError(settings["data"], f"cannot read it to resume from {checkpoint} "
+                                              f"({reason})")
     # checkpoints from before these were recorded lack them; the others must match
     changed = [k for k in ("data_size", "data_hash", "data_mtime_ns")
                if k in progress and progress[k] != settings.get(k)]
@@ -393,6 +413,15 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
         raise CheckpointMismatchError(
             f"{checkpoint}: the data file {settings['data']} changed since the checkpoint "
             f"was written ({what} differs): resume on the same data, or delete it.", "data")
+
+
+def _unreadable(path) -> str | None:
+    """Why `path` cannot be opened (missing, no permission...), or None if it can."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # a FIFO must not block here
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _check_same_model(checkpoint, saved, model) -> None:
@@ -547,6 +576,7 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     samples is an error. `feature_names` matches CSV/TSV columns by header name (see
     :func:`halfspaces.io.iter_chunks`).
     """
+    check_count(chunk_size, "chunk_size")
     classes = model.classes_
     k = len(classes)
     confusion = np.zeros((k, k), dtype=np.int64)
