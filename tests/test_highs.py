@@ -191,3 +191,31 @@ def test_a_qp_keeps_the_callers_iteration_limit():
               (np.array([-INF]), np.array([1.0])), hessian_diagonal=np.ones(2),
               options={"qp_iteration_limit": 0})
     assert qp_iteration_limit(10, 3) == 1260
+
+
+# Four points of a small cluster far from the origin: the augmented QP on x' = (1, x) has
+# nearly parallel rows, and highspy 1.16.0's QP solver aborted the process on it ("double
+# free or corruption (out)", SIGABRT), which is why pyproject.toml excludes that release
+_ABORTING_QP = """
+import numpy as np
+from halfspaces.exceptions import SolverError
+from halfspaces.theory import max_margin
+X = np.array([[-12054.09406106829, -1724.7138521878533],
+              [-12054.093837464081, -1724.7141381547679],
+              [-12054.09425867862, -1724.7132576608942],
+              [-12054.09432129508, -1724.7149047261369]])
+try:
+    print("margin", max_margin(X, [-1, 1, -1, -1]).margin)
+except SolverError as err:
+    print("refused:", err)
+"""
+
+
+def test_a_qp_of_nearly_parallel_rows_answers_or_refuses_without_killing_the_process():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _ABORTING_QP], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, f"rc {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.startswith(("margin", "refused:")), done.stdout

@@ -14,6 +14,10 @@ References
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
 from dataclasses import dataclass
 
 import highspy
@@ -111,8 +115,41 @@ def _dense_hessian(matrix: NDArray) -> highspy.HighsHessian:
     return hessian
 
 
+@contextlib.contextmanager
+def _c_stdout_to_stderr():
+    """Point file descriptor 1 at standard error while HiGHS runs.
+
+    HiGHS's QP solver writes "error" lines with C's printf even with ``output_flag`` off
+    (highspy 1.15.1, on nearly parallel rows): on standard output they would corrupt the
+    CLI's JSON. C's stdout buffer is flushed before the descriptor is restored, so nothing
+    written during the solve comes out on it later. Where descriptor 1 is not open there
+    is nothing to protect.
+    """
+    sys.stdout.flush()
+    try:
+        saved = os.dup(1)
+    except OSError:
+        yield
+        return
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        _flush_c_stdio()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _flush_c_stdio() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)  # every C stream, as fflush(NULL) does
+    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library by name
+        pass
+
+
 def _run(h: highspy.Highs, interruptible: bool) -> None:
-    """h.run(), in a worker thread when ``interruptible``, so that Ctrl-C stops it.
+    """h.run(), in a worker thread when ``interruptible``, so that Ctrl-C stops it; C-level
+    output goes to standard error (:func:`_c_stdout_to_stderr`).
 
     HiGHS holds the main thread in C++ until it returns, and Python only handles SIGINT
     between bytecodes: a MILP with no time limit could ignore Ctrl-C for hours. The solve
@@ -121,6 +158,11 @@ def _run(h: highspy.Highs, interruptible: bool) -> None:
     simplex iterations and MIP nodes), waits for it and re-raises. highspy's own
     ``joinSolve`` would print to standard output and swallow the interrupt.
     """
+    with _c_stdout_to_stderr():
+        _run_in_place(h, interruptible)
+
+
+def _run_in_place(h: highspy.Highs, interruptible: bool) -> None:
     if not interruptible:
         h.run()
         return
