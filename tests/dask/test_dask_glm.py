@@ -286,3 +286,16 @@ def test_serial_fits_never_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["Perceptron", "AveragedPerceptron", "LogisticRegression",
+                                  "LinearRegression"])
+def test_a_declared_width_beyond_memory_is_refused_by_name(client, name):
+    # a CSR chunk may declare 2**40 columns in a few bytes; the client's dense weights (and
+    # least squares' d x d Gram) would need TiBs: MemoryError naming X's width, before any
+    # task runs, as the serial estimators give
+    X = sp.csr_matrix((np.ones(4), np.arange(4), np.arange(5)), shape=(4, 2**40))
+    y = np.array([0, 1, 0, 1])
+    Xd, yd = dask_chunked(X, y, 2)
+    with pytest.raises(MemoryError, match=r"^X has 1,099,511,627,776 columns"):
+        getattr(halfspaces.dask, name)().fit(Xd, yd)

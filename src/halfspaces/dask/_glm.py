@@ -23,6 +23,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
 from halfspaces._datafits import Logistic, Rows, Softmax
+from halfspaces._memory import check_dense_vectors
 from halfspaces._objective import GLMObjective
 from halfspaces._sklearn import fit_context
 from halfspaces._solvers import SolverRun
@@ -57,6 +58,10 @@ class _Distributed:
     def _partitions(self, X, y, targets: str) -> Partitions:
         parts = X if isinstance(X, Partitions) else Partitions.from_collections(
             X, y, targets=targets)
+        # the client holds the weights, their gradients and a d x d Gram or R factor for
+        # least squares: a declared width beyond its memory is refused here, by name
+        check_dense_vectors(parts.n_features,
+                            parts.n_features + 2 if targets == "continuous" else 3)
         self.n_features_in_ = parts.n_features
         columns = getattr(X, "columns", None)
         if columns is not None and len(columns) and all(isinstance(c, str) for c in columns):

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces._memory import check_dense_vectors
 from halfspaces._validation import (
     FIT_INPUT,
     check_sparse_structure,
@@ -126,6 +127,7 @@ class Partitions:
         Partitions
         """
         client = _client(client)
+        _check_declared_width(X)
         x_parts, y_parts = _row_blocks(X, "X"), _row_blocks(y, "y")
         if len(x_parts) != len(y_parts):
             raise ValueError(
@@ -402,6 +404,15 @@ def _placement(client, n: int) -> list[dict]:
         return [{} for _ in range(n)]
     return [{"workers": [workers[i * len(workers) // n]], "allow_other_workers": True}
             for i in range(n)]
+
+
+def _check_declared_width(X) -> None:
+    """Refuse, by name and before any task, a width whose per-column vectors (the blocks'
+    column statistics, the client's weights) cannot fit: a sparse chunk may declare 2**40
+    columns, and each worker's check then failed with NumPy's bare MemoryError."""
+    shape = getattr(X, "shape", ())
+    if len(shape) == 2 and isinstance(shape[1], (int, np.integer)):  # nan: not yet known
+        check_dense_vectors(int(shape[1]), 1)
 
 
 def _row_blocks(collection, name: str) -> list:

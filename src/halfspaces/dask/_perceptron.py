@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import PerceptronState, perceptron_block_epoch
 from halfspaces._progress import report
 from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
@@ -168,6 +169,7 @@ class _IPMPerceptron(BaseEstimator):
                              "classifier needs samples of at least 2 classes.")
         parts, positives = _encoded(parts, classes)
         d = parts.n_features
+        check_dense_vectors(d, 2 * len(positives))  # w and aux per problem, on the client
         resume = (self.warm_start and hasattr(self, "_states")
                   and np.array_equal(classes, self.classes_) and self.n_features_in_ == d)
         if resume:
