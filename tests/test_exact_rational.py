@@ -408,6 +408,8 @@ def test_exact_margin_edge_cases():
     assert exact_margin(np.array([[3.0, 4.0]]), np.array([3.0, 4.0]), 0) == 5.0
     assert exact_margin(np.array([[1.0, 1.0]]), np.array([1.0, 0.0]), 1) == np.inf  # no norm
     assert exact_margin(np.empty((0, 2)), np.array([1.0, 1.0]), 0) == np.inf  # no rows
+    assert exact_margin(np.array([[5e-324, 0.0]]), np.array([1.0, 0.0]), 0) == 5e-324
+    assert exact_margin(np.array([[3e-320, 1e-300]]), np.array([2.0, 0.0]), 0) == 3e-320
     assert exact_margin(np.array([[1e300, 1e300]]), np.array([1e300, 1e300]), 0) == \
         pytest.approx(math.sqrt(2) * 1e300, rel=1e-15)  # 2e600 / (sqrt(2) 1e300): no overflow
     assert exact_margin(np.full((1, 4), 1e308), np.ones(4), 0) == \

@@ -198,10 +198,11 @@ def exact_dependence(rows: NDArray) -> NDArray | None:
 def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
     """min_i <w, z_i> / ||w[n_unpenalised:]|| over `rows`, exactly, rounded down to a float.
 
-    The scores and the squared norm are exact rationals (every float is one), and the
-    square root is taken on integers (isqrt) with 64 bits to spare, so the float returned is
-    at most the exact margin and at most an ulp below it (1.0 where the margin is exactly
-    1). 0.0 when a score is <= 0; inf when the norm is 0.
+    The scores and the squared norm are exact (every float is an integer times a power of
+    two, and so are their products and sums: Python integers, no rounding), and the square
+    root is taken on integers (isqrt) with 64 bits to spare, so the float returned is at
+    most the exact margin and at most an ulp below it (1.0 where the margin is exactly 1).
+    0.0 when a score is <= 0; inf when the norm is 0 or there are no rows.
 
     Parameters
     ----------
@@ -213,43 +214,73 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
     """
     from fractions import Fraction
 
-    weights = [Fraction(*float(v).as_integer_ratio()) for v in w]
-    least = min(_exact_scores(rows, weights), default=None)
-    square_norm = sum(v * v for v in weights[n_unpenalised:])
-    if least is None or square_norm == 0:
+    w = np.asarray(w, dtype=np.float64)
+    scores = list(_exact_scores(rows, w))
+    penalised = w[n_unpenalised:]
+    norm_int, norm_exp = _exact_dot(penalised, penalised)
+    if not scores or norm_int == 0:
         return np.inf
+    low = min(e for _, e in scores)
+    least = min(t << (e - low) for t, e in scores)  # the least score is least 2^low
     if least <= 0:
         return 0.0
-    return _sqrt_rounded_down(least * least / square_norm)
+    # margin^2 = least^2 2^(2 low) / (norm_int 2^norm_exp)
+    return _sqrt_rounded_down(Fraction(least * least, norm_int), 2 * low - norm_exp)
 
 
-def _exact_scores(rows, weights: list):
-    from fractions import Fraction
-
-    exact = lambda v: Fraction(*float(v).as_integer_ratio())  # noqa: E731
+def _exact_scores(rows, w: NDArray):
+    """Each row's <z_i, w> exactly, as (t, e) for t 2^e."""
+    mw, ew = _dyadic(w)
     if sp.issparse(rows):
         rows = sp.csr_matrix(rows)
+        mz, ez = _dyadic(rows.data)
         for i in range(rows.shape[0]):
-            start, end = rows.indptr[i], rows.indptr[i + 1]
-            yield sum((exact(v) * weights[j] for j, v in
-                       zip(rows.indices[start:end], rows.data[start:end], strict=True)),
-                      Fraction(0))
+            part = slice(rows.indptr[i], rows.indptr[i + 1])
+            j = rows.indices[part]
+            yield _dyadic_dot(mz[part], ez[part], mw[j], ew[j])
     else:
-        for row in np.asarray(rows, dtype=np.float64):
-            yield sum((exact(v) * weights[j] for j, v in enumerate(row) if v != 0),
-                      Fraction(0))
+        mz, ez = _dyadic(np.asarray(rows, dtype=np.float64))
+        for i in range(mz.shape[0]):
+            yield _dyadic_dot(mz[i], ez[i], mw, ew)
 
 
-def _sqrt_rounded_down(q) -> float:
-    """The largest float <= sqrt(q) (to within an ulp) for a rational q > 0, with no
-    overflow or underflow on the way: the root of 2^(2k) q as an integer, over 2^k."""
+def _exact_dot(a: NDArray, b: NDArray) -> tuple[int, int]:
+    """sum_j a_j b_j exactly, as (t, e) for the integer t times 2^e."""
+    return _dyadic_dot(*_dyadic(a), *_dyadic(b))
+
+
+def _dyadic_dot(ma: NDArray, ea: NDArray, mb: NDArray, eb: NDArray) -> tuple[int, int]:
+    """sum_j (ma_j 2^ea_j)(mb_j 2^eb_j) as (t, e) for t 2^e: each product is an integer
+    times a power of two, and their sum one integer over the smallest of those powers."""
+    keep = (ma != 0) & (mb != 0)
+    if not keep.any():
+        return 0, 0
+    exponents = ea[keep] + eb[keep]
+    low = int(exponents.min())
+    return sum(x * y << e for x, y, e in zip(ma[keep].tolist(), mb[keep].tolist(),
+                                             (exponents - low).tolist(), strict=True)), low
+
+
+def _dyadic(x: NDArray) -> tuple[NDArray, NDArray]:
+    """(M, E) with x = M 2^E exactly, M integers of at most 53 bits (subnormals included:
+    frexp normalises their mantissa too)."""
+    mantissa, exponent = np.frexp(x)
+    return np.ldexp(mantissa, 53).astype(np.int64), exponent.astype(np.int64) - 53
+
+
+def _sqrt_rounded_down(q, shift: int = 0) -> float:
+    """The largest float <= sqrt(q 2^shift) (to within an ulp) for a rational q > 0, with
+    no overflow or underflow on the way: the root of 2^(2k) q as an integer, over 2^k."""
     import math
     from fractions import Fraction
 
     n, d = q.numerator, q.denominator
+    if shift % 2:  # an even power of two comes out of the root exactly
+        n, shift = n << 1, shift - 1
     k = 64 - (n.bit_length() - d.bit_length()) // 2  # the root gets about 64 bits
-    root = (Fraction(math.isqrt((n << 2 * k) // d), 1 << k) if k >= 0 else
-            Fraction(math.isqrt(n // (d << -2 * k)) << -k))
+    # sqrt(n / d) >= isqrt(n 4^k / d) / 2^k, the floor of an integer division included
+    scaled = (n << 2 * k) // d if k >= 0 else n // (d << -2 * k)
+    root = Fraction(math.isqrt(scaled)) * Fraction(2) ** (shift // 2 - k)
     try:
         m = float(root)
     except OverflowError:
