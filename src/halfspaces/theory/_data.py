@@ -53,34 +53,38 @@ def refuse_rounded_values(given, found, name: str = "X") -> None:
     original = given.data if sp.issparse(given) else given
     if not isinstance(original, np.ndarray):
         original = np.asarray(original)
-    kind, size = original.dtype.kind, original.dtype.itemsize
-    if kind in "iu" and size >= 8:
-        suspects = np.flatnonzero(np.abs(original.ravel().astype(np.float64)) >= 2.0**53)
-        exact = lambda i: int(original.flat[i]) == int(float(original.flat[i]))  # noqa: E731
-    elif kind == "f" and size > 8:
-        suspects = np.flatnonzero(original.ravel() != found_values(found).ravel())
-        exact = lambda i: False  # noqa: E731
-    elif kind == "O":
-        suspects = np.arange(original.size)
-        exact = lambda i: _same_number(original.flat[i], found_values(found).flat[i])  # noqa: E731
-    else:  # bool, int of 32 bits or less, float16/32/64: float64 holds them all
-        return
-    bad = next((i for i in suspects if not exact(i)), None)
+    converted = found.data if sp.issparse(found) else found
+    bad = _first_rounded(original.ravel(), converted.ravel())
     if bad is None:
         return
-    where = _position(given, original, int(bad))
+    where = _position(given, original, bad)
     raise ValueError(
         f"{name} holds {_shown(original.flat[bad])}{where}, which float64 cannot represent exactly "
-        f"(it becomes {float(found_values(found).flat[bad])!r}); halfspaces.theory proves its "
+        f"(it becomes {float(converted.flat[bad])!r}); halfspaces.theory proves its "
         "answers about float64 values, so the proof would be about other data. Round it "
         f"yourself (np.asarray({name}, dtype=float)) to certify the rounded data, or rescale "
         "it so that float64 holds it.")
 
 
-def found_values(found) -> NDArray:
-    """The float64 values of check_array's result, dense or CSR (the given order for
-    CSR input whose structure check_array keeps)."""
-    return found.data if sp.issparse(found) else found
+def _first_rounded(original: NDArray, converted: NDArray) -> int | None:
+    """The first flat index where float64 changed a value, or None.
+
+    bool, ints of 32 bits or less and float16/32/64 always survive; a 64-bit int can only
+    change from 2^53 up; a long double wherever it differs; an object, as its number.
+    """
+    kind = original.dtype.kind
+    if kind in "iu" and original.dtype.itemsize >= 8:
+        suspects = np.flatnonzero(np.abs(converted) >= 2.0**53)
+        changed = (int(original[i]) != int(converted[i]) for i in suspects)
+    elif kind == "f" and original.dtype.itemsize > 8:
+        suspects = np.flatnonzero(original != converted)
+        changed = (True for _ in suspects)
+    elif kind == "O":
+        suspects = range(original.size)
+        changed = (not _same_number(original[i], converted[i]) for i in suspects)
+    else:
+        return None
+    return next((int(i) for i, c in zip(suspects, changed, strict=True) if c), None)
 
 
 def _same_number(value, converted: float) -> bool:

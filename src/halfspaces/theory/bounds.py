@@ -394,7 +394,7 @@ def _ceiling(scale: Fraction, d: int, delta: float) -> int:
     q = flint.fmpq(scale.numerator, scale.denominator)
     delta_q = flint.fmpq(*delta.as_integer_ratio())
     # enough bits for the integer part of the answer, and some for its fraction
-    bits = 64 + (scale * (d + 1100)).__ceil__().bit_length()
+    bits = 64 + math.ceil(scale * (d + 1100)).bit_length()
     while True:
         with flint.ctx.workprec(bits):
             value = q * (d - flint.arb(delta_q).log())
@@ -407,5 +407,4 @@ def _ceiling(scale: Fraction, d: int, delta: float) -> int:
 def _exact_end(end) -> Fraction:
     """An end of an Arb ball (an exact binary number) as a Fraction."""
     mantissa, exponent = end.mid().man_exp()
-    mantissa, exponent = int(mantissa), int(exponent)
-    return Fraction(mantissa * 2**exponent) if exponent >= 0 else Fraction(mantissa, 2**-exponent)
+    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
