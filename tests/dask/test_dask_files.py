@@ -99,3 +99,18 @@ def test_files_without_any_sample_are_named(client, tmp_path):
     (tmp_path / "a.svm").write_text("")
     with pytest.raises(ValueError, match="a.svm: the files hold no samples"):
         hd.read_files(tmp_path / "a.svm")
+
+
+@pytest.mark.parametrize("rows", [2.5, 3.0, True, "3", 0, -1, 2**63])
+def test_a_bad_rows_per_partition_is_refused_by_name(client, tmp_path, rows):
+    # 2.5 and "3" were TypeErrors from range() or <, True and 2**63 failed on the workers as
+    # iter_chunks' chunk_size: the count is checked as every other row count is
+    (tmp_path / "a.svm").write_text("1 1:2\n-1 1:-1\n1 1:1\n")
+    with pytest.raises(ValueError, match=r"rows_per_partition=.* must be None \(one "):
+        hd.read_files(tmp_path / "a.svm", rows_per_partition=rows)
+
+
+def test_a_numpy_integer_rows_per_partition_is_a_count(client, tmp_path):
+    (tmp_path / "a.svm").write_text("1 1:2\n-1 1:-1\n1 1:1\n")
+    parts = hd.read_files(tmp_path / "a.svm", rows_per_partition=np.int64(2))
+    assert parts.n_rows.tolist() == [2, 1]

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from halfspaces.dask._partitions import Partitions, _client
-from halfspaces.io import detect_format, expand_paths, iter_chunks, scan
+from halfspaces.io import check_count, detect_format, expand_paths, iter_chunks, scan
 
 __all__ = ["read_files"]
 
@@ -104,9 +104,10 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     >>> parts.n_rows.tolist(), clf.predict([[3.0, 3.0], [-3.0, -1.0]]).tolist()
     ([2, 2], [1.0, -1.0])
     """
-    if rows_per_partition is not None and rows_per_partition < 1:
-        raise ValueError(f"rows_per_partition={rows_per_partition}; pass a positive number "
-                         "of rows, or None for one partition per file.")
+    if rows_per_partition is not None:  # 2.5, True or "3" failed on the workers, or deep in range
+        rows_per_partition = check_count(rows_per_partition, "rows_per_partition",
+                                         "None (one partition per file) or a positive "
+                                         "number of rows")
     client = _client(client)
     files = expand_paths(paths)
     formats = {detect_format(p, format) for p in files}

@@ -10,6 +10,7 @@ from halfspaces.io._errors import DataFileError, OutputFileError
 from halfspaces.io._files import (
     FORMATS,
     DataInfo,
+    check_count,
     column_names,
     detect_format,
     expand_paths,
@@ -30,6 +31,7 @@ __all__ = [
     "StreamFit",
     "evaluate_stream",
     "fit_stream",
+    "check_count",
     "check_output",
     "column_names",
     "detect_format",
