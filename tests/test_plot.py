@@ -662,6 +662,29 @@ def test_cli_loss_curve_regions_and_sample_complexity(capsys, tmp_path, csv_file
     assert record["realizable"] == [theory.sample_complexity(e, 0.05, 6) for e in (0.1, 0.01)]
 
 
+@pytest.mark.parametrize("kind, args", [
+    ("boundary", []), ("margins", []), ("regions", ["--model", "pocket"]),
+    ("loss-curve", ["--model", "logistic", "--param", "max_iter=2"]),
+])
+def test_cli_plot_notes_a_convergence_warning_once(capsys, tmp_path, csv_files, kind, args):
+    # the model fitted on non-separable data warns: it was Python's warning dump on stderr
+    # (sklearn/base.py:1403: ConvergenceWarning ..., then a source line), now one note
+    from halfspaces.cli import main
+
+    files, _ = csv_files
+    command = ["plot", kind, str(files["noisy"]), "--out", str(tmp_path / "p.png"), *args]
+    with warnings.catch_warnings(record=True) as escaped, pytest.raises(SystemExit) as exit:
+        warnings.simplefilter("always")
+        main(command)
+    assert exit.value.code in (0, None) and [str(w.message) for w in escaped] == []
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("note: ") and "max_" in err[0]
+    record = run_plot(capsys, *command[1:])
+    assert record["notes"] == [err[0].removeprefix("note: ")]
+    record = run_plot(capsys, "boundary", str(files["sep"]), "--out", str(tmp_path / "q.png"))
+    assert record["notes"] == []
+
+
 @pytest.mark.parametrize("args, message", [
     (["losses", "--out", "l.gif"], "suffix"),
     (["boundary", "--out", "b.png"], "needs DATA"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["describe", "error", "grid", "note", "progress", "render"]
+__all__ = ["caught_warnings", "describe", "error", "grid", "note", "progress", "render"]
 
 # errors whose message is meant for users (bad input, a file that cannot be read or written,
 # and the library's own exceptions, see _library_errors); anything else is a bug in halfspaces
@@ -99,6 +100,23 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
 
         with listen(loop_step):
             yield lambda advance: bar.advance(task, advance)
+
+
+@contextlib.contextmanager
+def caught_warnings() -> Iterator[list[str]]:
+    """Record the warnings raised inside: a list that gets each distinct message once, on exit.
+
+    A ConvergenceWarning is the expected outcome on non-separable data (a perceptron fitted
+    for a picture of a9a): a command reports it as a note, never as Python's warning dump
+    with a file path and a source line.
+    """
+    messages: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield messages
+        finally:
+            messages.extend(dict.fromkeys(str(w.message) for w in caught))
 
 
 def note(messages: Iterable[str]) -> None:

@@ -189,7 +189,8 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
     Returns
     -------
     dict
-        ``kind``, ``path`` and the numbers drawn (bound, gamma, mistakes, ...).
+        ``kind``, ``path``, the numbers drawn (bound, gamma, mistakes, ...) and ``notes``:
+        the warnings raised on the way (a model that did not converge), each once.
     """
     if kind not in KINDS:
         raise ValueError(f"KIND {kind!r} is not one of {', '.join(KINDS)}.")
@@ -201,16 +202,23 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         from halfspaces.cli._data import read_data
 
         X, y = read_data(data, label_column, format)
-    if kind == "animate":
-        return {"kind": kind, "path": str(out),
-                **_animate(X, y, out, passes=passes, features=features, inputs=[data])}
-    disp, record = _display(kind, X, y, model=model, params=dict(params or {}), view=view,
-                            features=features, band=band, n_orders=n_orders, seed=seed)
+    with _output.caught_warnings() as notes:  # e.g. the model's ConvergenceWarning
+        if kind == "animate":
+            record = _animate(X, y, out, passes=passes, features=features, inputs=[data])
+        else:
+            record = _draw(kind, X, y, out, fmt, inputs=[] if data is None else [data],
+                           model=model, params=dict(params or {}), view=view,
+                           features=features, band=band, n_orders=n_orders, seed=seed)
+    return {"kind": kind, "path": str(out), **record, "notes": notes}
+
+
+def _draw(kind: str, X, y, out: Path, fmt: str, *, inputs, **options) -> dict[str, Any]:
+    """Compute the display of `kind`, write it to `out`, and return the numbers it drew."""
+    disp, record = _display(kind, X, y, **options)
     from halfspaces.io import safe_write
 
-    safe_write(out, lambda handle: disp.figure_.savefig(handle, format=fmt),
-               inputs=[] if data is None else [data])
-    return {"kind": kind, "path": str(out), **record}
+    safe_write(out, lambda handle: disp.figure_.savefig(handle, format=fmt), inputs=inputs)
+    return record
 
 
 def _features(text: str) -> tuple[int, int]:
@@ -272,4 +280,6 @@ def plot_cli(
     except ImportError as exc:  # Matplotlib (the plot extra) is missing: say how to install it
         _output.error(str(exc))
         raise typer.Exit(1) from None
+    notes = record.pop("notes") if not json_output else []  # as fit: in the JSON, or noted
     _output.render(record, title=f"halfspaces plot {kind.value}", as_json=json_output)
+    _output.note(notes)
