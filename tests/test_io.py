@@ -133,6 +133,45 @@ def test_compressed_files_are_sniffed_through_decompression(tmp_path, packer):
         read(tmp_path / "n", label_column=0)
 
 
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("name", ["data.csv", "data.tsv", "data.svm", "data.txt"])
+@pytest.mark.parametrize("fmt", ["npy", "npz", "parquet"])
+def test_binary_data_under_a_text_name_is_refused_by_name(tmp_path, problem, fmt, name, packed):
+    """np.save's bytes in data.csv were "byte 0x93 at column 1 is not UTF-8" (svmlight: a
+    bad label); a text read of a binary signature now names the format and the way out,
+    also when the user's own format= says text (the bytes still cannot be text)."""
+    import gzip
+
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+    write_binary(tmp_path / "source", fmt, *problem)
+    path = tmp_path / name
+    path.write_bytes(gzip.compress((tmp_path / "source").read_bytes()) if packed
+                     else (tmp_path / "source").read_bytes())
+    said = rf"{name}: the file {'is gzip-compressed and ' if packed else ''}holds .*not text;" \
+           rf".* format='{fmt}' \(--format {fmt}\)"
+    text_formats = ["csv", "svmlight"] if name == "data.txt" else [None, "csv", "svmlight"]
+    for text_format in text_formats:
+        for reading in (read, scan, lambda p, format: next(iter_chunks(p, format=format))):
+            with pytest.raises(DataFileError, match=said):
+                reading(path, format=text_format)
+    path.rename(tmp_path / f"data.{fmt}")  # the way out the message gives
+    if not packed:
+        column = {"npy": 0, "npz": None, "parquet": "target"}[fmt]
+        X, y = read(tmp_path / f"data.{fmt}", label_column=column)
+        assert np.array_equal(X, problem[0]) and np.array_equal(y, problem[1])
+
+
+def test_a_csv_whose_header_starts_par1_is_text(tmp_path):
+    """"PAR1" alone was taken for Parquet's signature: a sniffed file with that header was
+    handed to pyarrow ("Parquet magic bytes not found in footer")."""
+    (tmp_path / "d.dat").write_text("PAR1,PAR2,label\n1,2,1\n3,4,-1\n")
+    (tmp_path / "d.csv").write_text("PAR1,PAR2,label\n1,2,1\n3,4,-1\n")
+    for name in ("d.dat", "d.csv"):
+        X, y = read(tmp_path / name)
+        assert X.tolist() == [[1, 2], [3, 4]] and y.tolist() == [1, -1]
+
+
 def _npy_bytes() -> bytes:
     import io
 

@@ -118,6 +118,11 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
     (svmlight if its second token holds a colon, else CSV). A binary file read as text
     was parsed as CSV, or its first "line" could be the whole file.
 
+    The extension or `format` wins over the content, but the text readers (svmlight, CSV)
+    check the first bytes they read: a ``data.csv`` that holds .npy, .npz or Parquet bytes
+    (compressed or not), even with ``format="csv"``, is a :class:`DataFileError` naming the
+    format found and the `format` or extension that reads it.
+
     Examples
     --------
     >>> detect_format("train.csv"), detect_format("a9a.t"), detect_format("x.bin", "npy")
@@ -135,7 +140,7 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
 
 
 def _sniff(path) -> str:
-    with open_data(path) as handle:
+    with open_data(path, binary=True) as handle:
         head = handle.read(SIGNATURE_LENGTH)
         binary = binary_format(head)
         if binary is not None:

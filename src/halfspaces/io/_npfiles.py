@@ -22,13 +22,16 @@ import numpy as np
 from halfspaces._memory import memory_limit
 from halfspaces.io._errors import DataFileError
 
-__all__ = ["SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy", "load_npz",
-           "memory_budget", "read_exactly"]
+__all__ = ["BINARY_NAMES", "SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy",
+           "load_npz", "memory_budget", "read_exactly"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # an archive with members, an empty one
 _COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"BZh", "bzip2"), (b"\xfd7zXZ\x00", "xz"))
-_PARQUET_MAGIC = b"PAR1"  # at both ends of a Parquet file
+# At both ends of a Parquet file; the byte after the first is a Thrift compact field header
+# (field 1, an i32: the first page's type, or an empty file's version), 0x15 in every file,
+# and never in text: a CSV whose header starts "PAR1," is not Parquet
+_PARQUET_MAGIC = b"PAR1\x15"
 SIGNATURE_LENGTH = len(_NPY_MAGIC)
 """The first bytes of a file that :func:`binary_format` needs (its longest signature)."""
 _HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
@@ -64,6 +67,11 @@ def binary_format(head: bytes) -> str | None:
     if head.startswith(_PARQUET_MAGIC):
         return "parquet"
     return None
+
+
+BINARY_NAMES = {"npy": "NumPy .npy data", "npz": "a ZIP archive (an .npz file is one)",
+                "parquet": "Parquet data"}
+"""How an error names each format of :func:`binary_format`."""
 
 
 def is_archive(path, source: str | BinaryIO) -> bool:

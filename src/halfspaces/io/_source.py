@@ -6,6 +6,9 @@
   really ``train.svm.gz`` renamed), as scikit-learn does for ``.gz`` and ``.bz2`` names.
 * A UTF-8 byte-order mark at the start of a text file is skipped (``utf-8-sig``), so that it
   does not become part of the first label or header name.
+* A file opened as text that starts with the signature of a binary format (.npy, .npz,
+  Parquet), decompressed or not, is refused by name: a ``data.csv`` holding ``np.save``'s
+  bytes was reported as "byte 0x93 at column 1 is not UTF-8", and as svmlight as a bad label.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import zlib
 from typing import BinaryIO
 
 from halfspaces.io._errors import DataFileError
+from halfspaces.io._npfiles import BINARY_NAMES, SIGNATURE_LENGTH, binary_format
 
 __all__ = ["open_data", "raw_source"]
 
@@ -32,25 +36,45 @@ _DAMAGED = (OSError, EOFError, zlib.error, lzma.LZMAError, ValueError)
 _BUFFERED: dict[tuple[int, int], bytes] = {}  # (device, inode) of a pipe -> its content
 
 
-def open_data(path: str | os.PathLike) -> BinaryIO:
+def open_data(path: str | os.PathLike, *, binary: bool = False) -> BinaryIO:
     """A binary handle on a text data file: decompressed, without a BOM, re-readable.
 
     Use it as a context manager; iterating gives lines. Read errors, including a damaged
-    compressed stream, are :class:`DataFileError` naming `path`.
+    compressed stream, are :class:`DataFileError` naming `path`, and so is a file that
+    starts with a binary format's signature unless `binary` (the format sniffer's case).
     """
     handle = _open_raw(path)
     try:
-        head = handle.read(6)
+        head = handle.read(SIGNATURE_LENGTH)
         handle.seek(0)
-        for magic, name, opener in _COMPRESSED:
-            if head.startswith(magic):
-                return _Decompressed(path, handle, opener(handle), name)
-        if head.startswith(BOM):
+        packed = next(((name, opener) for magic, name, opener in _COMPRESSED
+                       if head.startswith(magic)), None)
+        if packed is not None:
+            handle = _Decompressed(path, handle, packed[1](handle), packed[0])
+            head = handle.head
+        elif head.startswith(BOM):
             handle.seek(len(BOM))
-    except OSError as exc:
+    except (OSError, DataFileError) as exc:
         handle.close()
+        if isinstance(exc, DataFileError):
+            raise
         raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+    if not binary:
+        _refuse_binary(path, handle, head, packed and packed[0])
     return handle
+
+
+def _refuse_binary(path, handle, head: bytes, compression: str | None) -> None:
+    """A DataFileError, the handle closed, if `head` is a binary format's signature."""
+    fmt = binary_format(head)
+    if fmt is None:
+        return
+    handle.close()
+    packed = f"is {compression}-compressed and " if compression else ""
+    first = "decompress it, then read it" if compression else "read it"
+    raise DataFileError(path, f"the file {packed}holds {BINARY_NAMES[fmt]}, not text; {first} "
+                              f"as {fmt}: format={fmt!r} (--format {fmt}), or a name ending "
+                              f"in .{fmt}")
 
 
 def raw_source(path: str | os.PathLike) -> str | BinaryIO:
@@ -94,8 +118,12 @@ class _Decompressed:
 
     def __init__(self, path, raw, handle, compression: str) -> None:
         self._path, self._raw, self._handle, self._compression = path, raw, handle, compression
-        if self._call(handle.read, len(BOM)) != BOM:
-            self._call(handle.seek, 0)
+        try:
+            self.head = self._call(handle.read, SIGNATURE_LENGTH)  # decompressed
+            self._call(handle.seek, len(BOM) if self.head.startswith(BOM) else 0)
+        except DataFileError:
+            self.close()
+            raise
 
     def _call(self, method, *args):
         try:
