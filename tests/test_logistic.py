@@ -165,6 +165,27 @@ def test_partial_fit_epochs_equal_fit_epochs():
     assert not hasattr(LogisticRegression(solver="lbfgs"), "partial_fit")
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_batch_beyond_the_rows_is_the_full_batch_trajectory(n_classes):
+    # every step of batch_size=1000 on 60 rows averages the same 60 rows as batch_size=60;
+    # the default step was sqrt(1000) / (2 R^2), not sqrt(60) / (2 R^2): another, 4 times
+    # longer trajectory (a model far from batch_size=60's after 5 epochs)
+    X, y = noisy(60, 3, seed=12)
+    if n_classes == 3:
+        y = np.where(X[:, 1] > 0.5, 2.0, y)
+    fits = []
+    for batch_size in (60, 61, 1000, 256):
+        clf = LogisticRegression(solver="minibatch", batch_size=batch_size, max_iter=5,
+                                 tol=0.0, random_state=3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(clf.fit(X, y))
+    for clf in fits[1:]:
+        assert_array_equal(clf.coef_, fits[0].coef_)
+        assert_array_equal(clf.intercept_, fits[0].intercept_)
+        assert_array_equal(clf.loss_curve_, fits[0].loss_curve_)
+
+
 def test_warm_start_resumes_at_the_optimum():
     X, y = noisy(300, 4, seed=11)
     clf = LogisticRegression(solver="newton", alpha=1e-2, warm_start=True).fit(X, y)

@@ -294,6 +294,10 @@ def test_default_first_steps_are_the_documented_ones(fmt, fit_intercept):
         for batch in (1, 9):
             assert auto_eta0(obj, "minibatch", batch) == pytest.approx(
                 np.sqrt(batch) / (2.0 * squares.max()), rel=1e-6)
+        # B is the rows a step averages: a batch beyond the 50 rows is all of them
+        for batch in (50, 256, 2**62):
+            assert auto_eta0(obj, "minibatch", batch) == pytest.approx(
+                np.sqrt(50) / (2.0 * squares.max()), rel=1e-6)
 
 
 @pytest.mark.parametrize("form", ["blocks", "diagonal", "not positive definite"])

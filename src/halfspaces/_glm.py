@@ -52,13 +52,15 @@ SHARED_PARAMETERS_DOC = """\
         The step of "constant" and the first step of the other schedules; for gd with the
         line search, the first step tried. None: 1 / L for gd, with L = c mean_i ||x'_i||^2
         + alpha a bound on the smoothness of J (c = 1/4 logistic, 1 squared), and
-        sqrt(batch) / (2 max_i ||x'_i||^2) for sgd (batch 1) and minibatch (Bach and
-        Moulines, 2013). A step so large that the weights overflow to inf or NaN raises
-        FloatingPointError, and the estimator keeps its last model.
+        sqrt(B) / (2 max_i ||x'_i||^2) for sgd (B = 1) and minibatch (B =
+        min(batch_size, n_samples), the rows of a step; Bach and Moulines, 2013). A step
+        so large that the weights overflow to inf or NaN raises FloatingPointError, and
+        the estimator keeps its last model.
     power_t : float, default=0.5
         Exponent of the "invscaling" schedule.
     batch_size : int, default=256
-        Examples per step of "minibatch".
+        Examples per step of "minibatch" (all of them when there are fewer; the last
+        step of an epoch takes the mean gradient of the rows left).
     line_search : bool, default=True
         gd only: backtrack (halve eta) until the Armijo condition
         J(w - eta g) <= J(w) - 1e-4 eta ||g||^2 holds, starting each iteration from twice
