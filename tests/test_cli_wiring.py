@@ -867,6 +867,17 @@ def test_a_row_count_beyond_int64_is_a_usage_error(shifted_file, tmp_path, optio
     assert str(2**63 - 1) in stderr and not (tmp_path / "c.hs").exists()
 
 
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_epochs_beyond_int64_are_a_usage_error(shifted_file, tmp_path, stream):
+    # --stream refused them as the library's "epochs=", an in-memory fit took them: both
+    # are now the option's own bound, as --chunk-size's (no run reaches 2**63 passes)
+    for epochs in (2**63, 10**30):
+        code, stderr = cli_error("fit", str(shifted_file), *stream, "--epochs", str(epochs),
+                                 "--out", str(tmp_path / "m.npz"))
+        assert code == 2 and "Invalid value for '--epochs'" in stderr, stderr
+        assert str(2**63 - 1) in stderr and not (tmp_path / "m.npz").exists()
+
+
 def test_a_checkpoint_to_standard_output_is_refused_like_out(shifted_file, tmp_path,
                                                              monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -8,6 +8,7 @@ for hull membership and the distance between hulls, and the loss formulas.
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -319,6 +320,20 @@ def test_mistake_bound_is_freund_schapire_on_data_that_are_not_separable():
     assert disp.mistakes[0].sum() == naive_online(X, y).sum() <= disp.bound_
     with pytest.raises(ValueError, match="n_orders"):
         MistakeBoundDisplay.from_online(X, y, n_orders=0)
+
+
+def test_n_orders_is_a_count_of_at_most_max_orders():
+    # 2.5, True and "3" were taken as int() of them; 10**8 filled memory with permutations
+    X, y = noisy(12, 2, seed=11)
+    for bad in (2.5, True, "3", 101, 10**30, -1):
+        with pytest.raises(ValueError, match=rf"n_orders={re.escape(repr(bad))} must be an "
+                                             r"int from 1 to 100 \(one curve"):
+            MistakeBoundDisplay.from_online(X, y, n_orders=bad)
+    assert len(MistakeBoundDisplay.from_online(X, y, n_orders=np.int64(2)).orders) == 2
+    from halfspaces.cli.plot import MAX_ORDERS as CLI_MAX_ORDERS
+    from halfspaces.plot.mistakes import MAX_ORDERS
+
+    assert CLI_MAX_ORDERS == MAX_ORDERS == 100  # the CLI's copy, kept to parse without NumPy
 
 
 # -- LossDisplay ------------------------------------------------------------------------------
@@ -683,6 +698,20 @@ def test_cli_plot_notes_a_convergence_warning_once(capsys, tmp_path, csv_files, 
     assert record["notes"] == [err[0].removeprefix("note: ")]
     record = run_plot(capsys, "boundary", str(files["sep"]), "--out", str(tmp_path / "q.png"))
     assert record["notes"] == []
+
+
+def test_cli_orders_beyond_max_orders_are_a_usage_error(capsys, tmp_path, csv_files):
+    # --orders 10**30 built permutations until memory ran out; 101 drew 101 legend entries
+    from halfspaces.cli import main
+
+    files, _ = csv_files
+    for orders in (101, 10**30):
+        with pytest.raises(SystemExit) as exit:
+            main(["plot", "mistakes", str(files["noisy"]), "--out", str(tmp_path / "k.png"),
+                  "--orders", str(orders)])
+        err = " ".join(capsys.readouterr().err.replace("│", " ").split())
+        assert exit.value.code == 2 and "Invalid value for '--orders'" in err, err
+        assert "less than or equal to 100" in err and not (tmp_path / "k.png").exists()
 
 
 @pytest.mark.parametrize("args, message", [

@@ -9,7 +9,9 @@ import typer
 MAX_ROWS = 2**63 - 1
 """The largest ``--chunk-size`` (and row count option): the compiled line cutter counts rows
 in int64, and a larger value once reached it as a Numba typing error. The library's
-:data:`halfspaces.io._files.MAX_ROWS`, repeated here so that option parsing imports no NumPy."""
+:data:`halfspaces.io._files.MAX_ROWS`, repeated here so that option parsing imports no NumPy.
+Also the largest ``--epochs``, which a streamed fit counts in int64 (it refused more as
+``epochs=``, where an in-memory fit took them)."""
 
 LabelColumn = Annotated[str | None, typer.Option(
     "--label-column",

@@ -504,8 +504,8 @@ def fit_cli(
         "--param", "-p", help="An estimator parameter, key=value (repeatable), e.g. "
         "--param kernel=rbf.", show_default=False)] = None,
     epochs: Annotated[int | None, typer.Option(
-        min=1, help="Maximum passes over the data (max_epochs / max_iter); default 10 for "
-        "the perceptrons, 1 with --stream.", show_default=False)] = None,
+        min=1, max=MAX_ROWS, help="Maximum passes over the data (max_epochs / max_iter); "
+        "default 10 for the perceptrons, 1 with --stream.", show_default=False)] = None,
     selection: Annotated[Selection, typer.Option(
         help="Order of the samples within an epoch.")] = Selection.cyclic,
     seed: Annotated[int, typer.Option(

@@ -33,6 +33,10 @@ NEEDS_DATA = ("boundary", "margins", "mistakes", "animate", "separability", "los
               "regions")
 FITS_MODEL = ("boundary", "margins", "loss-curve", "regions")
 
+MAX_ORDERS = 100
+"""The largest ``--orders``: :data:`halfspaces.plot.mistakes.MAX_ORDERS`, repeated here so
+that option parsing imports no NumPy."""
+
 XOR = [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
 
 Kind = Enum("Kind", {k: k for k in KINDS}, type=str)
@@ -253,7 +257,7 @@ def plot_cli(
     max_margin: Annotated[bool, typer.Option(
         "--max-margin", help="boundary: draw the certified maximum-margin band.")] = False,
     orders: Annotated[int, typer.Option(
-        min=1, help="mistakes: how many orders of the examples.")] = 1,
+        min=1, max=MAX_ORDERS, help="mistakes: how many orders of the examples.")] = 1,
     passes: Annotated[int, typer.Option(
         min=1, help="animate: the most passes of the perceptron.")] = 1,
     seed: Annotated[int, typer.Option(help="Seed of the extra orders.")] = 0,

@@ -8,7 +8,11 @@ from sklearn.utils import check_random_state
 
 from halfspaces.plot._base import new_axes, target_vector
 
-__all__ = ["MistakeBoundDisplay"]
+__all__ = ["MAX_ORDERS", "MistakeBoundDisplay"]
+
+MAX_ORDERS = 100
+"""The most orders one picture draws: each is a curve with its own legend entry (1,000 took
+25 s for 40 rows and gave an unreadable legend; 10**8 filled memory with permutations)."""
 
 
 class MistakeBoundDisplay:
@@ -81,7 +85,8 @@ class MistakeBoundDisplay:
         y : array-like of shape (n_samples,)
             Two labels.
         n_orders : int, default=1
-            The first order is the given one; the others are random permutations.
+            The first order is the given one; the others are random permutations. At most
+            :data:`MAX_ORDERS`.
         random_state : int, RandomState or None, default=None
             Seeds the permutations.
         fit_intercept : bool, default=True
@@ -101,13 +106,15 @@ class MistakeBoundDisplay:
             separability,
         )
 
-        if int(n_orders) < 1:
-            raise ValueError(f"n_orders={n_orders!r} must be an integer >= 1.")
+        if isinstance(n_orders, bool | np.bool_) or not isinstance(n_orders, int | np.integer) \
+                or not 1 <= n_orders <= MAX_ORDERS:  # 2.5 and "3" were taken as int() of them
+            raise ValueError(f"n_orders={n_orders!r} must be an int from 1 to {MAX_ORDERS} "
+                             "(one curve and legend entry per order).")
         X = X if hasattr(X, "tocsr") else np.asarray(X)
         n = X.shape[0]
         y = target_vector(y, n)  # before indexing y with permutations of X's rows
         rng = check_random_state(random_state)
-        orders = [np.arange(n)] + [rng.permutation(n) for _ in range(int(n_orders) - 1)]
+        orders = [np.arange(n)] + [rng.permutation(n) for _ in range(n_orders - 1)]
         mistakes = [online_perceptron(X[o], y[o], fit_intercept=fit_intercept).mistakes
                     for o in orders]
         if separability(X, y, fit_intercept=fit_intercept).separable:
