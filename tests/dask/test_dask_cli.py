@@ -75,6 +75,71 @@ def test_certify_on_a_scheduler_gives_the_serial_record(address, tmp_path):
             # the best Freund-Schapire bound: the same search, its sums over partitions
             assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
         assert ours["sample_complexity"] == theirs["sample_complexity"]
+        assert ours["notes"] == theirs["notes"] == []
+
+
+def cannot_answer(*args, **kwargs):
+    from halfspaces.exceptions import SolverError
+
+    raise SolverError("HiGHS cannot answer")
+
+
+def test_certify_on_a_scheduler_notes_what_its_solvers_cannot_answer(address, tmp_path,
+                                                                     monkeypatch):
+    # the serial record's optional fields, on the cluster: a SolverError leaves them null
+    # with a note. The solvers are stubbed: on the real reproducers of test_cli_wiring
+    # (entries 1e200, 1e308) the cluster's R = sqrt(max ||z_i||^2) overflows first
+    import halfspaces.dask as hd
+    import halfspaces.theory
+    import halfspaces.theory.bounds
+
+    X, y = separable(120, 3, seed=6)[:2]
+    pattern = parts_on_disk(tmp_path, X, y, [0, 60, 120])
+    serial = tmp_path / "all.svm"
+    dump_svmlight_file(X, y, str(serial), zero_based=False)
+    with monkeypatch.context() as patch:  # undecided: the bound that holds on any data
+        patch.setattr(hd, "separability", cannot_answer)
+        patch.setattr(halfspaces.theory, "separability", cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+        theirs = json.loads(run("certify", serial, "--json"))
+    assert ours["separable"] is theirs["separable"] is None
+    assert ours["notes"] == theirs["notes"] == [
+        "separable not computed: SolverError: HiGHS cannot answer"]
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
+    assert ours["sample_complexity"] == theirs["sample_complexity"]
+    assert set(ours) == set(theirs) and "margin" not in ours
+    with monkeypatch.context() as patch:
+        patch.setattr(hd, "max_margin", cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    assert ours["separable"] is True
+    assert ours["margin"] is ours["norm_bound"] is ours["mistake_bound"] is None
+    assert ours["notes"] == ["margin, norm_bound, mistake_bound not computed: SolverError: "
+                             "HiGHS cannot answer"]
+    X, y = noisy(120, 3, seed=7)
+    folder = tmp_path / "noisy"
+    folder.mkdir()
+    pattern = parts_on_disk(folder, X, y, [0, 60, 120])
+    with monkeypatch.context() as patch:
+        patch.setattr(halfspaces.theory.bounds, "best_freund_schapire_bound_of_rows",
+                      cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    assert ours["separable"] is False and ours["certificate_exact"] is True
+    assert ours["mistake_bound"] is None
+    assert ours["notes"] == ["mistake_bound not computed: SolverError: HiGHS cannot answer"]
+
+
+def test_certify_on_a_scheduler_does_not_hide_a_bug_behind_a_note(address, tmp_path,
+                                                                   monkeypatch):
+    import halfspaces.dask as hd
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    X, y = separable(60, 2, seed=8)[:2]
+    pattern = parts_on_disk(tmp_path, X, y, [0, 30, 60])
+    monkeypatch.setattr(hd, "max_margin", broken)
+    result = CliRunner().invoke(app, ["certify", pattern, "--dask", address, "--json"])
+    assert result.exit_code != 0 and isinstance(result.exception, TypeError)
 
 
 @pytest.mark.parametrize("model", ["perceptron", "logistic", "linear"])
