@@ -130,13 +130,16 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
         rows = hd.signed_partitions(parts, fit_intercept=fit_intercept)
         found, notes = optional("separable", lambda: hd.separability(
             parts, fit_intercept=fit_intercept))
-        R = float(np.sqrt(rows.max_square_norm()))
+        # R' = max ||z_i|| for the bounds, as the serial theorems take it, and the radius
+        # field as theory.radius gives it; both scaled per partition, so that entries of
+        # 1e200 do not overflow (sqrt(max ||z_i||^2) was inf and the FS search failed)
+        R = rows.max_row_norm()
         record: dict[str, Any] = {"data": ", ".join(str(p) for p in paths),
                                   "n_samples": parts.n_samples,
                                   "n_features": parts.n_features,
                                   "fit_intercept": fit_intercept,
                                   "separable": None if found is None else bool(found.separable),
-                                  "radius": R}
+                                  "radius": hd.radius(parts, fit_intercept=fit_intercept)}
         if found is not None and found.separable:
             fields, more = _novikoff_on_cluster(parts, R, fit_intercept)
         else:
