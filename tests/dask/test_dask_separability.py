@@ -147,3 +147,17 @@ def test_radius_on_partitions_is_the_serial_radius(client, scale, fmt, fit_inter
     Z = in_format(signed(X, y, fit_intercept), fmt)  # CSR sums a row in its own order
     assert rows.max_row_norm() == max_row_norm(Z) > 0
     assert np.isfinite(rows.max_row_norm())
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200, 1e300])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_best_freund_schapire_bound_of_extreme_entries_is_the_serial_bound(
+        client, scale, fit_intercept):
+    # R = sqrt(max ||z_i||^2) was inf for entries 1e200 and 0 for 1e-200: the search failed
+    # on an empty argmin, or gave the all-zero rows' bound n
+    X, y = mixed_scales(scale, seed=13)
+    ours = hd.best_freund_schapire_bound(*dask_chunked(X, y, [30, 0, 30, 30]),
+                                         fit_intercept=fit_intercept)
+    theirs = theory.best_freund_schapire_bound(X, y, fit_intercept)
+    assert ours.bound == pytest.approx(theirs.bound, rel=1e-6)
+    assert np.linalg.norm(ours.u) == pytest.approx(1.0)

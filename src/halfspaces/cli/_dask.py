@@ -130,10 +130,8 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
         rows = hd.signed_partitions(parts, fit_intercept=fit_intercept)
         found, notes = optional("separable", lambda: hd.separability(
             parts, fit_intercept=fit_intercept))
-        # R' = max ||z_i|| for the bounds, as the serial theorems take it, and the radius
-        # field as theory.radius gives it; both scaled per partition, so that entries of
-        # 1e200 do not overflow (sqrt(max ||z_i||^2) was inf and the FS search failed)
-        R = rows.max_row_norm()
+        # the radius as theory.radius gives it, scaled per partition: entries of 1e200 do
+        # not overflow (sqrt(max ||z_i||^2) was inf)
         record: dict[str, Any] = {"data": ", ".join(str(p) for p in paths),
                                   "n_samples": parts.n_samples,
                                   "n_features": parts.n_features,
@@ -141,15 +139,15 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
                                   "separable": None if found is None else bool(found.separable),
                                   "radius": hd.radius(parts, fit_intercept=fit_intercept)}
         if found is not None and found.separable:
-            fields, more = _novikoff_on_cluster(parts, R, fit_intercept)
+            fields, more = _novikoff_on_cluster(parts, rows, fit_intercept)
         else:
-            fields, more = _certificate_on_cluster(rows, R, found)
+            fields, more = _certificate_on_cluster(rows, found)
     record.update(fields, notes=[*notes, *more])
     return record
 
 
-def _novikoff_on_cluster(parts, R: float, fit_intercept: bool):
-    """The maximum margin and Novikoff's bound (R B)^2: the serial record's fields."""
+def _novikoff_on_cluster(parts, rows, fit_intercept: bool):
+    """The maximum margin and Novikoff's bound (R' B)^2: the serial record's fields."""
     import halfspaces.dask as hd
     from halfspaces.cli.certify import NOVIKOFF, optional
 
@@ -158,14 +156,15 @@ def _novikoff_on_cluster(parts, R: float, fit_intercept: bool):
     if best is None:
         return {"margin": None, "norm_bound": None, "mistake_bound": None,
                 "mistake_bound_kind": NOVIKOFF}, notes
+    R = rows.max_row_norm()  # R' = max ||z_i||, scaled per partition as the serial bound's
     return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
             "mistake_bound": float((R * best.norm_bound) ** 2),
             "mistake_bound_kind": NOVIKOFF}, notes
 
 
-def _certificate_on_cluster(rows, R: float, found):
+def _certificate_on_cluster(rows, found):
     """The certificate's fields (none when separability is undecided) and the best
-    Freund-Schapire bound, valid on any data, from the rows and R already computed."""
+    Freund-Schapire bound, valid on any data."""
     from halfspaces.cli.certify import FREUND_SCHAPIRE, optional
     from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
 
@@ -176,5 +175,5 @@ def _certificate_on_cluster(rows, R: float, found):
                   "certificate_residual": float(np.linalg.norm(rows.transposed_product(a))),
                   "certificate_exact": bool(found.exact)}
     bound, notes = optional("mistake_bound", lambda: float(
-        best_freund_schapire_bound_of_rows(rows, R).bound))
+        best_freund_schapire_bound_of_rows(rows).bound))
     return {**fields, "mistake_bound": bound, "mistake_bound_kind": FREUND_SCHAPIRE}, notes

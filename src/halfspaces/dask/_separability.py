@@ -317,4 +317,4 @@ def best_freund_schapire_bound(X, y=None, fit_intercept: bool = True) -> FreundS
         ``(bound, u, gamma)`` with ||u|| = 1.
     """
     rows = signed_partitions(X, y, fit_intercept)
-    return best_freund_schapire_bound_of_rows(rows, rows.max_row_norm())
+    return best_freund_schapire_bound_of_rows(rows)
