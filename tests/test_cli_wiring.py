@@ -968,6 +968,20 @@ def test_certify_leaves_a_freund_schapire_bound_its_search_cannot_find_empty(mon
     assert record["sample_complexity"] == agnostic_table(3)
 
 
+def test_certify_measures_the_residual_of_a_certificate_on_entries_of_1e200(tmp_path):
+    # sum_i a_i z_i of inseparable rows of size 1e200 is ~1e183 in floating point: NumPy's
+    # norm, sqrt(x.x), squared it to inf and --json refused the record
+    from _data import noisy
+
+    X, y = noisy(120, 3, seed=7)
+    path = tmp_path / "big.svm"
+    dump_svmlight_file(X * 1e200, y, str(path), zero_based=False)
+    record = run_cli("certify", str(path))
+    assert record["separable"] is False and record["certificate_exact"] is True
+    assert 0.0 < record["certificate_residual"] <= 1e-9 * record["radius"]
+    assert record["notes"] == []
+
+
 @pytest.mark.parametrize("tool", ["separability", "max_margin", "perceptron_mistake_bound"])
 @pytest.mark.parametrize("error", [TypeError, RuntimeError])
 def test_certify_does_not_hide_a_bug_behind_a_note(monkeypatch, shifted_file, tool, error):

@@ -233,3 +233,19 @@ def test_certify_on_a_scheduler_of_extreme_entries_gives_the_serial_record(
     assert ours["mistake_bound_kind"] == theirs["mistake_bound_kind"]
     assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)
     assert ours["mistake_bound"] >= 1.0
+
+
+def test_certify_on_a_scheduler_measures_a_certificate_residual_of_1e183(address, tmp_path):
+    # NumPy's norm of Z^T a, sqrt(x.x), squared ~1e183 to inf: --json refused the record
+    X, y = noisy(120, 3, seed=7)
+    pattern = parts_on_disk(tmp_path, X * 1e200, y, [0, 60, 120])
+    ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    serial = tmp_path / "all.svm"
+    dump_svmlight_file(X * 1e200, y, str(serial), zero_based=False)
+    theirs = json.loads(run("certify", serial, "--json"))
+    assert ours["separable"] is theirs["separable"] is False
+    assert ours["certificate_exact"] is theirs["certificate_exact"] is True
+    assert 0.0 < ours["certificate_residual"] <= 1e-9 * ours["radius"]
+    assert ours["radius"] == theirs["radius"]
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
+    assert ours["notes"] == theirs["notes"] == []

@@ -150,29 +150,38 @@ def _novikoff_on_cluster(parts, rows, fit_intercept: bool):
     """The maximum margin and Novikoff's bound (R' B)^2: the serial record's fields."""
     import halfspaces.dask as hd
     from halfspaces.cli.certify import NOVIKOFF, optional
+    from halfspaces.theory.bounds import mistake_bound
 
     best, notes = optional("margin, norm_bound, mistake_bound", lambda: hd.max_margin(
         parts, fit_intercept=fit_intercept))
     if best is None:
         return {"margin": None, "norm_bound": None, "mistake_bound": None,
                 "mistake_bound_kind": NOVIKOFF}, notes
-    R = rows.max_row_norm()  # R' = max ||z_i||, scaled per partition as the serial bound's
+    # R' = max ||z_i||, scaled per partition as the serial bound's; (R' B)^2 rounded up past
+    # its rounding error as the serial bound is, and inf beyond float64 (a Python float's
+    # ** 2 raised OverflowError: entries 1e-200 beside the constant 1 give B = 2e200)
+    R = rows.max_row_norm()
+    n, p = rows.shape
     return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
-            "mistake_bound": float((R * best.norm_bound) ** 2),
+            "mistake_bound": mistake_bound(R * best.norm_bound, 0.0, 1.0, n, p),
             "mistake_bound_kind": NOVIKOFF}, notes
 
 
 def _certificate_on_cluster(rows, found):
     """The certificate's fields (none when separability is undecided) and the best
     Freund-Schapire bound, valid on any data."""
+    import scipy.linalg
+
     from halfspaces.cli.certify import FREUND_SCHAPIRE, optional
     from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
 
     fields: dict[str, Any] = {}
     if found is not None:
         a = found.certificate
+        # BLAS nrm2 (scipy), not NumPy's sqrt(x.x): residuals of 1e185 (entries 1e200)
+        # squared to inf
         fields = {"certificate_support": int(np.count_nonzero(a > 0)),
-                  "certificate_residual": float(np.linalg.norm(rows.transposed_product(a))),
+                  "certificate_residual": float(scipy.linalg.norm(rows.transposed_product(a))),
                   "certificate_exact": bool(found.exact)}
     bound, notes = optional("mistake_bound", lambda: float(
         best_freund_schapire_bound_of_rows(rows).bound))
