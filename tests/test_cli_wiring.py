@@ -968,6 +968,42 @@ def test_certify_leaves_a_freund_schapire_bound_its_search_cannot_find_empty(mon
     assert record["sample_complexity"] == agnostic_table(3)
 
 
+BEYOND_FLOAT64 = {  # the fields that leave float64 on these data (JSON has no inf or nan)
+    "mistake_bound": "label,a,b\n0,-1e-200,0\n1,1e-200,0\n0,0,1e-200\n1,1e-200,1e-200\n",
+    "radius": "label,a,b\n0,-1.5e308,-1.5e308\n1,1.5e308,1.5e308\n0,0,1\n1,1,1\n",
+}
+
+
+# scikit-learn's check_array (here and in augment) tests finiteness by sum(X) first: inf - inf
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("field", list(BEYOND_FLOAT64))
+def test_certify_leaves_a_field_beyond_float64_empty_with_a_note(tmp_path, field):
+    # entries 1e-200 beside the constant 1: B = 2e200 and Novikoff's (R' B)^2 = 4e400;
+    # rows of norm 2.1e308: R. Both were inf, and --json ended with "Out of range float
+    # values are not JSON compliant"; now null with a note, as fit leaves such a bound
+    path = tmp_path / "edge.csv"
+    path.write_text(BEYOND_FLOAT64[field])
+    record = run_cli("certify", str(path))
+    assert record[field] is None
+    assert record["notes"][-1] == f"{field} not shown: inf, beyond float64"
+    others = {k: v for k, v in record.items() if k not in (field, "notes")}
+    assert all(v is not None for k, v in others.items() if k != "separable"), others
+    out, err = run_cli_text("certify", str(path))
+    assert re.search(rf"{field.replace('_', ' ')}\W+not computed", out), out
+    assert err.endswith(f"note: {field} not shown: inf, beyond float64")
+
+
+def test_certify_leaves_a_nan_field_empty_with_a_note(monkeypatch, shifted_file):
+    # no data are known to give nan: the bound is stubbed
+    import halfspaces.theory
+
+    monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound",
+                        lambda X, y, fit_intercept=True: float("nan"))
+    record = run_cli("certify", str(shifted_file))
+    assert record["separable"] is True and record["mistake_bound"] is None
+    assert record["notes"] == ["mistake_bound not shown: nan, undefined in float64"]
+
+
 def test_certify_measures_the_residual_of_a_certificate_on_entries_of_1e200(tmp_path):
     # sum_i a_i z_i of inseparable rows of size 1e200 is ~1e183 in floating point: NumPy's
     # norm, sqrt(x.x), squared it to inf and --json refused the record

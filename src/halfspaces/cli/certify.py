@@ -54,6 +54,11 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         decided, ``separable`` is None, there are no margin or certificate fields,
         ``mistake_bound`` is the best Freund-Schapire bound (valid on any data) and the
         sample complexity is the agnostic one. Other errors (bad input, bugs) are raised.
+
+        A float field beyond float64 (inf: Novikoff's bound of entries 1e-200 beside the
+        constant 1 is 4e400; R of rows of norm 2e308) or undefined in it (nan) is None
+        too, as ``fit`` leaves such a mistake bound empty, with the note ``"FIELD not
+        shown: inf, beyond float64"`` (or ``"nan"``): JSON has no inf or nan.
     """
     import numpy as np
 
@@ -115,7 +120,7 @@ def _with_complexity(record: dict[str, Any], fit_intercept: bool) -> dict[str, A
     import halfspaces.theory as theory
 
     realizable = record["separable"] is True
-    notes = record.pop("notes")
+    notes = [*record.pop("notes"), *_non_finite_as_none(record)]
     d = theory.vc_dimension(record["n_features"], fit_intercept=fit_intercept)
     record["vc_dimension"] = int(d)
     record["sample_complexity"] = [
@@ -123,6 +128,19 @@ def _with_complexity(record: dict[str, Any], fit_intercept: bool) -> dict[str, A
         for eps in EPSILONS for delta in DELTAS]
     record["notes"] = notes
     return record
+
+
+def _non_finite_as_none(record: dict[str, Any]) -> list[str]:
+    """Float fields that are inf or nan set to None in place, and a note for each."""
+    import math
+
+    notes = []
+    for key, value in record.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            record[key] = None
+            why = "beyond float64" if math.isinf(value) else "undefined in float64"
+            notes.append(f"{key} not shown: {value!r}, {why}")
+    return notes
 
 
 def _separable(X, y, fit_intercept: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
