@@ -1004,6 +1004,23 @@ def test_certify_leaves_a_nan_field_empty_with_a_note(monkeypatch, shifted_file)
     assert record["notes"] == ["mistake_bound not shown: nan, undefined in float64"]
 
 
+def test_certify_prints_huge_and_tiny_numbers_compactly(tmp_path):
+    # four decimals printed a norm bound of 2.2e200 as 201 digits (cut by the table's
+    # width) and the radius and margin of entries 1e-200 as 0.0000; ordinary numbers keep
+    # their four decimals
+    path = tmp_path / "tiny.csv"
+    path.write_text(BEYOND_FLOAT64["mistake_bound"])
+    out, _ = run_cli_text("certify", str(path), "--no-intercept")
+    for field, shown in [("radius", "1.41421e-200"), ("margin", "4.47214e-201"),
+                         ("norm bound", "2.23607e+200"), ("mistake bound", "10.0000")]:
+        assert re.search(rf"{field}\W+{re.escape(shown)}\W", out), (field, out)
+    assert not re.search(r"\d{20}|\W0\.0000\W", out), out
+    assert re.search(r"0\.1000\W+0\.0500\W+50\W", out), out  # the sample-complexity table
+    path.write_text(UNDECIDABLE.replace("e308", "e200"))
+    out, _ = run_cli_text("certify", str(path))
+    assert re.search(r"radius\W+1e\+200\W", out) and not re.search(r"\d{20}", out), out
+
+
 def test_certify_measures_the_residual_of_a_certificate_on_entries_of_1e200(tmp_path):
     # sum_i a_i z_i of inseparable rows of size 1e200 is ~1e183 in floating point: NumPy's
     # norm, sqrt(x.x), squared it to inf and --json refused the record
