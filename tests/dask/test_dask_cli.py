@@ -87,8 +87,8 @@ def cannot_answer(*args, **kwargs):
 def test_certify_on_a_scheduler_notes_what_its_solvers_cannot_answer(address, tmp_path,
                                                                      monkeypatch):
     # the serial record's optional fields, on the cluster: a SolverError leaves them null
-    # with a note. The solvers are stubbed: on the real reproducers of test_cli_wiring
-    # (entries 1e200, 1e308) the cluster's R = sqrt(max ||z_i||^2) overflows first
+    # with a note. The solvers are stubbed, to reach each field; the real undecidable
+    # rows (entries 1e308) are in test_certify_on_a_scheduler_of_extreme_entries_...
     import halfspaces.dask as hd
     import halfspaces.theory
     import halfspaces.theory.bounds
