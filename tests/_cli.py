@@ -31,6 +31,17 @@ def run_cli(*args: str) -> dict:
     return json.loads(out.getvalue())
 
 
+def run_cli_text(*args: str) -> tuple[str, str]:
+    """(stdout, stderr) of ``halfspaces ARGS`` for people (no ``--json``), run in this
+    process and expected to succeed; stderr's whitespace runs are single spaces."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main(list(args))
+    assert ended.value.code in (0, None), err.getvalue()
+    return out.getvalue(), " ".join(err.getvalue().split())
+
+
 def cli_error(*args: str) -> tuple[int, str]:
     """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail."""
     err = io.StringIO()

@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from _cli import cli_error, fitted, run_cli, shifted_problem, write_shifted
+from _cli import cli_error, fitted, run_cli, run_cli_text, shifted_problem, write_shifted
 from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
 
 import halfspaces
@@ -898,14 +899,179 @@ def test_the_library_exceptions_are_one_line_errors_not_internal_ones():
     assert describe(IndexError("x")).startswith("internal error, IndexError")  # a bug
 
 
-def test_certify_reports_an_undecidable_lp_in_one_line(tmp_path):
-    # values near float64's limits: HiGHS's answer does not survive exact verification,
-    # a SolverError the CLI reported as an "internal error ... set HALFSPACES_DEBUG=1"
+def agnostic_table(d: int) -> list[list]:
+    from halfspaces.cli.certify import DELTAS, EPSILONS
+    from halfspaces.theory import sample_complexity
+
+    return [[eps, delta, sample_complexity(eps, delta, d, realizable=False)]
+            for eps in EPSILONS for delta in DELTAS]
+
+
+UNDECIDABLE = "label,a,b\n0,-1e308,0\n1,1e308,0\n0,0,1\n1,1,1\n"
+"""Values near float64's limits: HiGHS's certificate passes in floating point but none holds
+exactly, so separability cannot be decided (a SolverError)."""
+
+
+def test_certify_reports_what_holds_when_separability_cannot_be_decided(tmp_path):
+    # the SolverError was an "internal error ... set HALFSPACES_DEBUG=1", then one red
+    # line and exit 1: now separable is null, a note says why, and the report gives what
+    # holds on any data: R, the best Freund-Schapire bound, the agnostic sample complexity
+    from halfspaces.theory import best_freund_schapire_bound
+
     data = tmp_path / "big.csv"
-    data.write_text("label,a,b\n0,-1e308,0\n1,1e308,0\n0,0,1\n1,1,1\n")
-    code, stderr = cli_error("certify", str(data))
-    assert code == 1 and stderr.startswith("error: separability cannot be decided"), stderr
-    assert "internal error" not in stderr
+    data.write_text(UNDECIDABLE)
+    X, y = np.array([[-1e308, 0], [1e308, 0], [0, 1], [1, 1]]), np.array([0, 1, 0, 1])
+    record = run_cli("certify", str(data))
+    assert record["separable"] is None and record["radius"] == 1e308
+    assert record["mistake_bound"] == pytest.approx(best_freund_schapire_bound(X, y).bound,
+                                                    rel=1e-12)
+    assert record["mistake_bound_kind"].startswith("Freund-Schapire")
+    assert not {"margin", "norm_bound", "certificate_support"} & set(record)
+    assert record["vc_dimension"] == 3 and record["sample_complexity"] == agnostic_table(3)
+    assert len(record["notes"]) == 1
+    assert record["notes"][0].startswith("separable not computed: SolverError: separability "
+                                         "cannot be decided")
+    out, err = run_cli_text("certify", str(data))
+    assert re.search(r"separable\W+not decided", out), out
+    assert "sample complexity (agnostic: separability not decided, constant C = 1)" in (
+        " ".join(out.split()))
+    assert err == "note: " + record["notes"][0]
+
+
+def test_certify_leaves_a_margin_the_qp_cannot_compute_empty_with_a_note(tmp_path):
+    # separable (w = (1e-250, 1), b = 0), but the max-margin QP's one scale underflows the
+    # 1e-200 feature: the command ended with "cannot be solved in float64" and exit 1
+    path = tmp_path / "under.csv"
+    path.write_text("x1,x2,label\n0,1e-200,1\n0,-1e-200,0\n1e200,0,1\n")
+    record = run_cli("certify", str(path))
+    assert record["separable"] is True and record["radius"] == 1e200
+    assert record["margin"] is record["norm_bound"] is record["mistake_bound"] is None
+    assert record["mistake_bound_kind"].startswith("Novikoff")
+    assert [note.split(": ")[0] for note in record["notes"]] == [
+        "margin, norm_bound not computed", "mistake_bound not computed"]
+    assert all(note.split(": ")[1] == "SolverError" and "in float64" in note
+               for note in record["notes"])
+    assert "not linearly separable" not in " ".join(record["notes"])
+    assert record["sample_complexity"][0] == [0.1, 0.05, 60]  # realizable: separable
+    out, err = run_cli_text("certify", str(path))
+    assert out.count("not computed") == 3 and "(realizable, constant C = 1)" in (
+        " ".join(out.split()))
+    assert err == " ".join("note: " + note for note in record["notes"])
+
+
+def test_certify_leaves_a_freund_schapire_bound_its_search_cannot_find_empty(monkeypatch,
+                                                                             tmp_path):
+    # the search has no cheap natural failure: it is stubbed; the certificate still shows
+    import halfspaces.theory
+    from halfspaces.exceptions import SolverError
+
+    def fails(X, y, fit_intercept=True):
+        raise SolverError("the squared-hinge problem cannot be solved")
+
+    monkeypatch.setattr(halfspaces.theory, "best_freund_schapire_bound", fails)
+    path = tmp_path / "xor.csv"
+    path.write_text("label,a,b\n1,0,0\n1,1,1\n0,0,1\n0,1,0\n")
+    record = run_cli("certify", str(path))
+    assert record["separable"] is False and record["certificate_exact"] is True
+    assert record["mistake_bound"] is None
+    assert record["notes"] == ["mistake_bound not computed: SolverError: the squared-hinge "
+                               "problem cannot be solved"]
+    assert record["sample_complexity"] == agnostic_table(3)
+
+
+BEYOND_FLOAT64 = {  # the fields that leave float64 on these data (JSON has no inf or nan)
+    "mistake_bound": "label,a,b\n0,-1e-200,0\n1,1e-200,0\n0,0,1e-200\n1,1e-200,1e-200\n",
+    "radius": "label,a,b\n0,-1.5e308,-1.5e308\n1,1.5e308,1.5e308\n0,0,1\n1,1,1\n",
+}
+
+
+# scikit-learn's check_array (here and in augment) tests finiteness by sum(X) first: inf - inf
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+@pytest.mark.parametrize("field", list(BEYOND_FLOAT64))
+def test_certify_leaves_a_field_beyond_float64_empty_with_a_note(tmp_path, field):
+    # entries 1e-200 beside the constant 1: B = 2e200 and Novikoff's (R' B)^2 = 4e400;
+    # rows of norm 2.1e308: R. Both were inf, and --json ended with "Out of range float
+    # values are not JSON compliant"; now null with a note, as fit leaves such a bound
+    path = tmp_path / "edge.csv"
+    path.write_text(BEYOND_FLOAT64[field])
+    record = run_cli("certify", str(path))
+    assert record[field] is None
+    assert record["notes"][-1] == f"{field} not shown: inf, beyond float64"
+    others = {k: v for k, v in record.items() if k not in (field, "notes")}
+    assert all(v is not None for k, v in others.items() if k != "separable"), others
+    out, err = run_cli_text("certify", str(path))
+    assert re.search(rf"{field.replace('_', ' ')}\W+not computed", out), out
+    assert err.endswith(f"note: {field} not shown: inf, beyond float64")
+
+
+def test_certify_leaves_a_nan_field_empty_with_a_note(monkeypatch, shifted_file):
+    # no data are known to give nan: the bound is stubbed
+    import halfspaces.theory
+
+    monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound",
+                        lambda X, y, fit_intercept=True: float("nan"))
+    record = run_cli("certify", str(shifted_file))
+    assert record["separable"] is True and record["mistake_bound"] is None
+    assert record["notes"] == ["mistake_bound not shown: nan, undefined in float64"]
+
+
+def test_certify_prints_huge_and_tiny_numbers_compactly(tmp_path):
+    # four decimals printed a norm bound of 2.2e200 as 201 digits (cut by the table's
+    # width) and the radius and margin of entries 1e-200 as 0.0000; ordinary numbers keep
+    # their four decimals
+    path = tmp_path / "tiny.csv"
+    path.write_text(BEYOND_FLOAT64["mistake_bound"])
+    out, _ = run_cli_text("certify", str(path), "--no-intercept")
+    for field, shown in [("radius", "1.41421e-200"), ("margin", "4.47214e-201"),
+                         ("norm bound", "2.23607e+200"), ("mistake bound", "10.0000")]:
+        assert re.search(rf"{field}\W+{re.escape(shown)}\W", out), (field, out)
+    assert not re.search(r"\d{20}|\W0\.0000\W", out), out
+    assert re.search(r"0\.1000\W+0\.0500\W+50\W", out), out  # the sample-complexity table
+    path.write_text(UNDECIDABLE.replace("e308", "e200"))
+    out, _ = run_cli_text("certify", str(path))
+    assert re.search(r"radius\W+1e\+200\W", out) and not re.search(r"\d{20}", out), out
+
+
+def test_certify_measures_the_residual_of_a_certificate_on_entries_of_1e200(tmp_path):
+    # sum_i a_i z_i of inseparable rows of size 1e200 is ~1e183 in floating point: NumPy's
+    # norm, sqrt(x.x), squared it to inf and --json refused the record
+    from _data import noisy
+
+    X, y = noisy(120, 3, seed=7)
+    path = tmp_path / "big.svm"
+    dump_svmlight_file(X * 1e200, y, str(path), zero_based=False)
+    record = run_cli("certify", str(path))
+    assert record["separable"] is False and record["certificate_exact"] is True
+    assert 0.0 < record["certificate_residual"] <= 1e-9 * record["radius"]
+    assert record["notes"] == []
+
+
+@pytest.mark.parametrize("tool", ["separability", "max_margin", "perceptron_mistake_bound"])
+@pytest.mark.parametrize("error", [TypeError, RuntimeError])
+def test_certify_does_not_hide_a_bug_behind_a_note(monkeypatch, shifted_file, tool, error):
+    # only SolverError (the solver cannot answer) makes a field optional: a bug still
+    # ends the command as an internal error
+    import halfspaces.theory
+
+    def broken(*args, **kwargs):
+        raise error("a bug")
+
+    monkeypatch.setattr(halfspaces.theory, tool, broken)
+    code, stderr = cli_error("certify", str(shifted_file), "--json")
+    assert code == 1 and stderr.startswith(f"error: internal error, {error.__name__}: a bug")
+
+
+def test_certify_refuses_bad_data_rather_than_noting_it(tmp_path):
+    path = tmp_path / "three.csv"
+    path.write_text("label,a\n0,0\n1,1\n2,2\n")
+    code, stderr = cli_error("certify", str(path))
+    assert code == 1 and "certify needs exactly two classes, found 3" in stderr
+
+
+def test_certify_has_no_notes_when_every_field_is_computed(shifted_file):
+    record = run_cli("certify", str(shifted_file))
+    assert record["notes"] == [] and record["separable"] is True
+    assert record["margin"] > 0 and record["mistake_bound"] > 0
 
 
 def test_plot_losses_takes_one_name_or_a_list_and_refuses_anything_else(tmp_path):

@@ -75,6 +75,71 @@ def test_certify_on_a_scheduler_gives_the_serial_record(address, tmp_path):
             # the best Freund-Schapire bound: the same search, its sums over partitions
             assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
         assert ours["sample_complexity"] == theirs["sample_complexity"]
+        assert ours["notes"] == theirs["notes"] == []
+
+
+def cannot_answer(*args, **kwargs):
+    from halfspaces.exceptions import SolverError
+
+    raise SolverError("HiGHS cannot answer")
+
+
+def test_certify_on_a_scheduler_notes_what_its_solvers_cannot_answer(address, tmp_path,
+                                                                     monkeypatch):
+    # the serial record's optional fields, on the cluster: a SolverError leaves them null
+    # with a note. The solvers are stubbed, to reach each field; the real undecidable
+    # rows (entries 1e308) are in test_certify_on_a_scheduler_of_extreme_entries_...
+    import halfspaces.dask as hd
+    import halfspaces.theory
+    import halfspaces.theory.bounds
+
+    X, y = separable(120, 3, seed=6)[:2]
+    pattern = parts_on_disk(tmp_path, X, y, [0, 60, 120])
+    serial = tmp_path / "all.svm"
+    dump_svmlight_file(X, y, str(serial), zero_based=False)
+    with monkeypatch.context() as patch:  # undecided: the bound that holds on any data
+        patch.setattr(hd, "separability", cannot_answer)
+        patch.setattr(halfspaces.theory, "separability", cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+        theirs = json.loads(run("certify", serial, "--json"))
+    assert ours["separable"] is theirs["separable"] is None
+    assert ours["notes"] == theirs["notes"] == [
+        "separable not computed: SolverError: HiGHS cannot answer"]
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
+    assert ours["sample_complexity"] == theirs["sample_complexity"]
+    assert set(ours) == set(theirs) and "margin" not in ours
+    with monkeypatch.context() as patch:
+        patch.setattr(hd, "max_margin", cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    assert ours["separable"] is True
+    assert ours["margin"] is ours["norm_bound"] is ours["mistake_bound"] is None
+    assert ours["notes"] == ["margin, norm_bound, mistake_bound not computed: SolverError: "
+                             "HiGHS cannot answer"]
+    X, y = noisy(120, 3, seed=7)
+    folder = tmp_path / "noisy"
+    folder.mkdir()
+    pattern = parts_on_disk(folder, X, y, [0, 60, 120])
+    with monkeypatch.context() as patch:
+        patch.setattr(halfspaces.theory.bounds, "best_freund_schapire_bound_of_rows",
+                      cannot_answer)
+        ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    assert ours["separable"] is False and ours["certificate_exact"] is True
+    assert ours["mistake_bound"] is None
+    assert ours["notes"] == ["mistake_bound not computed: SolverError: HiGHS cannot answer"]
+
+
+def test_certify_on_a_scheduler_does_not_hide_a_bug_behind_a_note(address, tmp_path,
+                                                                   monkeypatch):
+    import halfspaces.dask as hd
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug")
+
+    X, y = separable(60, 2, seed=8)[:2]
+    pattern = parts_on_disk(tmp_path, X, y, [0, 30, 60])
+    monkeypatch.setattr(hd, "max_margin", broken)
+    result = CliRunner().invoke(app, ["certify", pattern, "--dask", address, "--json"])
+    assert result.exit_code != 0 and isinstance(result.exception, TypeError)
 
 
 @pytest.mark.parametrize("model", ["perceptron", "logistic", "linear"])
@@ -141,3 +206,67 @@ def test_a_worker_count_in_other_digits_is_refused_by_name(tmp_path):
     pattern = parts_on_disk(tmp_path, X, y, [0, 10, 20])
     result = CliRunner().invoke(app, ["fit", pattern, "--dask", "local:\u00b2"])
     assert result.exit_code != 0 and "local:N" in str(result.exception)
+
+
+EXTREME = {  # rows whose squares leave float64: the cluster's R was inf (or 0)
+    "1e308": "label,a,b\n0,-1e308,0\n1,1e308,0\n0,0,1\n1,1,1\n",
+    "1e200": "label,a,b\n0,-1e200,0\n1,1e200,0\n0,0,1\n1,1,1\n",
+    "1e-200": "label,a,b\n0,-1e-200,0\n1,1e-200,0\n0,0,1e-200\n1,1e-200,1e-200\n",
+}
+
+
+@pytest.mark.parametrize("case", list(EXTREME))
+@pytest.mark.parametrize("intercept", ["--intercept", "--no-intercept"])
+def test_certify_on_a_scheduler_of_extreme_entries_gives_the_serial_record(
+        address, tmp_path, case, intercept):
+    # R = sqrt(max ||z_i||^2) was inf for entries 1e200 (the Freund-Schapire search then
+    # failed on an empty argmin) and 0 for entries 1e-200 (a Novikoff bound of 0 mistakes);
+    # the cluster's R is now scaled per partition, as theory.radius scales
+    data = tmp_path / "d.csv"
+    data.write_text(EXTREME[case])
+    ours = json.loads(run("certify", data, intercept, "--dask", address, "--json"))
+    theirs = json.loads(run("certify", data, intercept, "--json"))
+    assert ours["radius"] == theirs["radius"] > 0
+    assert ours["separable"] is theirs["separable"]
+    assert ours["mistake_bound_kind"] == theirs["mistake_bound_kind"]
+    assert ours["notes"] == theirs["notes"]
+    if case == "1e-200" and intercept == "--intercept":
+        # Novikoff's (R' B)^2 with B = 2e200 is beyond float64: null with a note, where
+        # the cluster's Python float ** 2 raised OverflowError and the serial --json
+        # refused an inf
+        assert ours["mistake_bound"] is theirs["mistake_bound"] is None
+        assert ours["notes"][-1] == "mistake_bound not shown: inf, beyond float64"
+        return
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)
+    assert ours["mistake_bound"] >= 1.0
+
+
+def test_certify_on_a_scheduler_measures_a_certificate_residual_of_1e183(address, tmp_path):
+    # NumPy's norm of Z^T a, sqrt(x.x), squared ~1e183 to inf: --json refused the record
+    X, y = noisy(120, 3, seed=7)
+    pattern = parts_on_disk(tmp_path, X * 1e200, y, [0, 60, 120])
+    ours = json.loads(run("certify", pattern, "--dask", address, "--json"))
+    serial = tmp_path / "all.svm"
+    dump_svmlight_file(X * 1e200, y, str(serial), zero_based=False)
+    theirs = json.loads(run("certify", serial, "--json"))
+    assert ours["separable"] is theirs["separable"] is False
+    assert ours["certificate_exact"] is theirs["certificate_exact"] is True
+    assert 0.0 < ours["certificate_residual"] <= 1e-9 * ours["radius"]
+    assert ours["radius"] == theirs["radius"]
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-6)
+    assert ours["notes"] == theirs["notes"] == []
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in reduce:RuntimeWarning")
+def test_certify_on_a_scheduler_of_rows_beyond_float64_leaves_the_radius_empty(address,
+                                                                              tmp_path):
+    # ||(1, 1.5e308, 1.5e308)|| = 2.1e308: R itself is beyond float64 (inf). --json has no
+    # inf: it refused the record; the bound, found on rows scaled by a power of two, stands
+    data = tmp_path / "d.csv"
+    data.write_text("label,a,b\n0,-1.5e308,-1.5e308\n1,1.5e308,1.5e308\n0,0,1\n1,1,1\n")
+    ours = json.loads(run("certify", data, "--dask", address, "--json"))
+    theirs = json.loads(run("certify", data, "--json"))
+    assert ours["radius"] is theirs["radius"] is None
+    assert ours["notes"] == theirs["notes"]
+    assert ours["notes"][-1] == "radius not shown: inf, beyond float64"
+    assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)

@@ -118,3 +118,46 @@ def test_best_freund_schapire_bound_on_partitions_is_the_serial_bound(
     # a valid bound at the (u, gamma) it names: ((R + D)/gamma)^2 recomputed serially
     assert ours.bound == pytest.approx(
         theory.freund_schapire_bound(X, y, ours.u, ours.gamma, fit_intercept), rel=1e-12)
+
+
+def mixed_scales(scale, seed):
+    """Noisy rows of size `scale`, one chunk's rows 2^-60 smaller than the others' (so each
+    partition scales by its own power of two), and a few exact zero rows."""
+    X, y = noisy(90, 3, seed=seed)
+    X = X * scale
+    X[30:60] *= 2.0**-60
+    X[[5, 70]] = 0.0
+    return X, y
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-160, 1.0, 1e160, 1e200, 1e300])
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_radius_on_partitions_is_the_serial_radius(client, scale, fmt, fit_intercept):
+    # squares of entries 1e200 overflowed (R = inf) and those of 1e-200 underflowed (R = 0)
+    # where R was sqrt(max ||z_i||^2); each partition scales first, as theory.radius does,
+    # and a product by a power of two is exact, so R is the serial one bit for bit
+    from halfspaces._exact import max_row_norm
+
+    X, y = mixed_scales(scale, seed=12)
+    X = in_format(X, fmt)
+    chunks = dask_chunked(X, y, [30, 0, 30, 30])
+    assert hd.radius(*chunks, fit_intercept=fit_intercept) == theory.radius(X, fit_intercept)
+    rows = hd.signed_partitions(*chunks, fit_intercept=fit_intercept)
+    Z = in_format(signed(X, y, fit_intercept), fmt)  # CSR sums a row in its own order
+    assert rows.max_row_norm() == max_row_norm(Z) > 0
+    assert np.isfinite(rows.max_row_norm())
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e200, 1e300])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_best_freund_schapire_bound_of_extreme_entries_is_the_serial_bound(
+        client, scale, fit_intercept):
+    # R = sqrt(max ||z_i||^2) was inf for entries 1e200 and 0 for 1e-200: the search failed
+    # on an empty argmin, or gave the all-zero rows' bound n
+    X, y = mixed_scales(scale, seed=13)
+    ours = hd.best_freund_schapire_bound(*dask_chunked(X, y, [30, 0, 30, 30]),
+                                         fit_intercept=fit_intercept)
+    theirs = theory.best_freund_schapire_bound(X, y, fit_intercept)
+    assert ours.bound == pytest.approx(theirs.bound, rel=1e-6)
+    assert np.linalg.norm(ours.u) == pytest.approx(1.0)

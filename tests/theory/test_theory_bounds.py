@@ -166,13 +166,59 @@ def test_the_bound_of_signed_rows_is_the_bound_of_the_sample(fit_intercept):
 
     X, y = noisy_sample(np.random.default_rng(11), 60, 3, flip=0.15)
     Z = signed(X, y, fit_intercept)
-    R = float(np.sqrt(np.max(np.sum(Z * Z, axis=1))))
-    ours = best_freund_schapire_bound_of_rows(SignedRows(Z), R)
+    ours = best_freund_schapire_bound_of_rows(SignedRows(Z))
     theirs = best_freund_schapire_bound(X, y, fit_intercept)
     assert ours.bound == pytest.approx(theirs.bound, rel=1e-9)
     assert ours.bound == pytest.approx(
         freund_schapire_by_hand(X, y, ours.u, ours.gamma, fit_intercept), rel=1e-12)
     assert np.linalg.norm(ours.u) == pytest.approx(1.0, abs=1e-15) and ours.gamma > 0
+
+
+EDGE_OF_FLOAT64 = {  # X, y: rows of norm 1e308 (squares overflow), and of norm 2.1e308 (R too)
+    "1e308": ([[-1e308, 0.0], [1e308, 0.0], [0.0, 1.0], [1.0, 1.0]], [-1, 1, -1, 1]),
+    "R beyond float64": ([[-1.5e308, -1.5e308], [1.5e308, 1.5e308], [0.0, 1.0], [1.0, 1.0]],
+                         [-1, 1, -1, 1]),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGE_OF_FLOAT64))
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_the_bound_of_signed_rows_at_the_edge_of_float64_is_the_serial_bound(case,
+                                                                          fit_intercept):
+    # an R of the unscaled rows was inf here (sqrt of overflowed squares, or R itself past
+    # float64): the search's lam = R^2 10^k was inf and it failed on an empty argmin, the
+    # rows' form (halfspaces.dask) on both cases, the serial one on the second
+    from halfspaces._exact import SignedRows
+    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
+
+    X, y = np.array(EDGE_OF_FLOAT64[case][0]), np.array(EDGE_OF_FLOAT64[case][1])
+    with np.errstate(invalid="ignore"):  # scikit-learn's finiteness check sums X: inf - inf
+        theirs = best_freund_schapire_bound(X, y, fit_intercept)
+    ours = best_freund_schapire_bound_of_rows(SignedRows(signed(X, y, fit_intercept)))
+    assert math.isfinite(ours.bound) and ours.bound == pytest.approx(theirs.bound, rel=1e-12)
+    if not fit_intercept:  # a common scale leaves the bound as it is: that of the rows
+        # scaled down by 2^-1000, a valid bound there by the formula written out by hand
+        small = best_freund_schapire_bound(X * 2.0**-1000, y, fit_intercept=False)
+        assert ours.bound == small.bound
+        assert small.bound == pytest.approx(
+            freund_schapire_by_hand(X * 2.0**-1000, y, small.u, small.gamma, False), rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [-1000, -600, 600, 1000])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_the_bound_of_signed_rows_at_extreme_scales_is_the_serial_bound(k, fit_intercept):
+    from halfspaces._exact import SignedRows
+    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
+
+    X, y = noisy_sample(np.random.default_rng(20 + k % 7), 40, 3, flip=0.2)
+    ours = best_freund_schapire_bound_of_rows(SignedRows(signed(X * 2.0**k, y, fit_intercept)))
+    theirs = best_freund_schapire_bound(X * 2.0**k, y, fit_intercept)
+    assert ours.bound == pytest.approx(theirs.bound, rel=1e-12)
+    if not fit_intercept:  # x and 2^k x: the same rows once scaled, the same bound
+        assert ours.bound == best_freund_schapire_bound_of_rows(
+            SignedRows(signed(X, y, False))).bound
+        assert ours.bound == pytest.approx(best_freund_schapire_bound(X, y, False).bound,
+                                           rel=1e-12)
 
 
 def test_best_freund_schapire_bounds_the_perceptron_with_an_intercept_by_default():

@@ -67,7 +67,8 @@ def test_report_keeps_its_former_name():
     assert sorted(report.to_dict()) == sorted([
         "estimator", "n_samples", "n_features", "fit_intercept", "training_error",
         "model_margin", "radius", "separable", "gamma", "bound_name", "mistake_bound",
-        "n_updates", "within_bound", "certificate", "certificate_exact"])
+        "n_updates", "within_bound", "certificate", "certificate_exact", "notes"])
+    assert report.notes == () and report.to_dict()["notes"] == []
 
 
 def test_worst_selection_has_no_bound_on_non_separable_data():
@@ -298,20 +299,87 @@ def test_a_classifier_without_fit_intercept_is_read_with_an_intercept():
         certify(WithoutCoef(), X, y)
 
 
-def test_certify_refuses_separable_data_beyond_one_scale(tmp_path):
+def test_a_novikoff_bound_the_qp_cannot_compute_is_nan_with_a_note():
     # separable (w = (1e-250, 1), b = 0), but the Novikoff QP's one scale underflows the
     # 1e-200 feature: certify and the CLI called the data inseparable, right after their
-    # own separability check found a separator (session 11); now they refuse
-    from _cli import cli_error
+    # own separability check found a separator (session 11), then refused with SolverError;
+    # the bound is an optional fact of the report: nan, no verdict, and a note saying why
+    X, y = np.array([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]]), np.array([1, 0, 1])
+    fitted = Perceptron().fit(np.sign(X), y)  # on X itself its scores overflow
+    report = certify(fitted, X, y)
+    assert report.separable is True and report.bound_name == "Novikoff"
+    assert np.isnan(report.mistake_bound) and np.isnan(report.gamma)
+    assert report.n_updates == fitted.n_updates_ and report.within_bound is None
+    assert report.radius == 1e200 and report.certificate is None
+    assert len(report.notes) == 1
+    assert report.notes[0].startswith("gamma, mistake_bound not computed: SolverError: ")
+    assert "cannot be computed in float64" in report.notes[0]
+    lines = report_lines(report)
+    assert lines["Novikoff mistake bound"] == "not computed (see the notes)"
+    assert lines["margin gamma' (on x')"] == "not computed (see the notes)"
+    assert lines["perceptron updates"] == f"{fitted.n_updates_} (bound n/a)"
+    assert lines["note"] == report.notes[0]
+    assert report.to_dict()["notes"] == list(report.notes)
+
+
+def test_data_whose_separability_cannot_be_decided_get_the_freund_schapire_bound():
+    # columns of 3e221 and 8e-40: HiGHS's certificate passes in floating point but none
+    # holds exactly, so separability raises SolverError; the report still gives what holds
+    # on any data (R, the training error, Freund and Schapire's bound) and says why
+    X, y = np.array([[-3e30], [-3e221], [-8e-40]]), np.array([0, 1, 1])
+    fitted = LinearProgramClassifier(on_infeasible="hinge").fit(np.sign(X), y)
+    report = certify(fitted, X, y)
+    assert report.separable is None and report.certificate is None
+    assert report.certificate_exact is False and report.gamma is None
+    assert report.bound_name == "Freund-Schapire"
+    assert report.mistake_bound == pytest.approx(
+        best_freund_schapire_bound(X, [-1, 1, 1]).bound, rel=1e-12)
+    assert report.radius == pytest.approx(3e221)
+    assert len(report.notes) == 1
+    assert report.notes[0].startswith("separable not computed: SolverError: separability "
+                                      "cannot be decided")
+    assert report_lines(report)["separable"] == "not decided (see the notes)"
+    plain = json.loads(json.dumps(report.to_dict()))
+    assert plain["separable"] is None and plain["notes"] == list(report.notes)
+
+
+def test_a_freund_schapire_search_that_fails_leaves_the_bound_nan(monkeypatch):
+    # the best Freund-Schapire bound has no cheap natural failure: its LPs are stubbed
+    import sys
 
     from halfspaces.exceptions import SolverError
 
-    X, y = np.array([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]]), np.array([1, 0, 1])
-    fitted = Perceptron().fit(np.sign(X), y)  # on X itself its scores overflow
-    with pytest.raises(SolverError, match="float64"):
-        certify(fitted, X, y)
-    path = tmp_path / "under.csv"
-    path.write_text("x1,x2,label\n0,1e-200,1\n0,-1e-200,0\n1e200,0,1\n")
-    code, message = cli_error("certify", str(path))
-    assert code == 1
-    assert "not linearly separable" not in message and "cannot be solved in float64" in message
+    def fails(X, y, fit_intercept=True):
+        raise SolverError("the squared-hinge problem cannot be solved")
+
+    monkeypatch.setattr(sys.modules["halfspaces.theory.report"], "best_freund_schapire_bound",
+                        fails)
+    X, y = XOR
+    clf = Perceptron(max_epochs=3).fit(X, y)
+    report = certify(clf, X, y)
+    assert report.separable is False and report.certificate is not None
+    assert np.isnan(report.mistake_bound) and report.within_bound is None
+    assert report.bound_name == "Freund-Schapire"
+    assert report.notes == ("mistake_bound not computed: SolverError: the squared-hinge "
+                            "problem cannot be solved",)
+    assert report_lines(report)["Freund-Schapire mistake bound"] == (
+        "not computed (see the notes)")
+
+
+@pytest.mark.parametrize("error", [TypeError, RuntimeError, ValueError])
+def test_a_bug_or_bad_input_behind_a_bound_is_raised_not_noted(monkeypatch, error):
+    # only SolverError (the solver cannot answer) makes a field optional
+    import sys
+
+    def broken(*args, **kwargs):
+        raise error("a bug")
+
+    module = sys.modules["halfspaces.theory.report"]
+    X, y = separable_sample(np.random.default_rng(9), 20, 2, gap=0.3)
+    clf = Perceptron().fit(X, y)
+    monkeypatch.setattr(module, "perceptron_mistake_bound", broken)
+    with pytest.raises(error, match="a bug"):
+        certify(clf, X, y)
+    monkeypatch.setattr(module, "decide", broken)
+    with pytest.raises(error, match="a bug"):
+        certify(clf, X, y)

@@ -8,6 +8,7 @@ stays CSR so that large sparse samples reach HiGHS without being densified.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,9 +19,9 @@ from halfspaces._validation import augment, column_max_abs
 
 __all__ = [
     "NO_ROWS", "SignedRows", "Violations", "as_signed_rows", "block_violations",
-    "column_max", "column_scales", "combine_violations", "max_square_norm",
-    "power_of_two_scales", "scale_columns", "scores", "signed_rows", "split_intercept",
-    "squared_hinge", "tolerance_scale",
+    "column_max", "column_scales", "combine_violations", "max_row_norm", "max_square_norm",
+    "power_of_two_scale", "power_of_two_scales", "scale_columns", "scores", "signed_rows",
+    "split_intercept", "squared_hinge", "tolerance_scale",
 ]
 
 
@@ -112,11 +113,39 @@ def squared_hinge(Z, v: NDArray) -> tuple[float, NDArray]:
 
 
 def max_square_norm(Z) -> float:
-    """max_i ||z_i||^2 (0.0 for no rows): R'^2, as ||z_i|| = ||x'_i|| for labels ±1."""
+    """max_i ||z_i||^2 (0.0 for no rows): R'^2, as ||z_i|| = ||x'_i|| for labels ±1.
+
+    The squares of Z's own entries: inf from entries of 1e154 up, 0 below 1e-162. For R
+    itself use :func:`max_row_norm`, which scales first.
+    """
     if Z.shape[0] == 0:
         return 0.0
     squares = Z.multiply(Z).sum(axis=1) if sp.issparse(Z) else np.einsum("ij,ij->i", Z, Z)
     return float(np.max(np.asarray(squares, dtype=np.float64)))
+
+
+def power_of_two_scale(M) -> float:
+    """A power of two c with c max_ij |M_ij| in [1, 2) (1 for zeros); M dense, CSR or 1-D.
+
+    Multiplying by c is exact (bar subnormal results), and a theorem's ratios such as R / gamma
+    do not change under a common scale; on the scaled values squares neither overflow
+    (entries 1e200) nor underflow (1e-200).
+    """
+    top = float(abs(M).max()) if np.prod(M.shape) else 0.0
+    return float(power_of_two_scales(np.array([top if top < np.inf else 0.0]))[0])
+
+
+def max_row_norm(M) -> float:
+    """max_i ||m_i||_2 of a float64 dense or CSR matrix (0.0 for no rows), computed on M
+    scaled by a power of two: entries of 1e200 or 1e-200 give R, not inf or 0.
+
+    The squares of the scaled rows are those of M times 4^k, exactly, and the square root
+    of their sum is sqrt(sum) 2^k, exactly, so row blocks each scaled by their own power of
+    two (:class:`halfspaces.dask.PartitionedRows`) give the same R, bit for bit, unless
+    an entry's square is subnormal in one scaling and not the other.
+    """
+    c = power_of_two_scale(M)
+    return math.sqrt(max_square_norm(M * c)) / c
 
 
 def split_intercept(w: NDArray, fit_intercept: bool) -> tuple[NDArray, float]:
@@ -235,8 +264,12 @@ class SignedRows:
         return squared_hinge(self.Z, v)
 
     def max_square_norm(self) -> float:
-        """max_i ||z_i||^2."""
+        """max_i ||z_i||^2, from the entries' own squares (see :func:`max_square_norm`)."""
         return max_square_norm(self.Z)
+
+    def max_row_norm(self) -> float:
+        """max_i ||z_i||, scaled by a power of two first (see :func:`max_row_norm`)."""
+        return max_row_norm(self.Z)
 
 
 def as_signed_rows(Z) -> SignedRows:

@@ -115,11 +115,12 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
     """The record of ``halfspaces certify`` for files read on the cluster.
 
     Separability with its certificate, the maximum margin and Novikoff's bound, or for
-    inseparable data the best Freund-Schapire bound, all come from :mod:`halfspaces.dask`:
-    the serial record's fields, computed on the cluster.
+    inseparable data (or data whose separability cannot be decided) the best
+    Freund-Schapire bound, all come from :mod:`halfspaces.dask`: the serial record's
+    fields, computed on the cluster, with its ``notes`` for fields whose solver failed.
     """
     import halfspaces.dask as hd
-    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
+    from halfspaces.cli.certify import optional
 
     with dask_client(dask):
         parts = hd.read_files([str(p) for p in paths], format=format,
@@ -127,27 +128,61 @@ def certify_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
         if parts.classes.size != 2:
             raise ValueError(f"certify needs exactly two classes, found {parts.classes.size}.")
         rows = hd.signed_partitions(parts, fit_intercept=fit_intercept)
-        found = hd.separability(parts, fit_intercept=fit_intercept)
-        R = float(np.sqrt(rows.max_square_norm()))
+        found, notes = optional("separable", lambda: hd.separability(
+            parts, fit_intercept=fit_intercept))
+        # the radius as theory.radius gives it, scaled per partition: entries of 1e200 do
+        # not overflow (sqrt(max ||z_i||^2) was inf)
         record: dict[str, Any] = {"data": ", ".join(str(p) for p in paths),
                                   "n_samples": parts.n_samples,
                                   "n_features": parts.n_features,
                                   "fit_intercept": fit_intercept,
-                                  "separable": bool(found.separable), "radius": R}
-        if found.separable:
-            best = hd.max_margin(parts, fit_intercept=fit_intercept)
-            record.update({"margin": float(best.margin), "norm_bound": float(best.norm_bound),
-                           "mistake_bound": float((R * best.norm_bound) ** 2),
-                           "mistake_bound_kind": "Novikoff (R'/gamma')^2"})
+                                  "separable": None if found is None else bool(found.separable),
+                                  "radius": hd.radius(parts, fit_intercept=fit_intercept)}
+        if found is not None and found.separable:
+            fields, more = _novikoff_on_cluster(parts, rows, fit_intercept)
         else:
-            a = found.certificate
-            record.update({"certificate_support": int(np.count_nonzero(a > 0)),
-                           "certificate_residual":
-                               float(np.linalg.norm(rows.transposed_product(a))),
-                           "certificate_exact": bool(found.exact),
-                           # the rows and R above: no second pass for them
-                           "mistake_bound": float(best_freund_schapire_bound_of_rows(
-                               rows, R).bound),
-                           "mistake_bound_kind": "Freund-Schapire ((R + D)/gamma)^2, best "
-                                                 "found"})
+            fields, more = _certificate_on_cluster(rows, found)
+    record.update(fields, notes=[*notes, *more])
     return record
+
+
+def _novikoff_on_cluster(parts, rows, fit_intercept: bool):
+    """The maximum margin and Novikoff's bound (R' B)^2: the serial record's fields."""
+    import halfspaces.dask as hd
+    from halfspaces.cli.certify import NOVIKOFF, optional
+    from halfspaces.theory.bounds import mistake_bound
+
+    best, notes = optional("margin, norm_bound, mistake_bound", lambda: hd.max_margin(
+        parts, fit_intercept=fit_intercept))
+    if best is None:
+        return {"margin": None, "norm_bound": None, "mistake_bound": None,
+                "mistake_bound_kind": NOVIKOFF}, notes
+    # R' = max ||z_i||, scaled per partition as the serial bound's; (R' B)^2 rounded up past
+    # its rounding error as the serial bound is, and inf beyond float64 (a Python float's
+    # ** 2 raised OverflowError: entries 1e-200 beside the constant 1 give B = 2e200)
+    R = rows.max_row_norm()
+    n, p = rows.shape
+    return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
+            "mistake_bound": mistake_bound(R * best.norm_bound, 0.0, 1.0, n, p),
+            "mistake_bound_kind": NOVIKOFF}, notes
+
+
+def _certificate_on_cluster(rows, found):
+    """The certificate's fields (none when separability is undecided) and the best
+    Freund-Schapire bound, valid on any data."""
+    import scipy.linalg
+
+    from halfspaces.cli.certify import FREUND_SCHAPIRE, optional
+    from halfspaces.theory.bounds import best_freund_schapire_bound_of_rows
+
+    fields: dict[str, Any] = {}
+    if found is not None:
+        a = found.certificate
+        # BLAS nrm2 (scipy), not NumPy's sqrt(x.x): residuals of 1e185 (entries 1e200)
+        # squared to inf
+        fields = {"certificate_support": int(np.count_nonzero(a > 0)),
+                  "certificate_residual": float(scipy.linalg.norm(rows.transposed_product(a))),
+                  "certificate_exact": bool(found.exact)}
+    bound, notes = optional("mistake_bound", lambda: float(
+        best_freund_schapire_bound_of_rows(rows).bound))
+    return {**fields, "mistake_bound": bound, "mistake_bound_kind": FREUND_SCHAPIRE}, notes

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -158,10 +159,20 @@ def _format(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.4f}"
+        return _number(value)
     if isinstance(value, (list, tuple)):
         return ", ".join(_format(item) for item in value) or "-"
     return _printable(str(value))
+
+
+def _number(value: float) -> str:
+    """Four decimals for ordinary magnitudes; six significant digits with an exponent from
+    1e12 up and below 1e-4 (0 and inf/nan aside), where four decimals printed 1e200 as 201
+    digits and 1e-200 as 0.0000."""
+    size = abs(value)
+    if 1e12 <= size < math.inf or 0.0 < size < 1e-4:
+        return f"{value:.6g}"
+    return f"{value:.4f}"
 
 
 def _one_line(message: str) -> str:

@@ -2,23 +2,29 @@
 
 Separability with its certificate (a separating hyperplane, or Gordan weights proving none
 exists), the maximum margin, the radius R, the perceptron's mistake bounds, the VC dimension
-and a sample-complexity table.
+and a sample-complexity table. A field whose solver cannot answer in float64 is left empty
+and the report's notes say why: an optional report field never aborts the command.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from halfspaces.cli import _output
 from halfspaces.cli._options import DaskOption, DataFormat, JsonOutput, LabelColumn
 
-__all__ = ["EPSILONS", "DELTAS", "certify", "certify_cli"]
+__all__ = ["EPSILONS", "DELTAS", "certify", "certify_cli", "optional"]
 
 EPSILONS = (0.1, 0.05, 0.01)
 DELTAS = (0.05, 0.01)
+NOVIKOFF = "Novikoff (R'/gamma')^2"
+FREUND_SCHAPIRE = "Freund-Schapire ((R + D)/gamma)^2, best found"
+
+T = TypeVar("T")
 
 
 def certify(data: Path | list[Path], *, fit_intercept: bool = True,
@@ -39,7 +45,20 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         point, ~0), ``certificate_exact`` (whether the sum is proved exactly 0 in rational
         arithmetic) and
         ``mistake_bound`` (the best Freund-Schapire bound); always ``radius``,
-        ``vc_dimension`` and ``sample_complexity`` (rows of epsilon, delta, samples).
+        ``vc_dimension``, ``sample_complexity`` (rows of epsilon, delta, samples) and
+        ``notes``.
+
+        A field whose solver raises :class:`~halfspaces.exceptions.SolverError` (HiGHS
+        cannot answer in float64) is None, and ``notes`` holds one line per failed solver,
+        ``"FIELDS not computed: SolverError: ..."``. When separability itself cannot be
+        decided, ``separable`` is None, there are no margin or certificate fields,
+        ``mistake_bound`` is the best Freund-Schapire bound (valid on any data) and the
+        sample complexity is the agnostic one. Other errors (bad input, bugs) are raised.
+
+        A float field beyond float64 (inf: Novikoff's bound of entries 1e-200 beside the
+        constant 1 is 4e400; R of rows of norm 2e308) or undefined in it (nan) is None
+        too, as ``fit`` leaves such a mistake bound empty, with the note ``"FIELD not
+        shown: inf, beyond float64"`` (or ``"nan"``): JSON has no inf or nan.
     """
     import numpy as np
 
@@ -62,54 +81,105 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
     if len(np.unique(y)) != 2:
         raise ValueError(f"{data}: certify needs exactly two classes, found "
                          f"{len(np.unique(y))}.")
-    found = theory.separability(X, y, fit_intercept=fit_intercept)
+    found, notes = optional("separable", lambda: theory.separability(
+        X, y, fit_intercept=fit_intercept))
     record: dict[str, Any] = {"data": str(data), "n_samples": int(X.shape[0]),
                               "n_features": int(X.shape[1]), "fit_intercept": fit_intercept,
-                              "separable": bool(found.separable),
+                              "separable": None if found is None else bool(found.separable),
                               "radius": float(theory.radius(X, fit_intercept=fit_intercept))}
-    record.update(_separable(X, y, fit_intercept) if found.separable else
-                  _not_separable(X, y, found, fit_intercept))
+    if found is None:  # undecided: what holds on any data
+        fields, more = _freund_schapire(X, y, fit_intercept)
+    elif found.separable:
+        fields, more = _separable(X, y, fit_intercept)
+    else:
+        fields, more = _not_separable(X, y, found, fit_intercept)
+    record.update(fields, notes=[*notes, *more])
     return _with_complexity(record, fit_intercept)
 
 
+def optional(fields: str, compute: Callable[[], T]) -> tuple[T | None, tuple[str, ...]]:
+    """``(compute(), ())``, or ``(None, (note,))`` when the solver behind `fields` fails.
+
+    An optional report field never aborts a command: a
+    :class:`~halfspaces.exceptions.SolverError` (HiGHS failed, or its answer did not
+    survive verification) leaves the fields empty and the note says why; any other
+    exception, bad input or a bug, is raised.
+    """
+    from halfspaces.exceptions import SolverError
+
+    try:
+        return compute(), ()
+    except SolverError as exc:
+        return None, (f"{fields} not computed: {type(exc).__name__}: {exc}",)
+
+
 def _with_complexity(record: dict[str, Any], fit_intercept: bool) -> dict[str, Any]:
-    """The record with the VC dimension and the sample-complexity table added."""
+    """The record with the VC dimension and the sample-complexity table added (the
+    realizable bound for separable data only; the agnostic one holds on any data), its
+    notes last."""
     import halfspaces.theory as theory
 
-    found_separable = record["separable"]
+    realizable = record["separable"] is True
+    notes = [*record.pop("notes"), *_non_finite_as_none(record)]
     d = theory.vc_dimension(record["n_features"], fit_intercept=fit_intercept)
     record["vc_dimension"] = int(d)
     record["sample_complexity"] = [
-        [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=found_separable))]
+        [eps, delta, int(theory.sample_complexity(eps, delta, d, realizable=realizable))]
         for eps in EPSILONS for delta in DELTAS]
+    record["notes"] = notes
     return record
 
 
-def _separable(X, y, fit_intercept: bool) -> dict[str, Any]:
+def _non_finite_as_none(record: dict[str, Any]) -> list[str]:
+    """Float fields that are inf or nan set to None in place, and a note for each."""
+    import math
+
+    notes = []
+    for key, value in record.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            record[key] = None
+            why = "beyond float64" if math.isinf(value) else "undefined in float64"
+            notes.append(f"{key} not shown: {value!r}, {why}")
+    return notes
+
+
+def _separable(X, y, fit_intercept: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
     import halfspaces.theory as theory
 
-    best = theory.max_margin(X, y, fit_intercept=fit_intercept)
-    return {"margin": float(best.margin), "norm_bound": float(best.norm_bound),
-            "mistake_bound": float(theory.perceptron_mistake_bound(
-                X, y, fit_intercept=fit_intercept)),
-            "mistake_bound_kind": "Novikoff (R'/gamma')^2"}
+    best, notes = optional("margin, norm_bound", lambda: theory.max_margin(
+        X, y, fit_intercept=fit_intercept))
+    bound, more = optional("mistake_bound", lambda: float(theory.perceptron_mistake_bound(
+        X, y, fit_intercept=fit_intercept)))
+    return {"margin": None if best is None else float(best.margin),
+            "norm_bound": None if best is None else float(best.norm_bound),
+            "mistake_bound": bound, "mistake_bound_kind": NOVIKOFF}, notes + more
 
 
-def _not_separable(X, y, found, fit_intercept: bool) -> dict[str, Any]:
+def _not_separable(X, y, found, fit_intercept: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
     import numpy as np
+    import scipy.linalg
 
-    import halfspaces.theory as theory
     from halfspaces._exact import signed_rows
     from halfspaces._validation import plus_minus
 
     a = np.asarray(found.certificate, dtype=np.float64)
     Z = signed_rows(X, plus_minus(y, X.shape[0]), fit_intercept)
-    residual = float(np.linalg.norm(np.asarray(Z.T @ a).ravel()))
-    bound = theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept)
+    # BLAS nrm2 (scipy), not NumPy's sqrt(x.x): residuals of 1e185 (entries 1e200) squared
+    # to inf, and --json refused the record
+    residual = float(scipy.linalg.norm(np.asarray(Z.T @ a).ravel()))
+    bound, notes = _freund_schapire(X, y, fit_intercept)
     return {"certificate_support": int(np.count_nonzero(a > 0)),
             "certificate_residual": residual, "certificate_exact": bool(found.exact),
-            "mistake_bound": float(bound.bound),
-            "mistake_bound_kind": "Freund-Schapire ((R + D)/gamma)^2, best found"}
+            **bound}, notes
+
+
+def _freund_schapire(X, y, fit_intercept: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The best Freund-Schapire bound found: valid on any data, separable or not."""
+    import halfspaces.theory as theory
+
+    bound, notes = optional("mistake_bound", lambda: float(theory.best_freund_schapire_bound(
+        X, y, fit_intercept=fit_intercept).bound))
+    return {"mistake_bound": bound, "mistake_bound_kind": FREUND_SCHAPIRE}, notes
 
 
 def certify_cli(
@@ -124,7 +194,12 @@ def certify_cli(
     json_output: JsonOutput = False,
     dask: DaskOption = None,
 ) -> None:
-    """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples."""
+    """Separability with its certificate, margin, R, mistake bounds, VC dimension, samples.
+
+    A field the solver cannot compute in float64 is left empty (null with --json) and a
+    note says why; data whose separability cannot be decided get the bounds that hold on
+    any data. The exit status is 0 whenever the report is printed.
+    """
     from halfspaces.cli._options import parse_label_column as _column
 
     if len(data) > 1 and dask is None:
@@ -134,8 +209,18 @@ def certify_cli(
     if json_output:
         _output.render(record, title="", as_json=True)
         return
-    table = record.pop("sample_complexity")
-    _output.render(record, title="halfspaces certify")
-    kind = "realizable" if record["separable"] else "agnostic"
+    table, notes = record.pop("sample_complexity"), record.pop("notes")
+    _output.render({key: _shown(key, value) for key, value in record.items()},
+                   title="halfspaces certify")
+    kind = {True: "realizable", False: "agnostic",
+            None: "agnostic: separability not decided"}[record["separable"]]
     _output.grid(table, title=f"sample complexity ({kind}, constant C = 1)",
                  header=["epsilon", "delta", "samples"])
+    _output.note(notes)
+
+
+def _shown(key: str, value: Any) -> Any:
+    """A field for people: an empty one (its solver failed; the notes say why) in words."""
+    if value is not None:
+        return value
+    return "not decided" if key == "separable" else "not computed"

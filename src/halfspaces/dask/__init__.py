@@ -24,6 +24,7 @@ from halfspaces.dask._separability import (  # noqa: E402
     PartitionedRows,
     best_freund_schapire_bound,
     max_margin,
+    radius,
     separability,
     signed_partitions,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "Perceptron",
     "best_freund_schapire_bound",
     "max_margin",
+    "radius",
     "read_files",
     "separability",
     "signed_partitions",

@@ -12,14 +12,17 @@ partitions and compared with each column's size.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._exact import SignedRows, block_violations, scale_columns, scores, signed_rows
-from halfspaces._exact.rows import combine_violations, max_square_norm, squared_hinge
+from halfspaces._exact.rows import (
+    combine_violations,
+    max_row_norm,
+    max_square_norm,
+    squared_hinge,
+)
 from halfspaces._validation import plus_minus
 from halfspaces.dask._partitions import Partitions, add_in_order
 from halfspaces.dask._perceptron import as_partitions
@@ -31,8 +34,8 @@ from halfspaces.theory.separability import (
     separability_of_rows,
 )
 
-__all__ = ["PartitionedRows", "best_freund_schapire_bound", "max_margin", "separability",
-           "signed_partitions"]
+__all__ = ["PartitionedRows", "best_freund_schapire_bound", "max_margin", "radius",
+           "separability", "signed_partitions"]
 
 
 class _Signs:
@@ -45,15 +48,19 @@ class _Signs:
         return self.signs[np.searchsorted(self.classes, y)]
 
 
-def _block_rows(X, y_pm, fit_intercept: bool, scale: NDArray | None):
-    """The signed rows of one block, in float64, as the serial theory tools build them."""
+def _float64_block(X):
+    """One block of X in float64, CSR canonical, as the serial theory tools check it."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
         X.sort_indices()
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    Z = signed_rows(X, y_pm, fit_intercept)
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _block_rows(X, y_pm, fit_intercept: bool, scale: NDArray | None):
+    """The signed rows of one block, in float64, as the serial theory tools build them."""
+    Z = signed_rows(_float64_block(X), y_pm, fit_intercept)
     return Z if scale is None else scale_columns(Z, scale)
 
 
@@ -86,6 +93,14 @@ def _squared_hinge(X, y, fit_intercept, scale, v):
 
 def _max_square_norm(X, y, fit_intercept, scale):
     return max_square_norm(_block_rows(X, y, fit_intercept, scale))
+
+
+def _max_row_norm(X, y, fit_intercept, scale):
+    return max_row_norm(_block_rows(X, y, fit_intercept, scale))
+
+
+def _max_feature_norm(X, y):
+    return max_row_norm(_float64_block(X))
 
 
 def _column_range(X, y, fit_intercept, scale, j):
@@ -158,6 +173,12 @@ class PartitionedRows(SignedRows):
 
     def max_square_norm(self) -> float:
         return max(self.parts.map(_max_square_norm, *self._args()))
+
+    def max_row_norm(self) -> float:
+        # each partition scales by its own power of two (max_row_norm): squares of entries
+        # 1e200 overflowed, and those of 1e-200 underflowed to R = 0, where sqrt of
+        # max_square_norm was used
+        return max(self.parts.map(_max_row_norm, *self._args()))
 
 
 def signed_partitions(X, y=None, fit_intercept: bool = True) -> PartitionedRows:
@@ -232,6 +253,46 @@ def max_margin(X, y=None, fit_intercept: bool = True) -> MaxMargin:
     return max_margin_of_rows(signed_partitions(X, y, fit_intercept), fit_intercept)
 
 
+def radius(X, y=None, fit_intercept: bool = False) -> float:
+    r""":func:`halfspaces.theory.radius` of data in partitions on a Dask cluster.
+
+    .. math:: R = \max_i \lVert x_i\rVert_2 \quad\text{or, when fit\_intercept,}\quad
+              R' = \sqrt{1 + R^2}
+
+    Each partition returns the largest norm of its rows, computed on the rows scaled by a
+    power of two (:func:`halfspaces._exact.max_row_norm`), so entries of 1e200 or 1e-200
+    give R rather than inf or 0; the client takes the maximum. It is the serial R, bit for
+    bit, unless some entry's square is subnormal (see there).
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or Partitions
+        Chunked by rows (dense or CSR chunks).
+    y : dask array or Series, default=None
+        The labels, only to hold the rows in :class:`Partitions` (None with a Partitions).
+    fit_intercept : bool, default=False
+        Measure x' = (1, x) instead of x.
+
+    Returns
+    -------
+    R : float
+
+    Examples
+    --------
+    >>> import dask.array as da
+    >>> from distributed import Client, LocalCluster
+    >>> from halfspaces import theory
+    >>> from halfspaces.dask import radius
+    >>> X = [[3e200, 4e200], [1.0, 0.0]]
+    >>> with LocalCluster(n_workers=1, processes=False) as cluster, Client(cluster):
+    ...     R = radius(da.from_array(X, chunks=1), da.from_array([1, 0], chunks=1))
+    >>> f"{R:.6g}", R == theory.radius(X)  # squared first, it was inf
+    ('5e+200', True)
+    """
+    R = max(as_partitions(X, y).map(_max_feature_norm), default=0.0)
+    return float(np.hypot(1.0, R)) if fit_intercept else float(R)
+
+
 def best_freund_schapire_bound(X, y=None, fit_intercept: bool = True) -> FreundSchapireBound:
     """:func:`halfspaces.theory.best_freund_schapire_bound` of data in partitions on a cluster.
 
@@ -256,4 +317,4 @@ def best_freund_schapire_bound(X, y=None, fit_intercept: bool = True) -> FreundS
         ``(bound, u, gamma)`` with ||u|| = 1.
     """
     rows = signed_partitions(X, y, fit_intercept)
-    return best_freund_schapire_bound_of_rows(rows, math.sqrt(rows.max_square_norm()))
+    return best_freund_schapire_bound_of_rows(rows)

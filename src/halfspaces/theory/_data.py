@@ -8,14 +8,13 @@ Most results only need the signed rows z_i = y_i x'_i, since y_i <w', x'_i> = <w
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
-from halfspaces._exact import max_square_norm, power_of_two_scales, signed_rows
+# max_row_norm and power_of_two_scale live in _exact, where halfspaces.dask reads them too
+from halfspaces._exact import max_row_norm, power_of_two_scale, signed_rows
 from halfspaces._validation import (
     check_sparse_structure,
     checked_input,
@@ -124,20 +123,3 @@ def signed_sample(X: ArrayLike, y: ArrayLike, fit_intercept: bool):
     """(X checked, Z): the sample and its signed rows, labels mapped to ±1 by ``plus_minus``."""
     X, labels = labelled_sample(X, y)
     return X, signed_rows(X, labels, bool(fit_intercept))
-
-
-def power_of_two_scale(M) -> float:
-    """A power of two c with c max_ij |M_ij| in [1, 2) (1 for zeros); M dense, CSR or 1-D.
-
-    Multiplying by c is exact (bar subnormal results), and a theorem's ratios such as R / gamma
-    do not change under a common scale; on the scaled values squares neither overflow
-    (entries 1e200) nor underflow (1e-200).
-    """
-    top = float(abs(M).max()) if np.prod(M.shape) else 0.0
-    return float(power_of_two_scales(np.array([top if top < np.inf else 0.0]))[0])
-
-
-def max_row_norm(M) -> float:
-    """max_i ||m_i||_2 of a dense or CSR matrix, computed on M scaled by a power of two."""
-    c = power_of_two_scale(M)
-    return math.sqrt(max_square_norm(M * c)) / c

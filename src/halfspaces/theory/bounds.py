@@ -277,7 +277,8 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     result : FreundSchapireBound
         ``(bound, u, gamma)`` with ||u|| = 1. ``gamma`` is inf (or 0) where the search's
         gamma, found on the rows scaled by a power of two, leaves the floats when unscaled
-        (entries 1e300); ``bound`` is then the one computed on the scaled rows.
+        (entries 1e300); ``bound`` is then the one computed on the scaled rows, as it is
+        where R itself leaves the floats (rows of norm 2e308).
 
     Examples
     --------
@@ -288,31 +289,36 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     (True, [1.0])
     """
     X, Z = signed_sample(X, y, fit_intercept)
-    found = best_freund_schapire_bound_of_rows(SignedRows(Z), max_row_norm(Z))
+    found = best_freund_schapire_bound_of_rows(SignedRows(Z))
     if not 0.0 < found.gamma < math.inf:  # gamma of the scaled rows, unscaled, left floats
         return found
-    return FreundSchapireBound(freund_schapire_bound(X, y, found.u, found.gamma, fit_intercept),
-                               found.u, found.gamma)
+    bound = freund_schapire_bound(X, y, found.u, found.gamma, fit_intercept)
+    # R beyond float64 (rows (1.5e308, 1.5e308)) makes the unscaled bound inf; the scaled
+    # rows' bound is the same ratio, finite
+    return FreundSchapireBound(bound, found.u, found.gamma) if bound < math.inf else found
 
 
-def best_freund_schapire_bound_of_rows(rows: SignedRows, R: float) -> FreundSchapireBound:
+def best_freund_schapire_bound_of_rows(rows: SignedRows) -> FreundSchapireBound:
     """:func:`best_freund_schapire_bound` of signed rows held anywhere (e.g. in partitions on
-    a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`); ``R`` = max_i ||z_i||.
+    a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`).
 
-    The bound is ((R + D)/gamma)^2 at the (u, gamma) found, D computed from the rows in one
-    more pass. All-zero rows (R = 0, possible without an intercept) get the bound n: the
-    perceptron errs on each of them.
+    The bound is ((R + D)/gamma)^2 at the (u, gamma) found, R = max_i ||z_i|| and D
+    computed from the rows, each in one more pass. All-zero rows (R = 0, possible without
+    an intercept) get the bound n: the perceptron errs on each of them.
     """
     n, p = rows.shape
+    # the bound is the same for c z_i, c R and c gamma: the search runs on rows scaled by a
+    # power of two to max |z_ij| in [1, 2), where ||v||^2 neither overflows nor underflows
+    # (data 1e-200 and 1e200 made it fail). R is taken there too, not passed in: an R of
+    # the unscaled rows was inf for rows of norm 1e308 (or from squares of 1e200 entries),
+    # the search's lam = R^2 10^k was inf, and it ended on an empty argmin
+    c = power_of_two_scale(rows.column_max())
+    rows = rows.scaled(np.full(p, c))
+    R = rows.max_row_norm()
     if R == 0.0:  # every z_i = 0: any unit u at any gamma has D = gamma sqrt(n), bound n
         u = np.zeros(p)
         u[0] = 1.0
         return FreundSchapireBound(rounded_up(float(n), n, p), u, 1.0)
-    # the bound is the same for c z_i, c R and c gamma: the search runs on rows scaled by a
-    # power of two to max |z_ij| in [1, 2), where ||v||^2 neither overflows nor underflows
-    # (data 1e-200 and 1e200 made it fail)
-    c = power_of_two_scale(rows.column_max())
-    rows, R = rows.scaled(np.full(p, c)), R * c
     u, gamma = _unit_and_gamma(smallest_root(rows, R))
     squares, _ = rows.squared_hinge(u / gamma)
     return FreundSchapireBound(mistake_bound(R, gamma * math.sqrt(squares), gamma, n, p), u,

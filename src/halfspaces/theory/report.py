@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._exact import decide, signed_rows
+from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import check_X
 from halfspaces.theory.bounds import (
     best_freund_schapire_bound,
@@ -52,13 +53,18 @@ class CertifyReport:
         nan when w = 0).
     radius : float
         R = max ||x'_i|| on the data the perceptron runs on.
-    separable : bool
+    separable : bool or None
+        None when separability cannot be decided in float64 (HiGHS's answer fails its
+        check both ways; ``notes`` says why): the report then gives the Freund-Schapire
+        bound, which holds on any data.
     gamma : float or None
-        When separable, the margin gamma' = 1/B on x' (see :func:`max_margin`).
+        When separable, the margin gamma' = 1/B on x' (see :func:`max_margin`); nan when
+        the hard-margin QP behind it cannot be solved.
     bound_name : str
         "Novikoff" when separable, else "Freund-Schapire".
     mistake_bound : float
-        (R/gamma')^2, or the best Freund-Schapire bound found.
+        (R/gamma')^2, or the best Freund-Schapire bound found; nan when the solver behind
+        it cannot answer (``notes`` says why).
     n_updates : int or None
         The perceptron family's updates (mistakes) in its last fit.
     within_bound : bool or None
@@ -68,6 +74,10 @@ class CertifyReport:
     certificate_exact : bool
         Whether that certificate was proved in exact rational arithmetic (see
         :class:`~halfspaces.theory.Separability`); False when separable.
+    notes : tuple of str
+        One line per fact the report could not compute: ``"FIELD not computed:
+        SolverError: ..."`` (a :class:`~halfspaces.exceptions.SolverError` of the solver
+        behind that field; the field is None or nan).
     """
 
     estimator: str
@@ -77,7 +87,7 @@ class CertifyReport:
     training_error: float
     model_margin: float
     radius: float
-    separable: bool
+    separable: bool | None
     gamma: float | None
     bound_name: str
     mistake_bound: float
@@ -85,12 +95,14 @@ class CertifyReport:
     within_bound: bool | None
     certificate: NDArray | None
     certificate_exact: bool = False
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (the certificate as a list), ready for JSON."""
+        """Plain Python values (the certificate and ``notes`` as lists), ready for JSON."""
         out = asdict(self)
         if self.certificate is not None:
             out["certificate"] = self.certificate.tolist()
+        out["notes"] = list(self.notes)
         return out
 
     def _rows(self) -> list[tuple[str, str]]:
@@ -99,16 +111,28 @@ class CertifyReport:
                 ("training error", f"{self.training_error:.4%}"),
                 ("model margin", _number(self.model_margin, "undefined (w = 0)")),
                 ("radius R", _number(self.radius)),
-                ("separable", "yes" if self.separable else
-                 "no (Gordan certificate " + ("proved exactly)" if self.certificate_exact
-                                              else "checked in floating point)"))]
+                ("separable", self._separable_text())]
         if self.gamma is not None:
-            rows.append(("margin gamma' (on x')", _number(self.gamma)))
-        rows.append((f"{self.bound_name} mistake bound", _number(self.mistake_bound)))
+            rows.append(("margin gamma' (on x')", _number(self.gamma, self._nan_word)))
+        rows.append((f"{self.bound_name} mistake bound",
+                     _number(self.mistake_bound, self._nan_word)))
         if self.n_updates is not None:
             verdict = {True: "within bound", False: "EXCEEDS bound", None: "bound n/a"}
             rows.append(("perceptron updates", f"{self.n_updates} ({verdict[self.within_bound]})"))
-        return rows
+        return rows + [("note", note) for note in self.notes]
+
+    def _separable_text(self) -> str:
+        if self.separable is None:
+            return "not decided (see the notes)"
+        if self.separable:
+            return "yes"
+        return "no (Gordan certificate " + ("proved exactly)" if self.certificate_exact
+                                            else "checked in floating point)")
+
+    @property
+    def _nan_word(self) -> str:
+        # a bound is nan only when its solver failed, which the notes then say
+        return "not computed (see the notes)" if self.notes else "undefined"
 
     def __str__(self) -> str:
         width = max(len(k) for k, _ in self._rows())
@@ -169,6 +193,13 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     sequence with hinge deficit sqrt(E) D, so the bound ((R + sqrt(E) D)/gamma)^2 applies
     (with selection="worst" or a warm start there is no such bound).
 
+    A fact whose solver cannot answer in float64 (a
+    :class:`~halfspaces.exceptions.SolverError` of HiGHS's LP or QP, e.g. on columns whose
+    scales span more than float64 holds) does not end the report: the bound (and gamma') is
+    nan, ``within_bound`` None and ``notes`` says why. When separability itself cannot be
+    decided, ``separable`` is None and the bound is Freund-Schapire's, valid on any data.
+    Other errors (bad input, bugs) are raised.
+
     Parameters
     ----------
     estimator : fitted classifier
@@ -198,25 +229,48 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     y_pm = _binary_signs(estimator, y)
     fit_intercept = bool(getattr(estimator, "fit_intercept", True))
     R = radius(X, fit_intercept)
-    found = decide(signed_rows(X, y_pm, fit_intercept))
+    found, notes = _optional("separable", lambda: decide(signed_rows(X, y_pm, fit_intercept)))
     n_updates = getattr(estimator, "n_updates_", None)
     n_updates = int(n_updates) if n_updates is not None and np.isscalar(n_updates) else None
-    if found.separable:
-        bound = perceptron_mistake_bound(X, y_pm, fit_intercept)
-        gamma, name, within = R / math.sqrt(bound), "Novikoff", None
-        if n_updates is not None:
-            within = n_updates <= bound
-    else:
-        bound, applies, name = _fs_for_run(X, y_pm, fit_intercept, R, estimator)
-        gamma = None
-        within = n_updates <= bound if applies and n_updates is not None else None
+    separable = found is not None and found.separable
+    bound, applies, name, more = _bound(X, y_pm, fit_intercept, R, estimator, separable)
+    gamma = R / math.sqrt(bound) if separable else None
+    within = n_updates <= bound if applies and n_updates is not None else None
     pred = np.asarray(estimator.predict(X))
     return CertifyReport(
         type(estimator).__name__, X.shape[0], X.shape[1], fit_intercept,
         float(np.mean(np.where(pred == estimator.classes_[1], 1.0, -1.0) != y_pm)),
-        _model_margin(X, y_pm, estimator), R, found.separable, gamma, name, bound, n_updates,
-        within, found.certificate, found.exact,
+        _model_margin(X, y_pm, estimator), R, None if found is None else found.separable,
+        gamma, name, bound, n_updates, within, None if found is None else found.certificate,
+        found is not None and found.exact, notes + more,
     )
+
+
+def _bound(X, y_pm, fit_intercept, R, estimator, separable: bool):
+    """(bound, whether it applies to the run, its name, notes): Novikoff's on separable
+    data, else (inseparable or undecided) the best Freund-Schapire bound, valid on any data;
+    nan with a note when its solver cannot answer."""
+    if separable:
+        novikoff, notes = _optional("gamma, mistake_bound",
+                                    lambda: perceptron_mistake_bound(X, y_pm, fit_intercept))
+        run = None if novikoff is None else (novikoff, True, "Novikoff")
+    else:
+        run, notes = _optional("mistake_bound",
+                               lambda: _fs_for_run(X, y_pm, fit_intercept, R, estimator))
+    return (*(run or (math.nan, False, "Novikoff" if separable else "Freund-Schapire")),
+            notes)
+
+
+def _optional(fields: str, compute):
+    """(compute(), ()), or (None, (note,)) when its solver cannot answer: a SolverError.
+
+    A fact of the report that HiGHS cannot give in float64 leaves its fields empty and
+    says why; any other exception (bad input, a bug) is raised.
+    """
+    try:
+        return compute(), ()
+    except SolverError as exc:
+        return None, (f"{fields} not computed: {type(exc).__name__}: {exc}",)
 
 
 def _passes(estimator, n_samples: int) -> int | None:
