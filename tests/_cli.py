@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -43,9 +45,16 @@ def run_cli_text(*args: str) -> tuple[str, str]:
 
 
 def cli_error(*args: str) -> tuple[int, str]:
-    """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail."""
+    """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail.
+
+    Rich draws the error in a box as wide as the terminal (80 columns when it writes to a
+    string) and cuts a word longer than a line, such as a temporary path, in the middle;
+    the messages are compared with whitespace folded, so the box is made wider than any
+    message here.
+    """
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            mock.patch.dict(os.environ, {"COLUMNS": "4000"}), \
             pytest.raises(SystemExit) as ended:
         main(list(args))
     assert ended.value.code not in (0, None)
