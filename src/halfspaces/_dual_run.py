@@ -29,6 +29,7 @@ References
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -233,6 +234,9 @@ class GramRows:
         self.block = max(1, min(block, self.capacity))
         if gram is not None:
             self.K = np.ascontiguousarray(np.asarray(gram, np.float64) + spec[4])
+            if self.K.shape != (n, n):  # the loop reads K[i, j] for i, j < n unchecked
+                raise ValueError(f"gram must be the square Gram matrix of the {n} rows of X; "
+                                 f"got shape {self.K.shape}.")
             self.slot, self.capacity = np.arange(n, dtype=np.int64), n
         else:
             self.K = np.empty((self.capacity, n))
@@ -382,8 +386,13 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``. A run
     that continues an earlier hypothesis h (warm start, partial_fit) starts from its
     decision values ``f0`` = h(x_j) on these rows and from its step count ``n_steps``;
-    alpha then counts the new updates only.
+    alpha then counts the new updates only. Arguments of the wrong length, shape or type
+    (y not one label per row of ``gram``, f0 not one finite value per label) raise
+    ValueError naming them.
     """
+    y, f0 = _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps)
+    if selection == "shuffle" and rng is None:
+        raise ValueError("selection='shuffle' draws its permutations from rng: pass one.")
     n = y.shape[0]
     Y = (y, y.dtype.type(positive))
     f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
@@ -404,6 +413,56 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     rows, steps = np.concatenate(logs, axis=1) if record_updates else (None, None)
     return KernelRun(alpha, epochs.n_updates, epochs.n_epochs, epochs.converged, sums,
                      int(clock[0]), rows, steps)
+
+
+def _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps):
+    """y and f0 as arrays, once every argument of :func:`run_kernel_perceptron` is checked.
+
+    The compiled loop reads y[i], f[i], slot[i] and K[slot[i], j] for i, j < len(y) without
+    bounds checks: a y longer than the Gram matrix, or an f0 longer than y, read and wrote
+    past their ends (a segmentation fault), so the lengths are checked here, by name.
+    """
+    if not isinstance(gram, GramRows):
+        raise TypeError(f"gram must be a GramRows (see training_gram); got {type(gram).__name__}.")
+    n = gram.slot.shape[0]
+    _check_gram_rows(gram, n)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.dtype.kind not in "biuf" or y.shape[0] != n:
+        raise ValueError(f"y must be a one-dimensional numeric array of {n} labels, one per "
+                         f"row of the Gram matrix; got a {y.dtype} array of shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y holds NaN or infinite labels.")
+    if np.ndim(positive) != 0 or np.asarray(positive).dtype.kind not in "biuf":
+        raise ValueError(f"positive must be one numeric label; got {positive!r}.")
+    if f0 is not None:
+        f0 = np.asarray(f0)
+        if f0.shape != (n,) or f0.dtype.kind not in "biuf":
+            raise ValueError(f"f0 must be a numeric array of shape ({n},), a decision value "
+                             f"per row of y; got a {f0.dtype} array of shape {f0.shape}.")
+        if not np.isfinite(f0).all():
+            raise ValueError("f0 holds NaN or infinite decision values.")
+    if not _is_int(max_epochs) or max_epochs < 1:
+        raise ValueError(f"max_epochs must be an integer of at least 1; got {max_epochs!r}.")
+    if selection not in ("cyclic", "shuffle"):
+        raise ValueError(f"selection must be 'cyclic' or 'shuffle'; got {selection!r}.")
+    if not _is_int(n_steps) or not 0 <= n_steps <= np.iinfo(np.int64).max:
+        raise ValueError(f"n_steps must be a non-negative int64 step count; got {n_steps!r}.")
+    return y, f0
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_gram_rows(gram: GramRows, n: int) -> None:
+    """Refuse a GramRows whose arrays disagree (the loop indexes K with slot, last_use with
+    K's rows): only a GramRows changed after it was built can, so this is cheap insurance."""
+    K, slot = gram.K, gram.slot
+    if (K.ndim != 2 or K.shape[1] != n or slot.shape != (n,)
+            or gram.last_use.shape != (K.shape[0] + 1,)
+            or (n and not -1 <= slot.min() <= slot.max() < K.shape[0])):
+        raise ValueError("gram's rows, slots and clock disagree: build it again with "
+                         "training_gram or GramRows.")
 
 
 def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = True,
