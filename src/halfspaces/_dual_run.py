@@ -39,16 +39,18 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg.blas import dsyrk
+from sklearn.utils import check_array
 
 from halfspaces._epochs import run_epochs
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronState, run_perceptron
+from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
 __all__ = [
     "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
-    "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
+    "kernel_block", "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
     "run_linear_perceptron", "training_gram",
 ]
 
@@ -56,8 +58,16 @@ KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
 
 
+@validate_params({
+    "A": ["array-like", "sparse matrix"],
+    "B": ["array-like", "sparse matrix"],
+    "kernel": [StrOptions(set(KERNELS)), callable],
+    "degree": [FloatInterval(0, None, closed="left")],
+    "gamma": [FloatInterval(0, None, closed="neither"), None],
+    "coef0": [FloatInterval(None, None, closed="neither")],
+}, prefer_skip_nested_validation=True)
 def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
-                  degree: int = 3, gamma: float | None = None,
+                  degree: float = 3, gamma: float | None = None,
                   coef0: float = 1.0) -> NDArray[np.float64]:
     r"""The matrix k(a_i, b_j) of a named kernel, or of a callable k(A, B).
 
@@ -72,12 +82,14 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
     ----------
     A : {array-like, sparse matrix} of shape (n_a, n_features)
     B : {array-like, sparse matrix} of shape (n_b, n_features)
+        Finite real numbers (a named kernel); a callable gets A and B as given.
     kernel : {"linear", "poly", "rbf", "sigmoid"} or callable, default="linear"
         A callable gets (A, B) and returns the (n_a, n_b) matrix.
-    degree : int, default=3
-        p of the polynomial kernel.
+    degree : float, default=3
+        p >= 0 of the polynomial kernel.
     gamma : float, default=None
-        gamma of poly, rbf and sigmoid; None means 1 / n_features.
+        gamma > 0 of poly, rbf and sigmoid; None means 1 / n_features (which needs a
+        feature: with none, pass gamma).
     coef0 : float, default=1.0
         c_0 of poly and sigmoid.
 
@@ -85,12 +97,38 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
     -------
     K : ndarray of shape (n_a, n_b), float64
 
+    Raises
+    ------
+    ValueError
+        For an unknown kernel name or a parameter out of range (naming it), and for A or B
+        that are not two-dimensional, hold complex, non-numeric or non-finite values, or
+        differ in their number of features.
+
     Examples
     --------
     >>> from halfspaces.kernel import kernel_matrix
     >>> kernel_matrix([[1.0, 2.0]], [[3.0, 4.0], [0.0, 0.0]], "poly", degree=2, gamma=1.0)
     array([[144.,   1.]])
     """
+    if callable(kernel):
+        return kernel_block(A, B, kernel, degree, gamma, coef0)
+    # check_array refuses what NumPy let through: 1-D and 3-D arrays (an IndexError; a 3-D
+    # "matrix"), complex values (their imaginary parts silently dropped), NaN and inf
+    A, B = (check_array(M, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0,
+                        ensure_min_features=0, input_name=name) for M, name in ((A, "A"), (B, "B")))
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A has {A.shape[1]} features and B has {B.shape[1]}: a kernel "
+                         "compares rows of the same number of features.")
+    if A.shape[1] == 0 and gamma is None and kernel != "linear":
+        raise ValueError(f"gamma=None means 1 / n_features, which A and B of 0 features do "
+                         f"not define: pass gamma to the {kernel!r} kernel.")
+    return kernel_block(A, B, kernel, degree, gamma, coef0)
+
+
+def kernel_block(A, B, kernel: str | Callable, degree: float, gamma: float | None,
+                 coef0: float) -> NDArray[np.float64]:
+    """:func:`kernel_matrix` of inputs already checked (the estimators' validated rows and
+    support vectors, block after block: the checks would repeat a pass over each)."""
     if not sp.issparse(A):
         A = np.asarray(A)
     if not sp.issparse(B):
@@ -116,8 +154,10 @@ def _callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
 def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: float,
                  sq_norms_B: NDArray | None = None) -> NDArray[np.float64]:
     """:func:`kernel_matrix` of float64 A and B, given ||b_j||^2 for "rbf" (computed once)."""
-    gamma = 1.0 / A.shape[1] if gamma is None else gamma
     K = _dots(A, B)
+    if kernel == "linear":  # no gamma, so defined for 0 features too
+        return K
+    gamma = 1.0 / A.shape[1] if gamma is None else gamma
     if kernel == "rbf":
         K *= -2.0
         K += _squared_norms(A)[:, None]
@@ -125,12 +165,9 @@ def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: flo
         np.maximum(K, 0.0, out=K)  # rounding can make a squared distance negative
         K *= -gamma
         return np.exp(K, out=K)
-    if kernel != "linear":
-        K *= gamma
-        K += coef0
-    if kernel == "poly":
-        return K**degree
-    return np.tanh(K, out=K) if kernel == "sigmoid" else K
+    K *= gamma
+    K += coef0
+    return K**degree if kernel == "poly" else np.tanh(K, out=K)
 
 
 def _dots(A, B) -> NDArray[np.float64]:

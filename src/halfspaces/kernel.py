@@ -73,6 +73,7 @@ from halfspaces._dual_run import (
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
     as_float64,
+    kernel_block,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
     overflow_error,
@@ -364,7 +365,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         return coef.sum(axis=1) * (1.0 if self.fit_intercept else 0.0)
 
     def _kernel(self, A, B) -> NDArray[np.float64]:
-        return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)
+        return kernel_block(A, B, self.kernel, self.degree, self.gamma, self.coef0)
 
     @property
     def n_steps_(self):
