@@ -368,6 +368,19 @@ def test_bad_parameters_name_themselves(params, name):
         KernelPerceptron(**params).fit(XOR_X, XOR_Y)
 
 
+@pytest.mark.parametrize("cls", [KernelPerceptron, VotedKernelPerceptron])
+@pytest.mark.parametrize("params, name", [
+    (dict(kernel="bogus"), "kernel"),  # was a KeyError
+    (dict(cache_size=np.nan), "cache_size"),  # was "cannot convert float NaN to integer"
+    (dict(degree=-3), "degree"),  # was accepted
+    (dict(gamma="x"), "gamma"),
+])
+def test_parameters_set_between_partial_fit_calls_name_themselves(cls, params, name):
+    clf = cls(kernel="poly").partial_fit(XOR_X, XOR_Y)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__}"):
+        clf.set_params(**params).partial_fit(XOR_X, XOR_Y)
+
+
 def test_precomputed_needs_a_square_gram_matrix():
     with pytest.raises(ValueError, match="square Gram matrix"):
         KernelPerceptron(kernel="precomputed").fit(np.ones((4, 3)), XOR_Y)
