@@ -7,11 +7,13 @@ blocks change which rows are computed, never the run.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _child import outcomes
 from _data import FORMATS, in_format, noisy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -264,3 +266,49 @@ def test_the_fill_is_right_where_blas_returns_a_new_matrix(monkeypatch):
     gram.fill()
     assert_allclose(gram.K, pairwise.polynomial_kernel(X, X, degree=2, gamma=0.5, coef0=1.0)
                     + 1.0, rtol=1e-13)
+
+
+RUN_SETUP = """
+import numpy as np
+from halfspaces.kernel import GramRows, run_kernel_perceptron
+from halfspaces._dual_run import training_gram
+X = np.random.default_rng(0).standard_normal((10, 3))
+named, precomputed = training_gram(X, "rbf"), GramRows(X, 200.0, spec=(0, 0., 0., 0., 1.),
+                                                       gram=X @ X.T)
+"""
+
+
+def test_run_kernel_perceptron_refuses_lengths_that_disagree_with_the_gram():
+    # a y longer than the Gram matrix and an f0 longer than y ran the compiled loop past
+    # their ends: segmentation faults
+    cases = {
+        "run_kernel_perceptron(named, np.tile([1.0, -1.0], 500_000))": "y must be .* 10 labels",
+        "run_kernel_perceptron(precomputed, np.tile([1.0, -1.0], 500_000))": "y must be",
+        "run_kernel_perceptron(named, np.tile([1.0, -1.0], 5), f0=np.zeros(10**7))":
+            r"f0 must be .* shape \(10,\)",
+        "run_kernel_perceptron(precomputed, np.ones(10), f0=np.zeros(3))": "f0 must be",
+        "GramRows(X, 200.0, spec=(0, 0., 0., 0., 1.), gram=np.eye(4))":
+            "gram must be the square",
+    }
+    for found, match in zip(outcomes(RUN_SETUP, *cases), cases.values(), strict=True):
+        assert re.match(f"ValueError: {match}", found), found
+
+
+@pytest.mark.parametrize("arguments, match", [
+    (dict(y=np.r_[np.ones(9), np.nan]), "y holds NaN"),
+    (dict(y=np.ones((10, 1))), "y must be a one-dimensional"),
+    (dict(y=np.array(["a"] * 10)), "y must be a one-dimensional numeric"),
+    (dict(f0=np.r_[np.zeros(9), np.inf]), "f0 holds NaN"),
+    (dict(f0=np.zeros(10) + 0j), "f0 must be a numeric"),
+    (dict(positive=[1.0]), "positive must be one numeric label"),
+    (dict(max_epochs=0), "max_epochs must be"),
+    (dict(selection="worst"), "selection must be"),
+    (dict(selection="shuffle"), "rng"),
+    (dict(n_steps=-1), "n_steps must be"),
+    (dict(gram="K"), "gram must be a GramRows"),
+])
+def test_run_kernel_perceptron_names_the_argument_it_refuses(arguments, match):
+    X, y = noisy(10, 3, seed=1)
+    arguments = {"gram": training_gram(X, "rbf"), "y": y, **arguments}
+    with pytest.raises((ValueError, TypeError), match=match):
+        run_kernel_perceptron(**arguments)

@@ -87,6 +87,38 @@ def test_default_gamma_of_the_estimator_is_one_over_n_features(name):
     assert not np.allclose(other.decision_function(X_test), default.decision_function(X_test))
 
 
+@pytest.mark.parametrize("A, B, kernel, match", [
+    # each of these returned a silent answer or a bare NumPy error
+    (np.ones((2, 3)), np.ones((2, 3)), "bogus",
+     r"'kernel' parameter .* among .*'rbf'.* Got 'bogus'"),  # was gamma <a, b> + coef0
+    (np.ones((2, 2, 2)), np.ones((2, 2)), "linear", "dim 3"),  # was a 3-D "matrix"
+    (np.ones((2, 2)) * 1j, np.ones((2, 2)), "linear", "Complex"),  # was the real parts' K
+    (np.ones(3), np.ones(3), "linear", "Expected 2D array"),  # was an IndexError
+    (np.ones((2, 0)), np.ones((2, 0)), "rbf", "gamma=None .* 0 features"),  # ZeroDivisionError
+    (np.ones((2, 3)), np.ones((4, 5)), "rbf", "A has 3 features and B has 5"),  # matmul's
+    (np.ones((2, 3)), sp.csr_matrix(np.ones((4, 5))), "poly", "A has 3 features"),
+    (np.array([[1.0, np.nan]]), np.ones((2, 2)), "rbf", "A contains NaN"),
+])
+def test_kernel_matrix_refuses_what_it_cannot_compute(A, B, kernel, match):
+    with pytest.raises(ValueError, match=match):
+        kernel_matrix(A, B, kernel)
+
+
+@pytest.mark.parametrize("params, name", [(dict(gamma=-1.0), "gamma"), (dict(degree=-1), "degree"),
+                                          (dict(coef0=np.inf), "coef0")])
+def test_kernel_matrix_parameters_are_checked_by_name(params, name):
+    with pytest.raises(ValueError, match=f"'{name}' parameter of kernel_matrix"):
+        kernel_matrix(np.ones((2, 3)), np.ones((2, 3)), "poly", **params)
+
+
+def test_kernel_matrix_of_zero_features_with_an_explicit_gamma_is_the_constant_kernel():
+    A, B = np.ones((2, 0)), np.ones((3, 0))
+    assert_array_equal(kernel_matrix(A, B, "rbf", gamma=0.5), np.ones((2, 3)))
+    assert_array_equal(kernel_matrix(A, B), np.zeros((2, 3)))
+    assert_array_equal(kernel_matrix(A, B, "poly", gamma=1.0, coef0=2.0, degree=2),
+                       np.full((2, 3), 4.0))
+
+
 # ---------------------------------------------------------------- the slow twin
 
 @pytest.mark.parametrize("name", list(KERNEL_PARAMS))
@@ -334,6 +366,19 @@ def test_string_labels():
 def test_bad_parameters_name_themselves(params, name):
     with pytest.raises(ValueError, match=f"'{name}' parameter"):
         KernelPerceptron(**params).fit(XOR_X, XOR_Y)
+
+
+@pytest.mark.parametrize("cls", [KernelPerceptron, VotedKernelPerceptron])
+@pytest.mark.parametrize("params, name", [
+    (dict(kernel="bogus"), "kernel"),  # was a KeyError
+    (dict(cache_size=np.nan), "cache_size"),  # was "cannot convert float NaN to integer"
+    (dict(degree=-3), "degree"),  # was accepted
+    (dict(gamma="x"), "gamma"),
+])
+def test_parameters_set_between_partial_fit_calls_name_themselves(cls, params, name):
+    clf = cls(kernel="poly").partial_fit(XOR_X, XOR_Y)
+    with pytest.raises(ValueError, match=f"'{name}' parameter of {cls.__name__}"):
+        clf.set_params(**params).partial_fit(XOR_X, XOR_Y)
 
 
 def test_precomputed_needs_a_square_gram_matrix():

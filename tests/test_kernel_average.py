@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import _naive_kernel as naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _child import outcomes
 from _data import FORMATS, in_format
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -313,6 +315,136 @@ def test_model_files_keep_the_run_going(cls, extra, fmt, tmp_path):
     assert_array_equal(loaded.decision_function(X_test), clf.decision_function(X_test))
     if sp.issparse(X):
         assert sp.issparse(loaded.support_vectors_)
+
+
+# ---------------------------------------------------------------- a model's state, checked
+
+STATE_SETUP = """
+import copy
+import numpy as np
+from halfspaces import KernelPerceptron, VotedKernelPerceptron
+rng = np.random.default_rng(0)
+X, y = rng.standard_normal((600, 4)), rng.integers(0, 2, 600)
+K = X @ X.T
+"""
+
+
+def refusals(setup, cases):
+    """Run each call of ``cases`` (call -> pattern) in one child; each must be a ValueError
+    whose message matches (a crash, or any other outcome, fails)."""
+    for found, match in zip(outcomes(setup, *cases), cases.values(), strict=True):
+        assert re.match(f"ValueError: .*{match}", found), found
+
+
+def test_a_kernel_switched_across_precomputed_is_refused_by_name():
+    # a voted model fitted on a Gram matrix keeps no support vectors, and one fitted on
+    # features keeps them, not the Gram matrix's columns: either switched to the other
+    # kind read the update indices past the test kernel matrix (segmentation faults);
+    # KernelPerceptron gave NumPy's matmul errors
+    setup = STATE_SETUP + """
+voted_gram = VotedKernelPerceptron(kernel="precomputed", max_epochs=2).fit(K, y)
+voted_rbf = VotedKernelPerceptron(kernel="rbf")
+for start in range(0, 600, 100):
+    voted_rbf.partial_fit(X[start:start + 100], y[start:start + 100], classes=[0, 1])
+gram, rbf = (KernelPerceptron(kernel=k, max_epochs=2) for k in ("precomputed", "rbf"))
+gram.fit(K, y), rbf.fit(X, y)
+"""
+    fitted_with_gram = "fitted with kernel='precomputed'.* kernel='rbf'"
+    fitted_on_features = "fitted with a kernel of the features.* kernel='precomputed'"
+    refusals(setup, {
+        "voted_gram.set_params(kernel='rbf').decision_function(K[:50])": fitted_with_gram,
+        "voted_rbf.set_params(kernel='precomputed').decision_function(rng.normal("
+        "size=(500, 4)))": fitted_on_features,
+        "gram.set_params(kernel='rbf').decision_function(K[:50])": fitted_with_gram,
+        "gram.set_params(kernel='rbf').partial_fit(K[:50], y[:50])": fitted_with_gram,
+        "gram.set_params(kernel='linear').predict(K[:50])": "kernel='linear'",
+        "rbf.set_params(kernel='precomputed').predict(X[:50])": fitted_on_features,
+    })
+
+
+@pytest.mark.parametrize("cls", [KernelPerceptron, VotedKernelPerceptron])
+def test_a_warm_start_across_precomputed_starts_afresh(cls):
+    # as many features as rows: the Gram matrix has the fitted width, which made the
+    # warm start continue (refused: "precomputed does not keep support vectors")
+    X, y = integer_data(12, 12, seed=30)
+    K = X @ X.T
+    fresh_gram = quiet_fit(cls(kernel="precomputed", max_epochs=3), K, y)
+    fresh_features = quiet_fit(cls(kernel="poly", **EXACT["poly"], max_epochs=3), X, y)
+    clf = quiet_fit(cls(kernel="poly", **EXACT["poly"], warm_start=True, max_epochs=3), X, y)
+    quiet_fit(clf.set_params(kernel="precomputed"), K, y)
+    assert_array_equal(clf.decision_function(K), fresh_gram.decision_function(K))
+    quiet_fit(clf.set_params(kernel="poly"), X, y)
+    assert_array_equal(clf.decision_function(X), fresh_features.decision_function(X))
+
+
+def test_edited_fitted_attributes_are_refused_before_the_compiled_vote():
+    # each edit let decision_function (or partial_fit) read past an array's end in a
+    # compiled loop (segmentation faults, or votes from memory beyond the counts) or fail
+    # in NumPy's matmul
+    setup = STATE_SETUP + """
+def edited(cls, **change):
+    model = copy.deepcopy(fitted[cls])
+    for name, value in change.items():
+        setattr(model, name, value(getattr(model, name)))
+    return model
+fitted = {cls: cls(kernel="rbf", max_epochs=1).fit(X, y)
+          for cls in (KernelPerceptron, VotedKernelPerceptron)}
+fitted["gram"] = VotedKernelPerceptron(kernel="precomputed", max_epochs=1).fit(K, y)
+T = rng.standard_normal((700, 4))
+"""
+    disagree = "fitted attributes disagree"
+    refusals(setup, {
+        "edited(VotedKernelPerceptron, support_vectors_=lambda v: v[:2]).decision_function(T)":
+            "support vectors.*" + disagree,
+        "edited(VotedKernelPerceptron, update_support_=lambda u: [u[0] * 1000])"
+        ".decision_function(T)": "update_support_.0. holds rows",
+        "edited(VotedKernelPerceptron, vote_counts_=lambda c: [c[0][:2]]).decision_function(T)":
+            "vote_counts_",
+        "edited(VotedKernelPerceptron, update_signs_=lambda s: s + s).decision_function(T)":
+            "update_signs_ holds 2 arrays for 1",
+        "edited(VotedKernelPerceptron, dual_coef_=lambda a: a[:, :-1]).predict(T)":
+            "dual_coef_ has shape",
+        "edited(KernelPerceptron, dual_coef_=lambda a: a[:, 1:]).predict(T)":
+            "dual_coef_ has shape",
+        "edited(KernelPerceptron, support_vectors_=lambda v: v[:, :3]).predict(T)":
+            "support_vectors_ has 3 features where X has 4",
+        "edited(KernelPerceptron, _n_steps=lambda t: t[:0]).partial_fit(X, y)": "_n_steps",
+        "edited(VotedKernelPerceptron, _last_coef=lambda a: a[:, :5]).partial_fit(X, y)":
+            "_last_coef",
+        "edited('gram', support_=lambda s: s + 600).predict(K)": "support_ must be indices",
+        "edited('gram', support_=lambda s: s - 600).predict(K)": "support_ must be indices",
+    })
+
+
+def test_predict_reads_the_model_once_while_another_thread_replaces_it():
+    # A partial_fit in another thread replaces the fitted attributes while
+    # decision_function runs. The callable kernel below makes that happen at a known
+    # point: its first call swaps in the grown model's attributes. decision_function read
+    # update_support_ again after its kernel matrix of the old support vectors (the voted
+    # model: indices past its columns, a segmentation fault) and the support vectors again
+    # for every block (KernelPerceptron: a matmul error); it must predict with the model
+    # it started with.
+    setup = STATE_SETUP + """
+swap = {}
+def rbf(A, B):
+    if swap:
+        model.__dict__.update(swap.pop("grown").__dict__)
+    return np.exp(-0.25 * ((A[:, None, :] - B[None, :, :]) ** 2).sum(axis=2))
+T = rng.standard_normal((40, 4))
+def predicts_as_before(cls):
+    global model
+    model = cls(kernel=rbf, cache_size=1e-4).partial_fit(X[:100], y[:100])
+    grown = copy.deepcopy(model).partial_fit(X[100:], y[100:])
+    assert grown.support_vectors_.shape[0] > model.support_vectors_.shape[0]
+    before = model.decision_function(T)
+    swap["grown"] = grown
+    during = model.decision_function(T)
+    assert not swap and np.array_equal(model.support_vectors_, grown.support_vectors_)
+    assert np.array_equal(during, before), "another model's votes"
+"""
+    found = outcomes(setup, "predicts_as_before(VotedKernelPerceptron)",
+                     "predicts_as_before(KernelPerceptron)")
+    assert found == ["returned", "returned"], found
 
 
 # ---------------------------------------------------------------- the point: accuracy

@@ -29,6 +29,7 @@ References
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -38,16 +39,18 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.linalg.blas import dsyrk
+from sklearn.utils import check_array
 
 from halfspaces._epochs import run_epochs
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
 from halfspaces._perceptron_run import PerceptronState, run_perceptron
+from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
 __all__ = [
     "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
-    "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
+    "kernel_block", "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
     "run_linear_perceptron", "training_gram",
 ]
 
@@ -55,8 +58,16 @@ KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
 
 
+@validate_params({
+    "A": ["array-like", "sparse matrix"],
+    "B": ["array-like", "sparse matrix"],
+    "kernel": [StrOptions(set(KERNELS)), callable],
+    "degree": [FloatInterval(0, None, closed="left")],
+    "gamma": [FloatInterval(0, None, closed="neither"), None],
+    "coef0": [FloatInterval(None, None, closed="neither")],
+}, prefer_skip_nested_validation=True)
 def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
-                  degree: int = 3, gamma: float | None = None,
+                  degree: float = 3, gamma: float | None = None,
                   coef0: float = 1.0) -> NDArray[np.float64]:
     r"""The matrix k(a_i, b_j) of a named kernel, or of a callable k(A, B).
 
@@ -71,12 +82,14 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
     ----------
     A : {array-like, sparse matrix} of shape (n_a, n_features)
     B : {array-like, sparse matrix} of shape (n_b, n_features)
+        Finite real numbers (a named kernel); a callable gets A and B as given.
     kernel : {"linear", "poly", "rbf", "sigmoid"} or callable, default="linear"
         A callable gets (A, B) and returns the (n_a, n_b) matrix.
-    degree : int, default=3
-        p of the polynomial kernel.
+    degree : float, default=3
+        p >= 0 of the polynomial kernel.
     gamma : float, default=None
-        gamma of poly, rbf and sigmoid; None means 1 / n_features.
+        gamma > 0 of poly, rbf and sigmoid; None means 1 / n_features (which needs a
+        feature: with none, pass gamma).
     coef0 : float, default=1.0
         c_0 of poly and sigmoid.
 
@@ -84,12 +97,38 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
     -------
     K : ndarray of shape (n_a, n_b), float64
 
+    Raises
+    ------
+    ValueError
+        For an unknown kernel name or a parameter out of range (naming it), and for A or B
+        that are not two-dimensional, hold complex, non-numeric or non-finite values, or
+        differ in their number of features.
+
     Examples
     --------
     >>> from halfspaces.kernel import kernel_matrix
     >>> kernel_matrix([[1.0, 2.0]], [[3.0, 4.0], [0.0, 0.0]], "poly", degree=2, gamma=1.0)
     array([[144.,   1.]])
     """
+    if callable(kernel):
+        return kernel_block(A, B, kernel, degree, gamma, coef0)
+    # check_array refuses what NumPy let through: 1-D and 3-D arrays (an IndexError; a 3-D
+    # "matrix"), complex values (their imaginary parts silently dropped), NaN and inf
+    A, B = (check_array(M, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0,
+                        ensure_min_features=0, input_name=name) for M, name in ((A, "A"), (B, "B")))
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A has {A.shape[1]} features and B has {B.shape[1]}: a kernel "
+                         "compares rows of the same number of features.")
+    if A.shape[1] == 0 and gamma is None and kernel != "linear":
+        raise ValueError(f"gamma=None means 1 / n_features, which A and B of 0 features do "
+                         f"not define: pass gamma to the {kernel!r} kernel.")
+    return kernel_block(A, B, kernel, degree, gamma, coef0)
+
+
+def kernel_block(A, B, kernel: str | Callable, degree: float, gamma: float | None,
+                 coef0: float) -> NDArray[np.float64]:
+    """:func:`kernel_matrix` of inputs already checked (the estimators' validated rows and
+    support vectors, block after block: the checks would repeat a pass over each)."""
     if not sp.issparse(A):
         A = np.asarray(A)
     if not sp.issparse(B):
@@ -115,8 +154,10 @@ def _callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
 def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: float,
                  sq_norms_B: NDArray | None = None) -> NDArray[np.float64]:
     """:func:`kernel_matrix` of float64 A and B, given ||b_j||^2 for "rbf" (computed once)."""
-    gamma = 1.0 / A.shape[1] if gamma is None else gamma
     K = _dots(A, B)
+    if kernel == "linear":  # no gamma, so defined for 0 features too
+        return K
+    gamma = 1.0 / A.shape[1] if gamma is None else gamma
     if kernel == "rbf":
         K *= -2.0
         K += _squared_norms(A)[:, None]
@@ -124,12 +165,9 @@ def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: flo
         np.maximum(K, 0.0, out=K)  # rounding can make a squared distance negative
         K *= -gamma
         return np.exp(K, out=K)
-    if kernel != "linear":
-        K *= gamma
-        K += coef0
-    if kernel == "poly":
-        return K**degree
-    return np.tanh(K, out=K) if kernel == "sigmoid" else K
+    K *= gamma
+    K += coef0
+    return K**degree if kernel == "poly" else np.tanh(K, out=K)
 
 
 def _dots(A, B) -> NDArray[np.float64]:
@@ -233,6 +271,9 @@ class GramRows:
         self.block = max(1, min(block, self.capacity))
         if gram is not None:
             self.K = np.ascontiguousarray(np.asarray(gram, np.float64) + spec[4])
+            if self.K.shape != (n, n):  # the loop reads K[i, j] for i, j < n unchecked
+                raise ValueError(f"gram must be the square Gram matrix of the {n} rows of X; "
+                                 f"got shape {self.K.shape}.")
             self.slot, self.capacity = np.arange(n, dtype=np.int64), n
         else:
             self.K = np.empty((self.capacity, n))
@@ -382,8 +423,13 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``. A run
     that continues an earlier hypothesis h (warm start, partial_fit) starts from its
     decision values ``f0`` = h(x_j) on these rows and from its step count ``n_steps``;
-    alpha then counts the new updates only.
+    alpha then counts the new updates only. Arguments of the wrong length, shape or type
+    (y not one label per row of ``gram``, f0 not one finite value per label) raise
+    ValueError naming them.
     """
+    y, f0 = _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps)
+    if selection == "shuffle" and rng is None:
+        raise ValueError("selection='shuffle' draws its permutations from rng: pass one.")
     n = y.shape[0]
     Y = (y, y.dtype.type(positive))
     f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
@@ -404,6 +450,56 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     rows, steps = np.concatenate(logs, axis=1) if record_updates else (None, None)
     return KernelRun(alpha, epochs.n_updates, epochs.n_epochs, epochs.converged, sums,
                      int(clock[0]), rows, steps)
+
+
+def _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps):
+    """y and f0 as arrays, once every argument of :func:`run_kernel_perceptron` is checked.
+
+    The compiled loop reads y[i], f[i], slot[i] and K[slot[i], j] for i, j < len(y) without
+    bounds checks: a y longer than the Gram matrix, or an f0 longer than y, read and wrote
+    past their ends (a segmentation fault), so the lengths are checked here, by name.
+    """
+    if not isinstance(gram, GramRows):
+        raise TypeError(f"gram must be a GramRows (see training_gram); got {type(gram).__name__}.")
+    n = gram.slot.shape[0]
+    _check_gram_rows(gram, n)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.dtype.kind not in "biuf" or y.shape[0] != n:
+        raise ValueError(f"y must be a one-dimensional numeric array of {n} labels, one per "
+                         f"row of the Gram matrix; got a {y.dtype} array of shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y holds NaN or infinite labels.")
+    if np.ndim(positive) != 0 or np.asarray(positive).dtype.kind not in "biuf":
+        raise ValueError(f"positive must be one numeric label; got {positive!r}.")
+    if f0 is not None:
+        f0 = np.asarray(f0)
+        if f0.shape != (n,) or f0.dtype.kind not in "biuf":
+            raise ValueError(f"f0 must be a numeric array of shape ({n},), a decision value "
+                             f"per row of y; got a {f0.dtype} array of shape {f0.shape}.")
+        if not np.isfinite(f0).all():
+            raise ValueError("f0 holds NaN or infinite decision values.")
+    if not _is_int(max_epochs) or max_epochs < 1:
+        raise ValueError(f"max_epochs must be an integer of at least 1; got {max_epochs!r}.")
+    if selection not in ("cyclic", "shuffle"):
+        raise ValueError(f"selection must be 'cyclic' or 'shuffle'; got {selection!r}.")
+    if not _is_int(n_steps) or not 0 <= n_steps <= np.iinfo(np.int64).max:
+        raise ValueError(f"n_steps must be a non-negative int64 step count; got {n_steps!r}.")
+    return y, f0
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _check_gram_rows(gram: GramRows, n: int) -> None:
+    """Refuse a GramRows whose arrays disagree (the loop indexes K with slot, last_use with
+    K's rows): only a GramRows changed after it was built can, so this is cheap insurance."""
+    K, slot = gram.K, gram.slot
+    if (K.ndim != 2 or K.shape[1] != n or slot.shape != (n,)
+            or gram.last_use.shape != (K.shape[0] + 1,)
+            or (n and not -1 <= slot.min() <= slot.max() < K.shape[0])):
+        raise ValueError("gram's rows, slots and clock disagree: build it again with "
+                         "training_gram or GramRows.")
 
 
 def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = True,

@@ -58,7 +58,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -73,6 +74,7 @@ from halfspaces._dual_run import (
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
     as_float64,
+    kernel_block,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
     overflow_error,
@@ -89,6 +91,7 @@ from halfspaces._sklearn import (
     FloatInterval,
     IntegerInterval,
     StrOptions,
+    check_params,
     fit_context,
 )
 from halfspaces._validation import (
@@ -244,10 +247,12 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         # the features the kept hypothesis reads: its support vectors' (none for a
-        # precomputed kernel, which _check_resumable refuses to continue)
+        # precomputed kernel, which _check_resumable refuses to continue); a model of the
+        # other kind (kernel switched to or from "precomputed") is not continued
         fitted_features = None
-        if hasattr(self, "_last_coef"):
-            fitted_features = self.n_features_in_ if self.kernel == "precomputed" \
+        precomputed = self.kernel == "precomputed"
+        if hasattr(self, "_last_coef") and _fitted_precomputed(self) == precomputed:
+            fitted_features = self.n_features_in_ if precomputed \
                 else self.support_vectors_.shape[1]
         X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
@@ -292,6 +297,11 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             The updated estimator.
         """
         first = not hasattr(self, "classes_")
+        if not first:
+            # fit_context checks the parameters on the first call only (scikit-learn's rule
+            # for partial_fit), so set_params between calls reached the run unchecked:
+            # kernel="bogus" a KeyError, cache_size=nan a failed int(), degree=-3 accepted
+            check_params(self)
         X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
@@ -309,23 +319,24 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                   rng) -> None:
         if self._is_linear():  # the primal loop keeps weights over X's columns
             check_dense_vectors(X.shape[1], 2)
-        run = self._runner(X, resume)
+        fitted = _read_expansion(self, X.shape[1]) if resume else None
+        run = self._runner(X, fitted)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
                     selection=selection, rng=rng)
                 for k, positive in enumerate(targets.positives)]
-        self._set_fitted(X, targets, runs, resume)
+        self._set_fitted(X, targets, runs, fitted)
 
-    def _runner(self, X, resume: bool) -> Callable[..., KernelRun]:
+    def _runner(self, X, fitted: _Expansion | None) -> Callable[..., KernelRun]:
         """The binary run of problem k: the primal loop for the linear kernel, else the dual.
 
         The named linear kernel's dual run is the primal run (the same updates), which costs
         O(nnz of a row) per update where the dual needs a Gram row, O(n nnz); a callable
         kernel, even a linear one, runs the dual loop. A resumed run starts from the last
-        hypothesis: its primal weights, or its decision values on X.
+        hypothesis (``fitted``): its primal weights, or its decision values on X.
         """
-        steps = self._n_steps if resume else None
+        steps = None if fitted is None else fitted.n_steps
         if self._is_linear():
-            weights = self._primal_weights(self._last_coef) if resume else None
+            weights = None if fitted is None else self._primal_weights(fitted)
 
             def linear(k, labels, **options):
                 if weights is None:
@@ -337,8 +348,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         gram = training_gram(X, self.kernel, degree=self.degree, gamma=self.gamma,
                              coef0=self.coef0, fit_intercept=self.fit_intercept,
                              cache_size=self.cache_size)
-        scores = self._scores(X, self._last_coef, self._intercept_of(self._last_coef)) \
-            if resume else None
+        scores = None if fitted is None else self._scores(
+            X, fitted, fitted.last_coef, self._intercept_of(fitted.last_coef))
 
         def dual(k, labels, **options):
             if scores is None:
@@ -351,20 +362,14 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     def _is_linear(self) -> bool:
         return isinstance(self.kernel, str) and self.kernel == "linear"
 
-    def _linear_weights(self, coef) -> NDArray[np.float64]:
-        """w = sum_i a_i x_i per problem, as the columns of a (d, n_problems) array."""
-        return np.asarray(self.support_vectors_.T @ coef.T, dtype=np.float64)
-
-    def _primal_weights(self, coef) -> NDArray[np.float64]:
-        """w and its intercept c sum_i a_i, per problem: (n_problems, d + 1)."""
-        W = self._linear_weights(coef).T.reshape(coef.shape[0], -1)
+    def _primal_weights(self, fitted: _Expansion) -> NDArray[np.float64]:
+        """w and its intercept c sum_i a_i of the last hypothesis, per problem: (p, d + 1)."""
+        coef = fitted.last_coef
+        W = _linear_weights(fitted.vectors, coef).T.reshape(coef.shape[0], -1)
         return np.hstack([W, self._intercept_of(coef)[:, None]])
 
     def _intercept_of(self, coef) -> NDArray[np.float64]:
         return coef.sum(axis=1) * (1.0 if self.fit_intercept else 0.0)
-
-    def _kernel(self, A, B) -> NDArray[np.float64]:
-        return kernel_matrix(A, B, self.kernel, self.degree, self.gamma, self.coef0)
 
     @property
     def n_steps_(self):
@@ -372,7 +377,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         return per_problem(self._n_steps)
 
-    def _set_fitted(self, X, targets: Targets, runs: list[KernelRun], resume: bool) -> None:
+    def _set_fitted(self, X, targets: Targets, runs: list[KernelRun],
+                    fitted: _Expansion | None) -> None:
         alpha = np.vstack([run.alpha for run in runs])
         support = np.flatnonzero(alpha.any(axis=0))
         signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
@@ -380,11 +386,12 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         sums = np.vstack([run.sums for run in runs])[:, support] * signs
         precomputed = self.kernel == "precomputed"
         vectors = np.empty((0, 0)) if precomputed else as_float64(X[support])
-        offset = self.support_vectors_.shape[0] if resume else 0
+        resume = fitted is not None
+        offset = fitted.size if resume else 0
         if resume:
-            vectors = _stack_rows(self.support_vectors_, vectors)
-            last = np.hstack([self._last_coef, last])
-            sums = np.hstack([self._coef_sums, sums])
+            vectors = _stack_rows(fitted.vectors, vectors)
+            last = np.hstack([fitted.last_coef, last])
+            sums = np.hstack([fitted.coef_sums, sums])
         updates = np.array([run.n_updates for run in runs])
         if resume:
             updates += np.atleast_1d(self.n_updates_)
@@ -399,13 +406,13 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = all(run.converged for run in runs)
         self._set_hypothesis()
         if self._voted:
-            self._set_votes(targets, runs, support, offset, resume)
+            self._set_votes(targets, runs, support, offset, fitted)
 
     def _set_hypothesis(self) -> None:
         self.dual_coef_ = self._last_coef.copy()
         self.intercept_ = self._intercept_of(self._last_coef)
 
-    def _set_votes(self, targets, runs, support, offset, resume) -> None:
+    def _set_votes(self, targets, runs, support, offset, fitted) -> None:
         raise NotImplementedError
 
     def _not_converged_message(self) -> str:
@@ -418,13 +425,14 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                "VotedKernelPerceptron)." if last_only else ".")
         )
 
-    def _scores(self, X, coef, intercept) -> NDArray[np.float64]:
-        """sum_i coef_i k(x_i, x) + intercept for each row of X: (n_rows, n_problems)."""
-        if self._is_linear():
-            return self._linear_scores(X, self._linear_weights(coef).T, intercept)
+    def _scores(self, X, fitted: _Expansion, coef, intercept) -> NDArray[np.float64]:
+        """sum_i coef_i k(x_i, x) + intercept for each row of X: (n_rows, n_problems), over
+        the support of ``fitted``."""
+        if fitted.kernel == "linear":
+            return self._linear_scores(X, _linear_weights(fitted.vectors, coef).T, intercept)
         scores = np.empty((X.shape[0], coef.shape[0]))
-        for rows in gen_batches(X.shape[0], self._block()):
-            K = self._test_kernel(X[rows], rows.start)
+        for rows in gen_batches(X.shape[0], self._block(fitted.size)):
+            K = self._test_kernel(fitted, X[rows], rows.start)
             with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
                 scores[rows] = K @ coef.T + intercept
         return _finite_rows(scores, 0)  # the sums can overflow where no kernel value did
@@ -440,20 +448,21 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         scores = np.asarray(as_float64(X) @ W.T, dtype=np.float64).reshape(X.shape[0], -1)
         return scores + intercept
 
-    def _block(self) -> int:
+    def _block(self, n_support: int) -> int:
         """Rows per block of the test kernel matrix: ``cache_size`` MB of it."""
-        n_support = max(1, self.dual_coef_.shape[1] if hasattr(self, "dual_coef_") else 1)
-        return max(1, int(self.cache_size * 2**20) // (8 * n_support))
+        return max(1, int(self.cache_size * 2**20) // (8 * max(1, n_support)))
 
-    def _test_kernel(self, X, start: int) -> NDArray[np.float64]:
-        """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X)."""
-        if self.kernel == "precomputed":
-            K = X[:, self.support_]
+    def _test_kernel(self, fitted: _Expansion, X, start: int) -> NDArray[np.float64]:
+        """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X) and
+        the support vectors s_j of ``fitted``: a (rows, fitted.size) matrix."""
+        if fitted.precomputed:
+            K = X[:, fitted.columns]
             return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-        if self.support_vectors_.shape[0] == 0:
+        if fitted.size == 0:
             return np.zeros((X.shape[0], 0))
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row, as at fit
-            K = self._kernel(X, self.support_vectors_)
+            K = kernel_block(X, fitted.vectors, fitted.kernel, self.degree, self.gamma,
+                             self.coef0)
         return _finite_rows(K, start)
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -493,6 +502,139 @@ def _stack_rows(A, B):
     if sp.issparse(A) or sp.issparse(B):
         return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
     return np.vstack([A, B])
+
+
+def _linear_weights(vectors, coef) -> NDArray[np.float64]:
+    """w = sum_i a_i x_i per problem, as the columns of a (d, n_problems) array."""
+    return np.asarray(vectors.T @ coef.T, dtype=np.float64)
+
+
+def _fitted_precomputed(model) -> bool:
+    """Whether ``model`` was fitted with kernel="precomputed", whatever ``kernel`` says now.
+
+    A model fitted on features keeps its support vectors, n_features_in_ >= 1 columns wide;
+    one fitted on a Gram matrix keeps none, an array of shape (0, 0). Model files hold the
+    same arrays, so the kind is read from them rather than kept in an attribute of its own.
+    """
+    return model.support_vectors_.shape[1] == 0
+
+
+@dataclass(frozen=True)
+class _Expansion:
+    """A fitted model's expansion, read from its attributes once and checked as a whole.
+
+    A prediction or a resumed run reads the fitted attributes here, once, and then only
+    these arrays: a partial_fit in another thread replaces the attributes one by one, and
+    VotedKernelPerceptron.decision_function, which read them again for every block of
+    rows, mixed two models (update indices beyond the test kernel matrix's columns, which
+    the compiled vote reads without bounds checks: a segmentation fault). ``kernel`` is the
+    kernel of this call; ``columns`` the columns of X a precomputed kernel reads; ``size``
+    the support vectors (the columns of every test kernel matrix); ``votes`` the voted
+    model's (update rows, signs, vote counts, update steps) per problem, whose largest row
+    is below ``top``.
+    """
+
+    kernel: str | Callable
+    precomputed: bool
+    vectors: Any
+    columns: NDArray
+    size: int
+    dual_coef: NDArray
+    intercept: NDArray
+    last_coef: NDArray
+    coef_sums: NDArray
+    n_steps: NDArray
+    votes: tuple = ()
+    top: int = 0
+
+
+def _read_expansion(model: _BaseKernelPerceptron, width: int) -> _Expansion:
+    """The fitted expansion of ``model`` for rows of ``width`` columns, or ValueError where
+    its kernel was switched across "precomputed" or its attributes disagree (edited, or
+    replaced by another thread during the reading)."""
+    kernel, vectors, columns = model.kernel, model.support_vectors_, model.support_
+    arrays = {"dual_coef_": model.dual_coef_, "intercept_": model.intercept_,
+              "_last_coef": model._last_coef, "_coef_sums": model._coef_sums,
+              "_n_steps": model._n_steps}
+    votes = [model.update_support_, model.update_signs_, model.vote_counts_,
+             model._update_steps] if model._voted else []
+    n_classes = len(model.classes_)
+    precomputed = _fitted_precomputed(model)
+    _check_kind(kernel, precomputed, vectors.shape)
+    size = _support_size(precomputed, vectors, columns, width)
+    p = 1 if n_classes == 2 else n_classes
+    for name, value in arrays.items():
+        expected = (p,) if name in ("intercept_", "_n_steps") else (p, size)
+        if np.shape(value) != expected:
+            raise _disagree(f"{name} has shape {np.shape(value)} where the {size} support "
+                            f"vectors of {p} binary problem(s) call for {expected}")
+    votes, top = _checked_votes(votes, p, size)
+    return _Expansion(kernel, precomputed, vectors, columns, size, *arrays.values(),
+                      votes=votes, top=top)
+
+
+def _check_kind(kernel, precomputed: bool, shape: tuple) -> None:
+    if precomputed and kernel != "precomputed":
+        raise ValueError(
+            f"This model was fitted with kernel='precomputed': it keeps no support vectors, "
+            f"only the columns support_ of the Gram matrix, so it cannot predict or continue "
+            f"with kernel={kernel!r}. Set kernel='precomputed' again, or fit anew."
+        )
+    if not precomputed and kernel == "precomputed":
+        raise ValueError(
+            f"This model was fitted with a kernel of the features (it keeps {shape[0]} "
+            f"support vectors of {shape[1]} features), so it cannot predict or continue with "
+            "kernel='precomputed'. Set kernel to the one it was fitted with, or fit anew."
+        )
+
+
+def _support_size(precomputed: bool, vectors, columns, width: int) -> int:
+    """The support vectors of a model that reads rows of ``width`` columns."""
+    if not precomputed:
+        if vectors.shape[1] != width:
+            raise _disagree(f"support_vectors_ has {vectors.shape[1]} features where X has "
+                            f"{width}")
+        return vectors.shape[0]
+    columns = np.asarray(columns)
+    if columns.ndim != 1 or columns.dtype.kind not in "iu" or (
+            columns.size and not 0 <= columns.min() <= columns.max() < width):
+        raise _disagree(f"support_ must be indices of the {width} columns of the kernel "
+                        "matrix X")
+    return columns.shape[0]
+
+
+def _checked_votes(votes: list, p: int, size: int) -> tuple[tuple, int]:
+    """The voted model's lists as (rows, signs, counts, steps) per problem, checked for the
+    compiled vote, which reads support column rows[k], signs[k] and counts[k + 1] for every
+    update k unchecked; and one more than the largest row."""
+    if not votes:  # KernelPerceptron
+        return (), 0
+    names = ("update_support_", "update_signs_", "vote_counts_", "_update_steps")
+    for name, value in zip(names, votes, strict=True):
+        if len(value) != p:
+            raise _disagree(f"{name} holds {len(value)} arrays for {p} binary problem(s)")
+    problems, top = [], 0
+    for k, arrays in enumerate(zip(*votes, strict=True)):
+        rows, signs, counts, steps = (np.asarray(a) for a in arrays)
+        m = rows.shape[0] if rows.ndim == 1 else -1
+        shapes = [a.shape for a in (rows, signs, counts, steps)]
+        if m < 0 or shapes != [(m,), (m,), (m + 1,), (m,)] or not (
+                rows.dtype.kind in "iu" and signs.dtype.kind in "iuf"
+                and counts.dtype.kind in "iuf"):
+            raise _disagree(f"update_support_[{k}], update_signs_[{k}], vote_counts_[{k}] "
+                            f"and _update_steps[{k}] have shapes {shapes}")
+        if m and not 0 <= rows.min() <= rows.max() < size:
+            raise _disagree(f"update_support_[{k}] holds rows {rows.min()} to {rows.max()} "
+                            f"of {size} support vectors")
+        top = max(top, int(rows.max()) + 1 if m else 0)
+        problems.append((rows, signs, counts, steps))
+    return tuple(problems), top
+
+
+def _disagree(what: str) -> ValueError:
+    return ValueError(f"{what}: the fitted attributes disagree (edited, or replaced by a fit "
+                      "or partial_fit in another thread while this call read them). Fit the "
+                      "model again.")
 
 
 class KernelPerceptron(_BaseKernelPerceptron):
@@ -592,21 +734,24 @@ class KernelPerceptron(_BaseKernelPerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        if self.average and self._is_linear():
-            scores = self._linear_scores(X, self._averaged_weights(), self.intercept_)
+        fitted = _read_expansion(self, X.shape[1])
+        if self.average and fitted.kernel == "linear":
+            scores = self._linear_scores(X, self._averaged_weights(fitted), fitted.intercept)
         else:
-            scores = self._scores(X, self.dual_coef_, self.intercept_)
+            scores = self._scores(X, fitted, fitted.dual_coef, fitted.intercept)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
-    def _averaged_weights(self) -> NDArray[np.float64]:
+    @staticmethod
+    def _averaged_weights(fitted: _Expansion) -> NDArray[np.float64]:
         """The averaged primal weights as AveragedPerceptron forms them, w - aux / T.
 
         w = sum_i alpha_i y_i x_i and aux = sum_i sums_i y_i x_i are exact on data whose
         products are (integers, a9a's 0/1 features), so there the weights are the primal
         ones bit for bit, where sum_i dual_coef_i x_i would round each term.
         """
-        T = np.maximum(self._n_steps, 1).astype(np.float64)
-        W = self._linear_weights(self._last_coef) - self._linear_weights(self._coef_sums) / T
+        T = np.maximum(fitted.n_steps, 1).astype(np.float64)
+        W = _linear_weights(fitted.vectors, fitted.last_coef) - \
+            _linear_weights(fitted.vectors, fitted.coef_sums) / T
         return np.ascontiguousarray(W.T)
 
 
@@ -658,14 +803,15 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
 
     _voted = True
 
-    def _set_votes(self, targets, runs, support, offset, resume) -> None:
+    def _set_votes(self, targets, runs, support, offset, fitted) -> None:
         rows, signs, steps = [], [], []
         for k, run in enumerate(runs):
             new_rows = offset + np.searchsorted(support, run.update_rows)
             new_signs = targets.plus_minus(k, run.update_rows)
-            rows.append(_extend(self.update_support_[k] if resume else None, new_rows))
-            signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
-            steps.append(_extend(self._update_steps[k] if resume else None, run.update_steps))
+            old = fitted.votes[k] if fitted is not None else (None, None, None, None)
+            rows.append(_extend(old[0], new_rows))
+            signs.append(_extend(old[1], new_signs))
+            steps.append(_extend(old[3], run.update_steps))
         self.update_support_, self.update_signs_, self._update_steps = rows, signs, steps
         self.vote_counts_ = [survival_counts(s, T)
                              for s, T in zip(steps, self._n_steps, strict=True)]
@@ -685,14 +831,20 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
+        fitted = _read_expansion(self, X.shape[1])
         c = 1.0 if self.fit_intercept else 0.0
-        n_problems, n = len(self.vote_counts_), X.shape[0]
+        n_problems, n = len(fitted.votes), X.shape[0]
         votes = np.empty((n_problems, n))
-        for rows in gen_batches(n, self._block()):
-            G = np.ascontiguousarray(self._test_kernel(X[rows], rows.start), dtype=np.float64)
-            for k in range(n_problems):
-                kp.voted_scores(G, self.update_support_[k], self.update_signs_[k],
-                                self.vote_counts_[k], c, votes[k, rows])
+        for rows in gen_batches(n, self._block(fitted.size)):
+            G = np.ascontiguousarray(self._test_kernel(fitted, X[rows], rows.start),
+                                     dtype=np.float64)
+            # the compiled vote reads G[r, update_support_[k]] unchecked
+            if G.shape != (rows.stop - rows.start, fitted.size) or fitted.size < fitted.top:
+                raise ValueError(f"The test kernel matrix has shape {G.shape} where "
+                                 f"{rows.stop - rows.start} rows and {fitted.top} support "
+                                 "vectors were expected.")
+            for k, (update_rows, signs, counts, _) in enumerate(fitted.votes):
+                kp.voted_scores(G, update_rows, signs, counts, c, votes[k, rows])
             report(rows.stop, n)
         return votes[0] if n_problems == 1 else votes.T
 
