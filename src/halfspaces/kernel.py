@@ -58,8 +58,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,6 +82,7 @@ from halfspaces._dual_run import (
     training_gram,
 )
 from halfspaces._fast import perceptron as kp
+from halfspaces._kernel_expansion import Expansion, fitted_precomputed, read_expansion
 from halfspaces._memory import check_dense_vectors
 from halfspaces._perceptron_run import survival_counts
 from halfspaces._progress import report
@@ -251,7 +251,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         # other kind (kernel switched to or from "precomputed") is not continued
         fitted_features = None
         precomputed = self.kernel == "precomputed"
-        if hasattr(self, "_last_coef") and _fitted_precomputed(self) == precomputed:
+        if hasattr(self, "_last_coef") and fitted_precomputed(self) == precomputed:
             fitted_features = self.n_features_in_ if precomputed \
                 else self.support_vectors_.shape[1]
         X, y = validate_data(self, X, y, **FIT_INPUT)
@@ -319,14 +319,14 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                   rng) -> None:
         if self._is_linear():  # the primal loop keeps weights over X's columns
             check_dense_vectors(X.shape[1], 2)
-        fitted = _read_expansion(self, X.shape[1]) if resume else None
+        fitted = read_expansion(self, X.shape[1]) if resume else None
         run = self._runner(X, fitted)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
                     selection=selection, rng=rng)
                 for k, positive in enumerate(targets.positives)]
         self._set_fitted(X, targets, runs, fitted)
 
-    def _runner(self, X, fitted: _Expansion | None) -> Callable[..., KernelRun]:
+    def _runner(self, X, fitted: Expansion | None) -> Callable[..., KernelRun]:
         """The binary run of problem k: the primal loop for the linear kernel, else the dual.
 
         The named linear kernel's dual run is the primal run (the same updates), which costs
@@ -362,7 +362,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     def _is_linear(self) -> bool:
         return isinstance(self.kernel, str) and self.kernel == "linear"
 
-    def _primal_weights(self, fitted: _Expansion) -> NDArray[np.float64]:
+    def _primal_weights(self, fitted: Expansion) -> NDArray[np.float64]:
         """w and its intercept c sum_i a_i of the last hypothesis, per problem: (p, d + 1)."""
         coef = fitted.last_coef
         W = _linear_weights(fitted.vectors, coef).T.reshape(coef.shape[0], -1)
@@ -378,7 +378,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         return per_problem(self._n_steps)
 
     def _set_fitted(self, X, targets: Targets, runs: list[KernelRun],
-                    fitted: _Expansion | None) -> None:
+                    fitted: Expansion | None) -> None:
         alpha = np.vstack([run.alpha for run in runs])
         support = np.flatnonzero(alpha.any(axis=0))
         signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
@@ -425,7 +425,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                "VotedKernelPerceptron)." if last_only else ".")
         )
 
-    def _scores(self, X, fitted: _Expansion, coef, intercept) -> NDArray[np.float64]:
+    def _scores(self, X, fitted: Expansion, coef, intercept) -> NDArray[np.float64]:
         """sum_i coef_i k(x_i, x) + intercept for each row of X: (n_rows, n_problems), over
         the support of ``fitted``."""
         if fitted.kernel == "linear":
@@ -452,7 +452,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         """Rows per block of the test kernel matrix: ``cache_size`` MB of it."""
         return max(1, int(self.cache_size * 2**20) // (8 * max(1, n_support)))
 
-    def _test_kernel(self, fitted: _Expansion, X, start: int) -> NDArray[np.float64]:
+    def _test_kernel(self, fitted: Expansion, X, start: int) -> NDArray[np.float64]:
         """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X) and
         the support vectors s_j of ``fitted``: a (rows, fitted.size) matrix."""
         if fitted.precomputed:
@@ -507,134 +507,6 @@ def _stack_rows(A, B):
 def _linear_weights(vectors, coef) -> NDArray[np.float64]:
     """w = sum_i a_i x_i per problem, as the columns of a (d, n_problems) array."""
     return np.asarray(vectors.T @ coef.T, dtype=np.float64)
-
-
-def _fitted_precomputed(model) -> bool:
-    """Whether ``model`` was fitted with kernel="precomputed", whatever ``kernel`` says now.
-
-    A model fitted on features keeps its support vectors, n_features_in_ >= 1 columns wide;
-    one fitted on a Gram matrix keeps none, an array of shape (0, 0). Model files hold the
-    same arrays, so the kind is read from them rather than kept in an attribute of its own.
-    """
-    return model.support_vectors_.shape[1] == 0
-
-
-@dataclass(frozen=True)
-class _Expansion:
-    """A fitted model's expansion, read from its attributes once and checked as a whole.
-
-    A prediction or a resumed run reads the fitted attributes here, once, and then only
-    these arrays: a partial_fit in another thread replaces the attributes one by one, and
-    VotedKernelPerceptron.decision_function, which read them again for every block of
-    rows, mixed two models (update indices beyond the test kernel matrix's columns, which
-    the compiled vote reads without bounds checks: a segmentation fault). ``kernel`` is the
-    kernel of this call; ``columns`` the columns of X a precomputed kernel reads; ``size``
-    the support vectors (the columns of every test kernel matrix); ``votes`` the voted
-    model's (update rows, signs, vote counts, update steps) per problem, whose largest row
-    is below ``top``.
-    """
-
-    kernel: str | Callable
-    precomputed: bool
-    vectors: Any
-    columns: NDArray
-    size: int
-    dual_coef: NDArray
-    intercept: NDArray
-    last_coef: NDArray
-    coef_sums: NDArray
-    n_steps: NDArray
-    votes: tuple = ()
-    top: int = 0
-
-
-def _read_expansion(model: _BaseKernelPerceptron, width: int) -> _Expansion:
-    """The fitted expansion of ``model`` for rows of ``width`` columns, or ValueError where
-    its kernel was switched across "precomputed" or its attributes disagree (edited, or
-    replaced by another thread during the reading)."""
-    kernel, vectors, columns = model.kernel, model.support_vectors_, model.support_
-    arrays = {"dual_coef_": model.dual_coef_, "intercept_": model.intercept_,
-              "_last_coef": model._last_coef, "_coef_sums": model._coef_sums,
-              "_n_steps": model._n_steps}
-    votes = [model.update_support_, model.update_signs_, model.vote_counts_,
-             model._update_steps] if model._voted else []
-    n_classes = len(model.classes_)
-    precomputed = _fitted_precomputed(model)
-    _check_kind(kernel, precomputed, vectors.shape)
-    size = _support_size(precomputed, vectors, columns, width)
-    p = 1 if n_classes == 2 else n_classes
-    for name, value in arrays.items():
-        expected = (p,) if name in ("intercept_", "_n_steps") else (p, size)
-        if np.shape(value) != expected:
-            raise _disagree(f"{name} has shape {np.shape(value)} where the {size} support "
-                            f"vectors of {p} binary problem(s) call for {expected}")
-    votes, top = _checked_votes(votes, p, size)
-    return _Expansion(kernel, precomputed, vectors, columns, size, *arrays.values(),
-                      votes=votes, top=top)
-
-
-def _check_kind(kernel, precomputed: bool, shape: tuple) -> None:
-    if precomputed and kernel != "precomputed":
-        raise ValueError(
-            f"This model was fitted with kernel='precomputed': it keeps no support vectors, "
-            f"only the columns support_ of the Gram matrix, so it cannot predict or continue "
-            f"with kernel={kernel!r}. Set kernel='precomputed' again, or fit anew."
-        )
-    if not precomputed and kernel == "precomputed":
-        raise ValueError(
-            f"This model was fitted with a kernel of the features (it keeps {shape[0]} "
-            f"support vectors of {shape[1]} features), so it cannot predict or continue with "
-            "kernel='precomputed'. Set kernel to the one it was fitted with, or fit anew."
-        )
-
-
-def _support_size(precomputed: bool, vectors, columns, width: int) -> int:
-    """The support vectors of a model that reads rows of ``width`` columns."""
-    if not precomputed:
-        if vectors.shape[1] != width:
-            raise _disagree(f"support_vectors_ has {vectors.shape[1]} features where X has "
-                            f"{width}")
-        return vectors.shape[0]
-    columns = np.asarray(columns)
-    if columns.ndim != 1 or columns.dtype.kind not in "iu" or (
-            columns.size and not 0 <= columns.min() <= columns.max() < width):
-        raise _disagree(f"support_ must be indices of the {width} columns of the kernel "
-                        "matrix X")
-    return columns.shape[0]
-
-
-def _checked_votes(votes: list, p: int, size: int) -> tuple[tuple, int]:
-    """The voted model's lists as (rows, signs, counts, steps) per problem, checked for the
-    compiled vote, which reads support column rows[k], signs[k] and counts[k + 1] for every
-    update k unchecked; and one more than the largest row."""
-    if not votes:  # KernelPerceptron
-        return (), 0
-    names = ("update_support_", "update_signs_", "vote_counts_", "_update_steps")
-    for name, value in zip(names, votes, strict=True):
-        if len(value) != p:
-            raise _disagree(f"{name} holds {len(value)} arrays for {p} binary problem(s)")
-    problems, top = [], 0
-    for k, arrays in enumerate(zip(*votes, strict=True)):
-        rows, signs, counts, steps = (np.asarray(a) for a in arrays)
-        m = rows.shape[0] if rows.ndim == 1 else -1
-        shapes = [a.shape for a in (rows, signs, counts, steps)]
-        if m < 0 or shapes != [(m,), (m,), (m + 1,), (m,)] or not (
-                rows.dtype.kind in "iu" and signs.dtype.kind in "iuf"
-                and counts.dtype.kind in "iuf"):
-            raise _disagree(f"update_support_[{k}], update_signs_[{k}], vote_counts_[{k}] "
-                            f"and _update_steps[{k}] have shapes {shapes}")
-        if m and not 0 <= rows.min() <= rows.max() < size:
-            raise _disagree(f"update_support_[{k}] holds rows {rows.min()} to {rows.max()} "
-                            f"of {size} support vectors")
-        top = max(top, int(rows.max()) + 1 if m else 0)
-        problems.append((rows, signs, counts, steps))
-    return tuple(problems), top
-
-
-def _disagree(what: str) -> ValueError:
-    return ValueError(f"{what}: the fitted attributes disagree (edited, or replaced by a fit "
-                      "or partial_fit in another thread while this call read them). Fit the "
-                      "model again.")
 
 
 class KernelPerceptron(_BaseKernelPerceptron):
@@ -734,7 +606,7 @@ class KernelPerceptron(_BaseKernelPerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        fitted = _read_expansion(self, X.shape[1])
+        fitted = read_expansion(self, X.shape[1])
         if self.average and fitted.kernel == "linear":
             scores = self._linear_scores(X, self._averaged_weights(fitted), fitted.intercept)
         else:
@@ -742,7 +614,7 @@ class KernelPerceptron(_BaseKernelPerceptron):
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
     @staticmethod
-    def _averaged_weights(fitted: _Expansion) -> NDArray[np.float64]:
+    def _averaged_weights(fitted: Expansion) -> NDArray[np.float64]:
         """The averaged primal weights as AveragedPerceptron forms them, w - aux / T.
 
         w = sum_i alpha_i y_i x_i and aux = sum_i sums_i y_i x_i are exact on data whose
@@ -831,7 +703,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        fitted = _read_expansion(self, X.shape[1])
+        fitted = read_expansion(self, X.shape[1])
         c = 1.0 if self.fit_intercept else 0.0
         n_problems, n = len(fitted.votes), X.shape[0]
         votes = np.empty((n_problems, n))
