@@ -16,7 +16,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
+from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -159,3 +159,24 @@ def test_a_flag_given_for_a_count_is_refused_by_name(cls, name, flag):
 
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
         cls(**{name: flag})._validate_params()
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", public_estimators(), ids=lambda e: type(e).__name__)
+def test_a_fit_that_raises_leaves_the_estimator_as_it_was(estimator):
+    # scikit-learn's validation sets n_features_in_ before the labels are checked: a failed
+    # fit on wider data left n_features_in_ = 6 beside weights for 3 features, and the
+    # next partial_fit on 6 columns ran the compiled loop beyond them
+    X, y = separable_blobs()
+    est = clone(estimator).fit(X, y)
+    if is_classifier(est):
+        bad = np.zeros_like(y)  # one class: refused after validate_data
+    else:  # a step that diverges: refused after the solver ran
+        est.set_params(solver="gd", eta0=1e10, line_search=False)
+        bad = y
+    before = dict(vars(est))
+    with pytest.raises((ValueError, FloatingPointError)), np.errstate(all="ignore"):
+        est.fit(np.hstack([X, X]), bad)
+    assert vars(est).keys() == before.keys()
+    assert all(getattr(est, key) is value for key, value in before.items())
+    assert est.predict(X).shape == (60,)

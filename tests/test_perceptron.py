@@ -476,3 +476,24 @@ def test_homogeneous_runs_are_scale_free_or_refused_where_scores_underflow(cls):
         cls(fit_intercept=False, max_epochs=50).fit(tiny, [1, -1])
     with pytest.raises(ValueError, match="underflow"):
         online_perceptron(tiny, [1, -1], fit_intercept=False)
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron, PocketPerceptron,
+                                 VotedPerceptron])
+def test_an_interrupted_fit_leaves_the_model_that_partial_fit_continues(cls, monkeypatch):
+    # an interrupt (or a memory refusal) after scikit-learn's validation had set
+    # n_features_in_ = 5 left weights for 3 features: the next partial_fit on 5 columns
+    # wrote beyond them
+    X, y, _, _ = separable(20, 3, seed=0)
+    clf = cls().partial_fit(X, y)
+    reference = cls().partial_fit(X, y).partial_fit(X, y)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("halfspaces.perceptron.run_perceptron", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(np.hstack([X, X[:, :2]]), y)
+    monkeypatch.undo()
+    assert clf.n_features_in_ == 3
+    assert_array_equal(clf.partial_fit(X, y).decision_function(X), reference.decision_function(X))

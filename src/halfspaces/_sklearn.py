@@ -8,7 +8,7 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, wraps
 from numbers import Integral, Real
 
 import sklearn.base
@@ -192,14 +192,42 @@ class FloatInterval(Interval):
 
 
 def fit_context(method):
-    """Validate the estimator's declared parameters before ``method`` runs.
+    """Validate the estimator's declared parameters before ``method`` runs, and leave the
+    estimator as it was when ``method`` raises.
 
     scikit-learn's ``_fit_context``: the parameters are checked against
     ``_parameter_constraints`` on every ``fit``, and on the first ``partial_fit`` only (a
     fitted estimator's later ``partial_fit`` calls skip the check, as scikit-learn's own do).
     Nested estimators are not re-validated.
+
+    A call that raises (a refused input, a memory refusal, KeyboardInterrupt) gets back the
+    attributes the estimator had before it: scikit-learn's validation sets
+    ``n_features_in_`` before the labels or the memory are checked, and a model whose
+    ``n_features_in_`` no longer matched its weights let the next ``partial_fit`` run the
+    compiled loops beyond them (a segfault). The attributes are taken back as objects
+    (a shallow copy of ``vars``), so this relies on the fits replacing their fitted arrays
+    rather than writing into them, as they all do.
     """
-    return _fit_context(prefer_skip_nested_validation=True)(method)
+    checked = _fit_context(prefer_skip_nested_validation=True)(method)
+
+    @wraps(method)
+    def wrapper(estimator, *args, **kwargs):
+        before = dict(vars(estimator))
+        try:
+            return checked(estimator, *args, **kwargs)
+        except BaseException:
+            _restore(estimator, before)
+            raise
+
+    return wrapper
+
+
+def _restore(estimator, before: dict) -> None:
+    """Give `estimator` back the attributes `before` (a copy of its ``vars``)."""
+    now = vars(estimator)
+    for key in now.keys() - before.keys():
+        del now[key]
+    now.update(before)
 
 
 def check_params(estimator) -> None:
