@@ -10,6 +10,7 @@ from __future__ import annotations
 import _naive
 import _naive_kernel
 import numpy as np
+from _child import REFUSED, run_child
 from _data import noisy
 from numpy.testing import assert_array_equal
 
@@ -75,3 +76,24 @@ def test_survival_counts_are_whole_numbers_of_examples():
     counts = survival_counts(np.array([2, 5], dtype=np.int64), 7)
     assert counts.dtype == np.int64
     assert_array_equal(counts, [1, 3, 3])  # w_0 saw 1 example, w_1 3, w_2 the last 3
+
+
+def test_a_state_or_labels_of_another_size_are_refused_before_the_loop():
+    # the loop indexes w by feature and y by row without bounds checks: a state of 4 slots
+    # for 10**8 features was written at w[10**8 - 1] (a segfault)
+    out = run_child(REFUSED, """
+        import numpy as np, scipy.sparse as sp
+        from halfspaces._perceptron_run import (PerceptronState, perceptron_block_epoch,
+                                                run_perceptron)
+        d = 10**8
+        X = sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d))
+        y = np.array([1.0, -1.0])
+        refused(lambda: run_perceptron(X, y, state=PerceptronState.zeros(3)))
+        refused(lambda: run_perceptron(X, np.ones(10**6)))
+        refused(lambda: perceptron_block_epoch(X, y, np.zeros(4)))
+        refused(lambda: perceptron_block_epoch(X[:, :3], y, np.zeros(4), np.zeros(5)))
+        refused(lambda: perceptron_block_epoch(X[:, :3], y, np.zeros(4),
+                                               order=np.array([0, 10**9])))
+    """)
+    assert out.count("refused:") == 5, out
+    assert "holds (4,) weights" in out and "one label per row" in out

@@ -113,6 +113,7 @@ def run_perceptron(
     violated example, and the run stops when no margin is <= 0. ``state`` is not modified:
     the run works on a copy and returns the new state.
     """
+    _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
     Xk, Y, mode_code = loop_input(X), (y, y.dtype.type(positive)), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
@@ -143,6 +144,29 @@ def run_perceptron(
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
                          state, rows, steps)
+
+
+def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
+    """Refuse labels or a state whose sizes do not fit X, before a compiled loop sees them.
+
+    The loops index y by row and w, aux by feature without bounds checks: a state of
+    another width (a model whose fitted attributes were edited, or any caller's mistake)
+    was read and written beyond its end, a segfault or silently wrong weights.
+    """
+    n, d = X.shape
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape} for the {n} rows of X; one label per row "
+                         "is required.")
+    if state is None:
+        return
+    if not state.w.shape == state.aux.shape == (d + 1,):
+        raise ValueError(
+            f"the perceptron state holds {state.w.shape} weights and {state.aux.shape} "
+            f"sums for X of {d} features, which need {d + 1} each (the intercept last): "
+            "it belongs to a model of another width; fit again, or widen the model.")
+    if state.counters.shape != (kp.N_COUNTERS,):
+        raise ValueError(f"the perceptron state holds {state.counters.shape} counters, not "
+                         f"({kp.N_COUNTERS},).")
 
 
 def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
@@ -198,6 +222,9 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     state = PerceptronState(np.array(w, dtype=np.float64),
                             np.zeros_like(w, dtype=np.float64) if aux is None
                             else np.array(aux, dtype=np.float64))
+    _check_run_sizes(X, y, state)
+    if order.size and not (order.ndim == 1 and 0 <= order.min() and order.max() < X.shape[0]):
+        raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
     state.counters[kp.STEP] = n_steps
     log = np.empty((2, 0), dtype=np.int64)
     k = kp.perceptron_epoch(loop_input(X), (y, y.dtype.type(positive)), order,
