@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _child import REFUSED, run_child
 from _data import FORMATS, SHARED_DATA, in_format, load_a9a, noisy, separable
 from _glm_reference import (
     assert_same_optimum,
@@ -418,3 +419,26 @@ def test_parameters_beyond_float64_or_int64_are_refused_by_name(name, value):
     est = LogisticRegression(solver="minibatch", learning_rate="invscaling", **{name: value})
     with pytest.raises(ValueError, match=f"'{name}' parameter of LogisticRegression"):
         est.fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "minibatch"])
+def test_partial_fit_refuses_a_saved_state_that_does_not_fit_the_batch(solver):
+    # partial_fit trusted n_features_in_ as the width of its saved SGD state: raised to
+    # 10**8, a batch of 10**8 columns ran the compiled epoch on 6 parameters (a segfault).
+    # (The solver refuses such a state too, test_solvers; this refusal comes first.)
+    out = run_child(REFUSED, f"""
+        import numpy as np, scipy.sparse as sp
+        from halfspaces import LogisticRegression
+        from halfspaces._solvers import SgdState
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((40, 5)), rng.integers(0, 2, 40)
+        d = 10**8
+        clf = LogisticRegression(solver={solver!r}).partial_fit(X, y)
+        clf.n_features_in_ = d
+        refused(lambda: clf.partial_fit(
+            sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d)), [1, 0]))
+        clf = LogisticRegression(solver={solver!r}).partial_fit(X, y)
+        clf._state = SgdState.start(np.zeros(2))
+        refused(lambda: clf.partial_fit(X, y))
+    """)
+    assert out.count("refused: partial_fit: the saved parameters of this") == 2, out

@@ -8,6 +8,7 @@ import _naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _child import REFUSED, run_child
 from _data import FORMATS, in_format, load_a9a, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -497,3 +498,29 @@ def test_an_interrupted_fit_leaves_the_model_that_partial_fit_continues(cls, mon
     monkeypatch.undo()
     assert clf.n_features_in_ == 3
     assert_array_equal(clf.partial_fit(X, y).decision_function(X), reference.decision_function(X))
+
+
+def test_partial_fit_refuses_a_state_that_does_not_fit_the_batch():
+    # partial_fit trusted n_features_in_ as the width of its weights: raised to 10**8, a
+    # batch of 10**8 columns was run on weights of 6 slots (a segfault); classes_ edited to
+    # three labels failed inside zip()
+    out = run_child(REFUSED, """
+        import numpy as np, scipy.sparse as sp
+        import halfspaces as hs
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((40, 5)), rng.integers(0, 2, 40)
+        d = 10**8
+        wide = sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d))
+        for name in ("Perceptron", "AveragedPerceptron", "PocketPerceptron",
+                     "VotedPerceptron"):
+            clf = getattr(hs, name)(max_epochs=2).fit(X, y)
+            clf.n_features_in_ = d
+            refused(lambda: clf.partial_fit(wide, [1, 0]))
+            clf = getattr(hs, name)(max_epochs=2).fit(X, y)
+            clf.classes_ = np.array([0, 1, 2])
+            refused(lambda: clf.partial_fit(X, y))
+        clf = hs.VotedPerceptron(max_epochs=2).fit(X, y)
+        clf.support_vectors_ = clf.support_vectors_[:, :2]
+        refused(lambda: clf.partial_fit(X, y))
+    """)
+    assert out.count("refused: partial_fit: the state of this") == 9, out

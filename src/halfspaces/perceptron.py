@@ -147,6 +147,11 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
+        if not first and not self._can_resume(classes, X.shape[1]):
+            raise ValueError(
+                f"partial_fit: the state of this {type(self).__name__} does not fit a batch "
+                f"of {X.shape[1]} features (n_features_in_) and classes {classes!r}: its "
+                "fitted attributes were changed after the last fit. Fit it again.")
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))
         runs = self._run(X, targets, not first, 1, "cyclic", None)
         self._set_fitted(X, targets, runs, not first)
@@ -217,10 +222,14 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         """Widen the stored training rows, where a variant keeps some."""
 
     def _can_resume(self, classes: NDArray, n_features: int) -> bool:
+        """Whether the state can continue on data of these classes and features: one state
+        per binary problem, each of n_features + 1 slots (the compiled loop's bounds)."""
+        states = getattr(self, "_states", None)
         return (
-            hasattr(self, "_states")
+            states is not None
             and np.array_equal(classes, self.classes_)
-            and self._states[0].w.shape[0] == n_features + 1
+            and len(states) == (1 if classes.size == 2 else classes.size)
+            and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states)
         )
 
     def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
@@ -477,6 +486,13 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 
     def _widen_rows(self, n_features: int, offset: int) -> None:
         self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
+
+    def _can_resume(self, classes: NDArray, n_features: int) -> bool:
+        # the log of updates is extended too: its rows, and one list entry per problem
+        return (super()._can_resume(classes, n_features)
+                and self.support_vectors_.shape[1] == n_features
+                and all(len(log) == len(self._states) for log in (
+                    self.update_support_, self.update_signs_, self._update_steps)))
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
