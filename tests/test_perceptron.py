@@ -524,3 +524,73 @@ def test_partial_fit_refuses_a_state_that_does_not_fit_the_batch():
         refused(lambda: clf.partial_fit(X, y))
     """)
     assert out.count("refused: partial_fit: the state of this") == 9, out
+
+
+def test_voted_scoring_uses_one_log_while_partial_fit_replaces_it_in_another_thread():
+    # decision_function read update_support_, update_signs_ and vote_counts_ again for each
+    # block of rows: a partial_fit between two blocks gave update rows beyond the support
+    # vectors it had read, and the compiled vote read past them (a segfault). The scoring
+    # thread here waits after its first block until the partial_fit is done.
+    out = run_child("""
+        import threading, warnings
+        import numpy as np
+        from halfspaces import VotedPerceptron
+        from halfspaces._progress import listen
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        clf = VotedPerceptron().partial_fit(rng.standard_normal((4000, 5)),
+                                            rng.integers(0, 2, 4000))
+        n_support = clf.support_vectors_.shape[0]
+        Xt = rng.standard_normal((3 * 4_000_000 // n_support, 5))  # three blocks
+        expected = clf.decision_function(Xt)
+        first_block, trained, result = threading.Event(), threading.Event(), {}
+
+        def wait_once(done, total):
+            if done < total:
+                first_block.set()
+                trained.wait(60)
+
+        def score():
+            with listen(wait_once):
+                result["votes"] = clf.decision_function(Xt)
+
+        scorer = threading.Thread(target=score)
+        scorer.start()
+        first_block.wait(60)
+        clf.partial_fit(rng.standard_normal((20000, 5)), rng.integers(0, 2, 20000))
+        trained.set()
+        scorer.join()
+        print("grew:", clf.support_vectors_.shape[0] > 2 * n_support)
+        print("same votes:", np.array_equal(result["votes"], expected))
+    """)
+    assert "grew: True" in out and "same votes: True" in out, out
+
+
+def test_voted_scoring_refuses_edited_attributes_that_disagree():
+    # the compiled vote indexes support_vectors_, the signs and the counts by the logged
+    # update rows without bounds checks: truncated support vectors or counts and inflated
+    # rows were read beyond their end (segfaults, or silently wrong votes)
+    out = run_child(REFUSED, """
+        import warnings
+        import numpy as np, scipy.sparse as sp
+        from halfspaces import VotedPerceptron
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((3000, 5)), rng.integers(0, 2, 3000)
+        Xt = rng.standard_normal((2000, 5))
+        edits = {
+            "support_vectors_": lambda c: c.support_vectors_[:2],
+            "support_vectors_ ": lambda c: sp.csr_matrix(c.support_vectors_[:2]),
+            "update_support_": lambda c: [c.update_support_[0] * 1000],
+            "vote_counts_": lambda c: [c.vote_counts_[0][:2]],
+            "update_signs_": lambda c: [c.update_signs_[0][:-1]],
+            "update_support_ ": lambda c: [c.update_support_[0].astype(float)],
+            "vote_counts_ ": lambda c: c.vote_counts_ * 2,
+        }
+        for name, edit in edits.items():
+            c = VotedPerceptron(max_epochs=2).fit(X, y)
+            setattr(c, name.strip(), edit(c))
+            Xs = sp.csr_matrix(Xt) if sp.issparse(c.support_vectors_) else Xt
+            refused(lambda: c.decision_function(Xs))
+    """)
+    assert out.count("refused: this VotedPerceptron's fitted attributes disagree") == 7, out

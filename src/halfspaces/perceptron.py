@@ -465,7 +465,9 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     _mode = "voted"
 
     def _set_fitted(self, X, targets, runs, resume) -> None:
-        super()._set_fitted(X, targets, runs, resume)
+        # the new log is built before any attribute is replaced, then assigned in a row; a
+        # reader in another thread may still see them change one by one, which
+        # decision_function detects (_vote_log)
         rows = np.unique(np.concatenate([run.update_rows for run in runs]))
         offset = self.support_vectors_.shape[0] if resume else 0
         new_vectors = X[rows]
@@ -479,10 +481,12 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
             signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
         steps = [_extend(self._update_steps[k] if resume else None, run.update_steps)
                  for k, run in enumerate(runs)]
+        counts = [survival_counts(s, run.state.n_steps)
+                  for s, run in zip(steps, runs, strict=True)]
+        super()._set_fitted(X, targets, runs, resume)
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
-        self.vote_counts_ = [survival_counts(s, st.n_steps)
-                             for s, st in zip(steps, self._states, strict=True)]
+        self.vote_counts_ = counts
 
     def _widen_rows(self, n_features: int, offset: int) -> None:
         self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
@@ -510,15 +514,15 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         c = 1.0 if self.fit_intercept else 0.0
-        n_problems, n = len(self.vote_counts_), X.shape[0]
+        S, logs = _vote_log(self, X.shape[1])
+        n_problems, n = len(logs), X.shape[0]
         votes = np.empty((n_problems, n))
-        scores = _vote_scorer(self.support_vectors_, c)
-        block = max(1, _SCORING_BLOCK // max(1, self.support_vectors_.shape[0]))
+        scores = _vote_scorer(S, c)
+        block = max(1, _SCORING_BLOCK // max(1, S.shape[0]))
         for start in range(0, n, block):
             stop = min(n, start + block)
-            for k in range(n_problems):
-                scores(X[start:stop], self.update_support_[k], self.update_signs_[k],
-                       self.vote_counts_[k], votes[k, start:stop])
+            for k, (rows, signs, counts) in enumerate(logs):
+                scores(X[start:stop], rows, signs, counts, votes[k, start:stop])
             report(stop, n)
         return votes[0] if n_problems == 1 else votes.T
 
@@ -532,6 +536,52 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 # entries of G = X S^T per block of rows scored (32 MB for dense data); a report of
 # progress after each block
 _SCORING_BLOCK = 4_000_000
+
+
+def _vote_log(est: VotedPerceptron, n_features: int) -> tuple:
+    """``support_vectors_`` and each problem's (update rows, signs, counts), each attribute
+    read once and checked against the others before the compiled vote indexes them.
+
+    Read once: a ``partial_fit`` in another thread replaces them one by one, and scoring
+    that read the log again per block of rows took update rows beyond the support vectors
+    it had read (a segfault). Checked: the vote reads the ``rows[k]``-th support vector,
+    the k-th sign and the (k + 1)-th count without bounds checks, so hand-edited attributes
+    (truncated support vectors or counts, indices out of range) were read beyond their end.
+    The check costs one pass over the log, beside the vote's pass per row.
+    """
+    import scipy.sparse as sp
+
+    S, support, signs, counts = (est.support_vectors_, est.update_support_,
+                                 est.update_signs_, est.vote_counts_)
+    n_problems = 1 if est.classes_.size == 2 else est.classes_.size
+    if S.ndim != 2 or S.shape[1] != n_features:
+        problem = f"support_vectors_ has shape {S.shape} for {n_features} features"
+    elif not len(support) == len(signs) == len(counts) == n_problems:
+        problem = (f"update_support_, update_signs_ and vote_counts_ hold {len(support)}, "
+                   f"{len(signs)} and {len(counts)} entries for {n_problems} binary problems")
+    else:
+        logs = list(zip(support, signs, counts, strict=True))
+        problem = next(filter(None, (_log_problem(k, *log, S.shape[0])
+                                     for k, log in enumerate(logs))), None)
+    if problem is not None:
+        raise ValueError(
+            f"this VotedPerceptron's fitted attributes disagree: {problem}. They were "
+            "changed after the last fit, or replaced by a partial_fit running in another "
+            "thread while it scored; fit it again, and score after partial_fit returns.")
+    if sp.issparse(S):
+        check_sparse_structure(S, "support_vectors_")
+    return S, logs
+
+
+def _log_problem(k: int, rows, signs, counts, n_support: int) -> str | None:
+    """What is wrong with problem k's log of updates, or None."""
+    if not (rows.ndim == 1 and rows.dtype.kind in "iu" and signs.shape == rows.shape
+            and counts.shape == (rows.shape[0] + 1,)):
+        return (f"problem {k} logs {rows.shape} update rows, {signs.shape} signs and "
+                f"{counts.shape} counts (integer rows, one more count than updates)")
+    if rows.size and not 0 <= rows.min() <= rows.max() < n_support:
+        return f"problem {k} names update rows outside the {n_support} support_vectors_"
+    return None
 
 
 def _vote_scorer(S, c: float):
