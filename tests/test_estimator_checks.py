@@ -16,6 +16,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numpy.testing import assert_array_equal
 from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -180,3 +181,26 @@ def test_a_fit_that_raises_leaves_the_estimator_as_it_was(estimator):
     assert vars(est).keys() == before.keys()
     assert all(getattr(est, key) is value for key, value in before.items())
     assert est.predict(X).shape == (60,)
+
+
+def estimators_with_partial_fit():
+    found = [est for est in public_estimators() if hasattr(est, "partial_fit")]
+    return found + [halfspaces.LogisticRegression(solver="sgd", random_state=0),
+                    halfspaces.KernelPerceptron(kernel="rbf")]
+
+
+@pytest.mark.parametrize("estimator", estimators_with_partial_fit(),
+                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("classes, label, narrow", [([1, 257], 1, np.int8),
+                                                    ([-1, 1, 255], 255, np.uint8)])
+def test_labels_in_a_dtype_narrower_than_the_classes_train_their_own_class(
+        estimator, classes, label, narrow):
+    # the compiled loops compared the labels with the positive class cast to the labels'
+    # dtype: int8(257) is 1, so a batch of int8 labels 1 trained class 257 (and uint8
+    # labels 255 trained class -1 = uint8 255)
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])[:len(classes)]
+    batch = np.array([[5.0, 0.0]] * 5)
+    fits = [clone(estimator).partial_fit(X, np.array(classes)).partial_fit(
+        batch, np.full(5, label, dtype=dtype)) for dtype in (narrow, np.int64)]
+    assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+    assert_array_equal(fits[0].predict(batch), [label] * 5)

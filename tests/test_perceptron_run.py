@@ -10,6 +10,7 @@ from __future__ import annotations
 import _naive
 import _naive_kernel
 import numpy as np
+import pytest
 from _child import REFUSED, run_child
 from _data import noisy
 from numpy.testing import assert_array_equal
@@ -97,3 +98,14 @@ def test_a_state_or_labels_of_another_size_are_refused_before_the_loop():
     """)
     assert out.count("refused:") == 5, out
     assert "holds (4,) weights" in out and "one label per row" in out
+
+
+def test_a_positive_class_that_the_labels_dtype_cannot_hold_is_refused():
+    # int8(257) is 1: the loop counted the rows labelled 1 as the positive class 257
+    X, y = np.array([[1.0], [-1.0]]), np.array([1, 1], dtype=np.int8)
+    for positive in (257, np.int64(257), 1.5):
+        with pytest.raises(ValueError, match="is not a value of y's dtype int8"):
+            run_perceptron(X, y, positive=positive)
+        with pytest.raises(ValueError, match="is not a value of y's dtype int8"):
+            perceptron_block_epoch(X, y, np.zeros(2), positive=positive)
+    assert run_perceptron(X, y, positive=np.int64(1)).intercept == 2.0  # two +1 updates

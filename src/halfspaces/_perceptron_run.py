@@ -115,7 +115,7 @@ def run_perceptron(
     """
     _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
-    Xk, Y, mode_code = loop_input(X), (y, y.dtype.type(positive)), MODES[mode]
+    Xk, Y, mode_code = loop_input(X), _targets(y, positive), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
     if mode_code == kp.POCKET:
@@ -167,6 +167,23 @@ def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
     if state.counters.shape != (kp.N_COUNTERS,):
         raise ValueError(f"the perceptron state holds {state.counters.shape} counters, not "
                          f"({kp.N_COUNTERS},).")
+
+
+def _targets(y: NDArray, positive) -> tuple:
+    """The loops' view of the targets: the labels and the positive class in their dtype.
+
+    Refused when that dtype cannot hold the class: int8(257) is 1, so a batch of int8
+    labels trained the wrong class (the estimators widen the labels first,
+    :func:`halfspaces._validation.encode_targets`).
+    """
+    try:
+        target = y.dtype.type(positive)
+    except OverflowError:  # a Python int beyond the dtype
+        target = None
+    if target is None or target != positive:
+        raise ValueError(f"positive={positive!r} is not a value of y's dtype {y.dtype}; "
+                         "pass y in a dtype that holds it.")
+    return y, target
 
 
 def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
@@ -227,7 +244,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
         raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
     state.counters[kp.STEP] = n_steps
     log = np.empty((2, 0), dtype=np.int64)
-    k = kp.perceptron_epoch(loop_input(X), (y, y.dtype.type(positive)), order,
+    k = kp.perceptron_epoch(loop_input(X), _targets(y, positive), order,
                             1.0 if fit_intercept else 0.0, MODES[mode], state.w, state.aux,
                             state.counters, log)
     if k < 0:
