@@ -442,3 +442,24 @@ def test_partial_fit_refuses_a_saved_state_that_does_not_fit_the_batch(solver):
         refused(lambda: clf.partial_fit(X, y))
     """)
     assert out.count("refused: partial_fit: the saved parameters of this") == 2, out
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd", "minibatch"])
+def test_a_warm_start_without_an_intercept_starts_from_the_weights_alone(solver):
+    # no solver moves the intercept of a problem without one, so the earlier fit's
+    # intercept (1.6) was kept as intercept_ beside weights fitted without it
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 2))
+    y = (X[:, 0] + 3 > rng.standard_normal(200) * 3).astype(int)
+    params = dict(solver=solver, alpha=1e-2, random_state=0)
+    clf = LogisticRegression(warm_start=True, **params).fit(X, y)
+    assert clf.intercept_[0] > 1
+    clf.set_params(fit_intercept=False).fit(X, y)
+    assert_array_equal(clf.intercept_, [0.0])
+    if solver not in ("sgd", "minibatch"):  # the same optimum as a fresh fit
+        fresh = LogisticRegression(fit_intercept=False, **params).fit(X, y)
+        assert_allclose(clf.coef_, fresh.coef_, rtol=1e-4)
+    else:
+        clf.partial_fit(X, y)
+        assert_array_equal(clf.intercept_, [0.0])
+        assert_allclose(clf.decision_function(X), X @ clf.coef_[0])

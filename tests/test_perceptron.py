@@ -594,3 +594,47 @@ def test_voted_scoring_refuses_edited_attributes_that_disagree():
             refused(lambda: c.decision_function(Xs))
     """)
     assert out.count("refused: this VotedPerceptron's fitted attributes disagree") == 7, out
+
+
+SHIFTED = (np.array([[3.0, 0.0], [4.0, 1.0], [5.0, 0.0], [6.0, 1.0]]), [0, 0, 1, 1])
+THROUGH_ORIGIN = (np.array([[1.0, 0.0], [2.0, 0.0], [-1.0, 0.0], [-2.0, 0.0]]), [1, 1, 0, 0])
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron, PocketPerceptron])
+@pytest.mark.parametrize("how", ["warm_start", "partial_fit"])
+def test_continuing_without_an_intercept_drops_the_one_the_state_held(cls, how):
+    # the loop without an intercept neither reads nor moves its slot, so the intercept of
+    # the earlier fit (-10) stayed, was reported as intercept_ and added by predict:
+    # accuracy 0.5 on data a fresh fit without an intercept separates
+    X, y = THROUGH_ORIGIN
+    clf = cls(warm_start=True).fit(*SHIFTED)
+    if how == "partial_fit":
+        clf = cls()
+        for _ in range(20):
+            clf.partial_fit(*SHIFTED)
+    assert clf.intercept_[0] != 0
+    clf.set_params(fit_intercept=False)
+    for _ in range(5 if how == "partial_fit" else 1):
+        clf = clf.fit(X, y) if how == "warm_start" else clf.partial_fit(X, y)
+    assert_array_equal(clf.intercept_, [0.0])
+    assert_array_equal(clf.decision_function(X), X @ clf.coef_[0])
+    assert clf.score(X, y) == 1.0
+
+
+def test_voted_votes_with_the_intercept_its_log_was_built_with():
+    # decision_function read fit_intercept at predict time: set_params(fit_intercept=False)
+    # changed the votes of a fitted model, and a partial_fit then mixed vectors logged
+    # with an intercept and without
+    X, y = SHIFTED
+    clf = VotedPerceptron(warm_start=True).fit(X, y)
+    votes = clf.decision_function(X)
+    clf.set_params(fit_intercept=False)
+    assert_array_equal(clf.decision_function(X), votes)
+    with pytest.raises(ValueError, match="logged with fit_intercept=True.*set "
+                                         "fit_intercept=True to continue"):
+        clf.partial_fit(X, y)
+    assert_array_equal(clf.decision_function(X), votes)
+    fresh = VotedPerceptron(fit_intercept=False).fit(*THROUGH_ORIGIN)
+    assert_array_equal(clf.fit(*THROUGH_ORIGIN).decision_function(X),
+                       fresh.decision_function(X))  # the warm start started afresh
+    assert clf.partial_fit(*THROUGH_ORIGIN).n_updates_ >= fresh.n_updates_

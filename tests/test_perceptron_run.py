@@ -109,3 +109,17 @@ def test_a_positive_class_that_the_labels_dtype_cannot_hold_is_refused():
         with pytest.raises(ValueError, match="is not a value of y's dtype int8"):
             perceptron_block_epoch(X, y, np.zeros(2), positive=positive)
     assert run_perceptron(X, y, positive=np.int64(1)).intercept == 2.0  # two +1 updates
+
+
+def test_a_run_without_an_intercept_drops_the_one_its_state_held():
+    # with c = 0 the loop neither reads nor moves the intercept slot: a state from a run
+    # with an intercept reported it as the hypothesis's b
+    X, y = integer_data()
+    state = run_perceptron(X, y, max_epochs=3).state
+    state.w[-1] = state.aux[-1] = 7.0  # an intercept left by a run with one
+    for mode in ("plain", "averaged", "pocket"):
+        run = run_perceptron(X, y, mode=mode, fit_intercept=False, state=state)
+        assert run.intercept == 0.0 and run.state.w[-1] == run.state.aux[-1] == 0.0
+    block = perceptron_block_epoch(X, y, state.w, state.aux, state.n_steps,
+                                   mode="averaged", fit_intercept=False)
+    assert block.w[-1] == block.aux[-1] == 0.0

@@ -752,3 +752,15 @@ def test_a_start_or_saved_state_of_another_size_is_refused():
     for solver in ("lbfgs", "newton", "gd", "sgd"):
         with pytest.raises(ValueError, match="objective of 4"):
             solve(obj, solver, np.zeros(3), 1e-6, 5, StepRule(0.1), np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd"])
+def test_a_start_with_an_intercept_on_a_problem_without_one_drops_it(solver):
+    # no solver moves the intercept of a problem without one: a warm start's intercept
+    # was returned as the solution's
+    X, y = noisy(40, 3, seed=3)
+    obj = objective(X, y, 0.01, False, "logistic")
+    w0 = np.array([0.1, 0.2, 0.3, 5.0])
+    state = SgdState.start(w0) if solver == "sgd" else None
+    run = solve(obj, solver, w0, 1e-8, 50, StepRule(0.1), np.random.RandomState(0), state)
+    assert run.w[-1] == 0.0 and w0[-1] == 5.0

@@ -111,10 +111,13 @@ def run_perceptron(
     ``y == positive`` and -1 elsewhere (so ±1 labels need no ``positive``). Stops after a pass
     with no update (converged); for selection="worst" an epoch is n updates on the most
     violated example, and the run stops when no margin is <= 0. ``state`` is not modified:
-    the run works on a copy and returns the new state.
+    the run works on a copy and returns the new state. Without ``fit_intercept`` the
+    hypothesis has b = 0: a state from a run with an intercept continues without it.
     """
     _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
+    if not fit_intercept:
+        _drop_intercept(state)
     Xk, Y, mode_code = loop_input(X), _targets(y, positive), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
@@ -167,6 +170,19 @@ def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
     if state.counters.shape != (kp.N_COUNTERS,):
         raise ValueError(f"the perceptron state holds {state.counters.shape} counters, not "
                          f"({kp.N_COUNTERS},).")
+
+
+def _drop_intercept(state: PerceptronState) -> None:
+    """Set the intercept slots of ``w`` and ``aux`` (the averaging sum, the pocket) to 0.
+
+    A loop with c = 0 neither reads nor moves them, so an intercept left there by an
+    earlier run with c = 1 (a warm start or partial_fit after set_params(fit_intercept=
+    False)) was reported as the model's b, and predict added it to a model trained
+    without it (accuracy 0.5 on data a fresh fit separates). scikit-learn's
+    LogisticRegression drops the intercept of a warm start the same way.
+    """
+    state.w[-1] = 0.0
+    state.aux[-1] = 0.0
 
 
 def _targets(y: NDArray, positive) -> tuple:
@@ -240,6 +256,8 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
                             np.zeros_like(w, dtype=np.float64) if aux is None
                             else np.array(aux, dtype=np.float64))
     _check_run_sizes(X, y, state)
+    if not fit_intercept:
+        _drop_intercept(state)
     if order.size and not (order.ndim == 1 and 0 <= order.min() and order.max() < X.shape[0]):
         raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
     state.counters[kp.STEP] = n_steps

@@ -100,6 +100,8 @@ def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int
     """Minimise ``obj`` from ``w0`` with the named solver (from ``state`` for sgd and
     minibatch, when given)."""
     _check_start(obj, w0, state)
+    if not obj.fit_intercept:
+        w0, state = _without_intercepts(obj, w0, state)
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
     _check_scale(obj)
     if solver == "lbfgs":
@@ -127,6 +129,25 @@ def _check_start(obj: GLMObjective, w0: NDArray, state: SgdState | None) -> None
         raise ValueError(
             f"the solver's start holds parameters of shape {found[0]} for an objective of "
             f"{obj.size}: it belongs to a model of another width or classes; fit again.")
+
+
+def _without_intercepts(obj: GLMObjective, w0: NDArray,
+                        state: SgdState | None) -> tuple[NDArray, SgdState | None]:
+    """The start (and stochastic state) with its intercepts set to 0, as copies.
+
+    Without an intercept J does not depend on those slots, so no solver moves them: an
+    intercept left there by a fit with one (a warm start or partial_fit after
+    set_params(fit_intercept=False)) was kept as the model's b, and predict added it to
+    weights fitted without it. scikit-learn's LogisticRegression drops it the same way.
+    """
+    def dropped(w: NDArray) -> NDArray:
+        w = np.array(w, dtype=float)
+        w.reshape(obj.shape)[..., -1] = 0.0
+        return w
+
+    if state is not None:
+        state = replace(state, iterate=dropped(state.iterate), average=dropped(state.average))
+    return dropped(w0), state
 
 
 def _check_scale(obj: GLMObjective) -> None:

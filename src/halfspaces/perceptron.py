@@ -112,7 +112,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
-        resume = self.warm_start and self._can_resume(targets.classes, X.shape[1])
+        resume = self.warm_start and self._resume_problem(targets.classes, X.shape[1]) is None
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
                          check_random_state(self.random_state))
         self._set_fitted(X, targets, runs, resume)
@@ -147,11 +147,9 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
-        if not first and not self._can_resume(classes, X.shape[1]):
-            raise ValueError(
-                f"partial_fit: the state of this {type(self).__name__} does not fit a batch "
-                f"of {X.shape[1]} features (n_features_in_) and classes {classes!r}: its "
-                "fitted attributes were changed after the last fit. Fit it again.")
+        problem = None if first else self._resume_problem(classes, X.shape[1])
+        if problem is not None:
+            raise ValueError(f"partial_fit: {problem}")
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))
         runs = self._run(X, targets, not first, 1, "cyclic", None)
         self._set_fitted(X, targets, runs, not first)
@@ -221,16 +219,26 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
     def _widen_rows(self, n_features: int, offset: int) -> None:
         """Widen the stored training rows, where a variant keeps some."""
 
-    def _can_resume(self, classes: NDArray, n_features: int) -> bool:
-        """Whether the state can continue on data of these classes and features: one state
-        per binary problem, each of n_features + 1 slots (the compiled loop's bounds)."""
-        states = getattr(self, "_states", None)
-        return (
-            states is not None
-            and np.array_equal(classes, self.classes_)
-            and len(states) == (1 if classes.size == 2 else classes.size)
-            and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states)
-        )
+    def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
+        """Why the state cannot continue on data of these classes and features, or None.
+
+        It needs one state per binary problem, each of n_features + 1 slots (the compiled
+        loop's bounds). A warm start that cannot continue starts afresh; partial_fit
+        raises the reason.
+        """
+        if not hasattr(self, "_states"):
+            return "the estimator has no state to continue"
+        if not self._state_fits(classes, n_features):
+            return (f"the state of this {type(self).__name__} does not fit a batch of "
+                    f"{n_features} features (n_features_in_) and classes {classes!r}: its "
+                    "fitted attributes were changed after the last fit. Fit it again.")
+        return None
+
+    def _state_fits(self, classes: NDArray, n_features: int) -> bool:
+        states = self._states
+        return (np.array_equal(classes, self.classes_)
+                and len(states) == (1 if classes.size == 2 else classes.size)
+                and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
     def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
         states = self._states if resume else [None] * len(targets.positives)
@@ -294,7 +302,10 @@ _PARAMETERS_DOC = """
         Seeds the permutations of ``selection="shuffle"``.
     warm_start : bool, default=False
         Continue from the state of the previous fit (same classes and features) instead
-        of starting from w = 0, b = 0.
+        of starting from w = 0, b = 0. With ``fit_intercept=False`` a warm start or
+        ``partial_fit`` continues without the intercept the state may hold (b = 0);
+        VotedPerceptron, whose vote cannot mix weight vectors with and without one,
+        starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
 """
 
 _ATTRIBUTES_DOC = """
@@ -487,16 +498,27 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
         self.vote_counts_ = counts
+        self._fit_intercept = bool(self.fit_intercept)
 
     def _widen_rows(self, n_features: int, offset: int) -> None:
         self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
 
-    def _can_resume(self, classes: NDArray, n_features: int) -> bool:
+    def _state_fits(self, classes: NDArray, n_features: int) -> bool:
         # the log of updates is extended too: its rows, and one list entry per problem
-        return (super()._can_resume(classes, n_features)
+        return (super()._state_fits(classes, n_features)
                 and self.support_vectors_.shape[1] == n_features
                 and all(len(log) == len(self._states) for log in (
                     self.update_support_, self.update_signs_, self._update_steps)))
+
+    def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
+        problem = super()._resume_problem(classes, n_features)
+        if problem is None and _log_intercept(self) != bool(self.fit_intercept):
+            problem = (
+                f"the weight vectors of this VotedPerceptron were logged with fit_intercept="
+                f"{_log_intercept(self)}, and one vote cannot mix vectors with and without "
+                f"an intercept: set fit_intercept={_log_intercept(self)} to continue, or fit "
+                "again (a warm start then starts afresh).")
+        return problem
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
@@ -513,7 +535,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        c = 1.0 if self.fit_intercept else 0.0
+        c = 1.0 if _log_intercept(self) else 0.0
         S, logs = _vote_log(self, X.shape[1])
         n_problems, n = len(logs), X.shape[0]
         votes = np.empty((n_problems, n))
@@ -536,6 +558,13 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 # entries of G = X S^T per block of rows scored (32 MB for dense data); a report of
 # progress after each block
 _SCORING_BLOCK = 4_000_000
+
+
+def _log_intercept(est: VotedPerceptron) -> bool:
+    """Whether the logged weight vectors have an intercept: the fit_intercept of the fit
+    that logged them (set_params changes the next fit, not this model's votes). Model
+    files written before it was kept hold the fit's parameters."""
+    return getattr(est, "_fit_intercept", bool(est.fit_intercept))
 
 
 def _vote_log(est: VotedPerceptron, n_features: int) -> tuple:
