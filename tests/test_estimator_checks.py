@@ -204,3 +204,20 @@ def test_labels_in_a_dtype_narrower_than_the_classes_train_their_own_class(
         batch, np.full(5, label, dtype=dtype)) for dtype in (narrow, np.int64)]
     assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
     assert_array_equal(fits[0].predict(batch), [label] * 5)
+
+
+@pytest.mark.parametrize("estimator", public_estimators(), ids=lambda e: type(e).__name__)
+def test_the_quick_parameter_check_refuses_what_scikit_learn_refuses(estimator):
+    # check_params (every partial_fit, load) makes its constraint objects once per class;
+    # it must refuse each parameter scikit-learn's _validate_params refuses
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from halfspaces._sklearn import check_params
+
+    check_params(estimator)
+    for name in estimator.get_params():
+        bad = clone(estimator).set_params(**{name: object()})
+        with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+            bad._validate_params()
+        with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+            check_params(bad)

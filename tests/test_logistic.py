@@ -463,3 +463,21 @@ def test_a_warm_start_without_an_intercept_starts_from_the_weights_alone(solver)
         clf.partial_fit(X, y)
         assert_array_equal(clf.intercept_, [0.0])
         assert_allclose(clf.decision_function(X), X @ clf.coef_[0])
+
+
+@pytest.mark.parametrize("change", [{"batch_size": 0}, {"batch_size": -5},
+                                    {"batch_size": 10**30}, {"learning_rate": "bogus"},
+                                    {"eta0": -1.0}, {"alpha": float("nan")}])
+def test_every_partial_fit_checks_the_parameters(change):
+    # scikit-learn checks a fitted estimator's first partial_fit only: batch_size=0 then
+    # failed as "range() arg 3 must not be zero", learning_rate="bogus" as KeyError, and
+    # eta0=-1 climbed the loss silently
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = noisy(40, 3, seed=1)
+    clf = LogisticRegression(solver="minibatch", batch_size=8).partial_fit(X, y)
+    coef = clf.coef_
+    clf.set_params(**change)
+    with pytest.raises(InvalidParameterError, match=f"'{next(iter(change))}' parameter"):
+        clf.partial_fit(X, y)
+    assert clf.coef_ is coef

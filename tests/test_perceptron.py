@@ -638,3 +638,14 @@ def test_voted_votes_with_the_intercept_its_log_was_built_with():
     assert_array_equal(clf.fit(*THROUGH_ORIGIN).decision_function(X),
                        fresh.decision_function(X))  # the warm start started afresh
     assert clf.partial_fit(*THROUGH_ORIGIN).n_updates_ >= fresh.n_updates_
+
+
+@pytest.mark.parametrize("cls", [Perceptron, VotedPerceptron])
+def test_every_partial_fit_checks_the_parameters(cls):
+    # scikit-learn checks a fitted estimator's first partial_fit only
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y, _, _ = separable(20, 3, seed=0)
+    clf = cls().partial_fit(X, y).set_params(fit_intercept="no")
+    with pytest.raises(InvalidParameterError, match="'fit_intercept' parameter"):
+        clf.partial_fit(X, y)
