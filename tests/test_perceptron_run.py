@@ -123,3 +123,15 @@ def test_a_run_without_an_intercept_drops_the_one_its_state_held():
     block = perceptron_block_epoch(X, y, state.w, state.aux, state.n_steps,
                                    mode="averaged", fit_intercept=False)
     assert block.w[-1] == block.aux[-1] == 0.0
+
+
+def test_multiclass_labels_outside_the_classes_are_refused_before_the_loop():
+    # the loop indexes the rows of W by label without bounds checks
+    out = run_child(REFUSED, """
+        import numpy as np
+        from halfspaces._perceptron_run import run_multiclass_perceptron
+        X = np.array([[1.0, 0.0], [0.0, 1.0]])
+        for labels in (np.array([0, 10**9]), np.array([-10**9, 0]), np.array([0])):
+            refused(lambda: run_multiclass_perceptron(X, labels, 3))
+    """)
+    assert out.count("refused: labels must be one class index in [0, 3) per row") == 3, out

@@ -360,6 +360,10 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
     with no mistake (converged) or after ``max_epochs`` passes; ``average`` returns the mean
     of the weights after every step, kept as a running sum.
     """
+    # the loop indexes W's rows by label without bounds checks
+    if labels.shape != (X.shape[0],) or labels.size and not (
+            0 <= labels.min() and labels.max() < n_classes):
+        raise ValueError(f"labels must be one class index in [0, {n_classes}) per row of X.")
     Xk = loop_input(X)
     W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
     counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
