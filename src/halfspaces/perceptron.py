@@ -236,7 +236,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
 
     def _state_fits(self, classes: NDArray, n_features: int) -> bool:
         states = self._states
-        return (np.array_equal(classes, self.classes_)
+        return ((classes is self.classes_ or np.array_equal(classes, self.classes_))
                 and len(states) == (1 if classes.size == 2 else classes.size)
                 and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
