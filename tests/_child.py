@@ -1,7 +1,8 @@
 """Run risky calls in a child interpreter, so that a crash fails one test, not pytest.
 
-The compiled loops have no bounds checks: a regression in the checks in front of them is a
-segmentation fault, which would kill the whole test run if it happened in-process.
+The compiled loops have no bounds checks: a regression in a check that keeps inconsistent
+sizes away from them reads or writes out of bounds, and that kills the process (signal 11)
+rather than raising. Tests of those checks run the risky call here.
 """
 
 from __future__ import annotations
@@ -18,19 +19,38 @@ import halfspaces
 SOURCE = str(Path(halfspaces.__file__).resolve().parents[1])
 
 
-def outcomes(setup: str, *calls: str) -> list[str]:
-    """What each of ``calls`` does after ``setup``, in one fresh interpreter (a child costs
-    seconds of imports): "ExceptionName: message", or "returned". A child that dies (rc -11
-    for a segmentation fault) fails the calling test with its return code and stderr."""
-    code = [textwrap.dedent(setup)]
-    for call in calls:
-        code.append("try:\n" + textwrap.indent(textwrap.dedent(call), "    ")
-                    + "\nexcept Exception as error:\n"
-                    + "    print(f'{type(error).__name__}: {error}'.replace('\\n', ' '))"
-                    + "\nelse:\n    print('returned')\n")
+def run_child(*parts: str, timeout: float = 300) -> str:
+    """Run the script made of `parts` (each dedented) in a new Python, warnings ignored;
+    return its stdout, asserting that it exited cleanly (a child costs seconds of imports,
+    so a test puts all its calls in one)."""
+    script = "\n".join(textwrap.dedent(part) for part in parts)
     path = os.pathsep.join(p for p in (SOURCE, os.environ.get("PYTHONPATH")) if p)
-    result = subprocess.run([sys.executable, "-W", "ignore", "-c", "\n".join(code)],
-                            capture_output=True, text=True, timeout=300,
-                            env={**os.environ, "PYTHONPATH": path})
-    assert result.returncode == 0, f"the child died (rc {result.returncode}):\n{result.stderr}"
-    return result.stdout.strip().splitlines()[-len(calls):]
+    done = subprocess.run([sys.executable, "-W", "ignore", "-c", script],
+                          capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "PYTHONPATH": path})
+    assert done.returncode == 0, (
+        f"the child exited with {done.returncode} (-11: a segfault)\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+def outcomes(setup: str, *calls: str) -> list[str]:
+    """What each of ``calls`` does after ``setup``, in one child: "ExceptionName: message",
+    or "returned"."""
+    wrapped = ["try:\n" + textwrap.indent(textwrap.dedent(call), "    ")
+               + "\nexcept Exception as error:\n"
+               + "    print(f'{type(error).__name__}: {error}'.replace('\\n', ' '))"
+               + "\nelse:\n    print('returned')\n" for call in calls]
+    return run_child(setup, *wrapped).strip().splitlines()[-len(calls):]
+
+
+REFUSED = """
+def refused(call):
+    try:
+        call()
+    except ValueError as exc:
+        print("refused:", exc)
+    else:
+        print("accepted")
+"""
+"""A first part for :func:`run_child`: ``refused(lambda: ...)`` prints "refused: " and the
+message of the ValueError raised, or "accepted"."""

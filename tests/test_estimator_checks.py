@@ -16,7 +16,8 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, clone
+from numpy.testing import assert_array_equal
+from sklearn.base import BaseEstimator, clone, is_classifier
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -159,3 +160,64 @@ def test_a_flag_given_for_a_count_is_refused_by_name(cls, name, flag):
 
     with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
         cls(**{name: flag})._validate_params()
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", public_estimators(), ids=lambda e: type(e).__name__)
+def test_a_fit_that_raises_leaves_the_estimator_as_it_was(estimator):
+    # scikit-learn's validation sets n_features_in_ before the labels are checked: a failed
+    # fit on wider data left n_features_in_ = 6 beside weights for 3 features, and the
+    # next partial_fit on 6 columns ran the compiled loop beyond them
+    X, y = separable_blobs()
+    est = clone(estimator).fit(X, y)
+    if is_classifier(est):
+        bad = np.zeros_like(y)  # one class: refused after validate_data
+    else:  # a step that diverges: refused after the solver ran
+        est.set_params(solver="gd", eta0=1e10, line_search=False)
+        bad = y
+    before = dict(vars(est))
+    with pytest.raises((ValueError, FloatingPointError)), np.errstate(all="ignore"):
+        est.fit(np.hstack([X, X]), bad)
+    assert vars(est).keys() == before.keys()
+    assert all(getattr(est, key) is value for key, value in before.items())
+    assert est.predict(X).shape == (60,)
+
+
+def estimators_with_partial_fit():
+    found = [est for est in public_estimators() if hasattr(est, "partial_fit")]
+    return found + [halfspaces.LogisticRegression(solver="sgd", random_state=0),
+                    halfspaces.KernelPerceptron(kernel="rbf")]
+
+
+@pytest.mark.parametrize("estimator", estimators_with_partial_fit(),
+                         ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("classes, label, narrow", [([1, 257], 1, np.int8),
+                                                    ([-1, 1, 255], 255, np.uint8)])
+def test_labels_in_a_dtype_narrower_than_the_classes_train_their_own_class(
+        estimator, classes, label, narrow):
+    # the compiled loops compared the labels with the positive class cast to the labels'
+    # dtype: int8(257) is 1, so a batch of int8 labels 1 trained class 257 (and uint8
+    # labels 255 trained class -1 = uint8 255)
+    X = np.array([[1.0, 0.0], [-1.0, 0.0], [0.0, 1.0]])[:len(classes)]
+    batch = np.array([[5.0, 0.0]] * 5)
+    fits = [clone(estimator).partial_fit(X, np.array(classes)).partial_fit(
+        batch, np.full(5, label, dtype=dtype)) for dtype in (narrow, np.int64)]
+    assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+    assert_array_equal(fits[0].predict(batch), [label] * 5)
+
+
+@pytest.mark.parametrize("estimator", public_estimators(), ids=lambda e: type(e).__name__)
+def test_the_quick_parameter_check_refuses_what_scikit_learn_refuses(estimator):
+    # check_params (every partial_fit, load) makes its constraint objects once per class;
+    # it must refuse each parameter scikit-learn's _validate_params refuses
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from halfspaces._sklearn import check_params
+
+    check_params(estimator)
+    for name in estimator.get_params():
+        bad = clone(estimator).set_params(**{name: object()})
+        with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+            bad._validate_params()
+        with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
+            check_params(bad)

@@ -153,3 +153,17 @@ def test_an_alpha_beyond_float64_is_refused_by_name():
     X, y = regression(seed=5)
     with pytest.raises(ValueError, match="'alpha' parameter of LinearRegression .*float64"):
         LinearRegression(alpha=10**400).fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["gd", "sgd", "minibatch"])
+def test_a_warm_start_without_an_intercept_reports_none(solver):
+    # the intercept of the earlier fit (5) stayed in the solver's start, which no step
+    # moves without an intercept, and was reported beside weights fitted without it
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 2))
+    y = X @ [1.0, 2.0] + 5
+    reg = LinearRegression(solver=solver, warm_start=True, random_state=0).fit(X, y)
+    assert reg.intercept_ > 4
+    reg.set_params(fit_intercept=False).fit(X, y)
+    assert reg.intercept_ == 0.0
+    assert_allclose(reg.predict(X), X @ reg.coef_)

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _child import REFUSED, run_child
 from _data import FORMATS, SHARED_DATA, in_format, load_a9a, noisy, separable
 from _glm_reference import (
     assert_same_optimum,
@@ -439,3 +440,65 @@ def test_parameters_beyond_float64_or_int64_are_refused_by_name(name, value):
     est = LogisticRegression(solver="minibatch", learning_rate="invscaling", **{name: value})
     with pytest.raises(ValueError, match=f"'{name}' parameter of LogisticRegression"):
         est.fit(X, y)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "minibatch"])
+def test_partial_fit_refuses_a_saved_state_that_does_not_fit_the_batch(solver):
+    # partial_fit trusted n_features_in_ as the width of its saved SGD state: raised to
+    # 10**8, a batch of 10**8 columns ran the compiled epoch on 6 parameters (a segfault).
+    # (The solver refuses such a state too, test_solvers; this refusal comes first.)
+    out = run_child(REFUSED, f"""
+        import numpy as np, scipy.sparse as sp
+        from halfspaces import LogisticRegression
+        from halfspaces._solvers import SgdState
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((40, 5)), rng.integers(0, 2, 40)
+        d = 10**8
+        clf = LogisticRegression(solver={solver!r}).partial_fit(X, y)
+        clf.n_features_in_ = d
+        refused(lambda: clf.partial_fit(
+            sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d)), [1, 0]))
+        clf = LogisticRegression(solver={solver!r}).partial_fit(X, y)
+        clf._state = SgdState.start(np.zeros(2))
+        refused(lambda: clf.partial_fit(X, y))
+    """)
+    assert out.count("refused: partial_fit: the saved parameters of this") == 2, out
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd", "minibatch"])
+def test_a_warm_start_without_an_intercept_starts_from_the_weights_alone(solver):
+    # no solver moves the intercept of a problem without one, so the earlier fit's
+    # intercept (1.6) was kept as intercept_ beside weights fitted without it
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 2))
+    y = (X[:, 0] + 3 > rng.standard_normal(200) * 3).astype(int)
+    params = dict(solver=solver, alpha=1e-2, random_state=0)
+    clf = LogisticRegression(warm_start=True, **params).fit(X, y)
+    assert clf.intercept_[0] > 1
+    clf.set_params(fit_intercept=False).fit(X, y)
+    assert_array_equal(clf.intercept_, [0.0])
+    if solver not in ("sgd", "minibatch"):  # the same optimum as a fresh fit
+        fresh = LogisticRegression(fit_intercept=False, **params).fit(X, y)
+        assert_allclose(clf.coef_, fresh.coef_, rtol=1e-4)
+    else:
+        clf.partial_fit(X, y)
+        assert_array_equal(clf.intercept_, [0.0])
+        assert_allclose(clf.decision_function(X), X @ clf.coef_[0])
+
+
+@pytest.mark.parametrize("change", [{"batch_size": 0}, {"batch_size": -5},
+                                    {"batch_size": 10**30}, {"learning_rate": "bogus"},
+                                    {"eta0": -1.0}, {"alpha": float("nan")}])
+def test_every_partial_fit_checks_the_parameters(change):
+    # scikit-learn checks a fitted estimator's first partial_fit only: batch_size=0 then
+    # failed as "range() arg 3 must not be zero", learning_rate="bogus" as KeyError, and
+    # eta0=-1 climbed the loss silently
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y = noisy(40, 3, seed=1)
+    clf = LogisticRegression(solver="minibatch", batch_size=8).partial_fit(X, y)
+    coef = clf.coef_
+    clf.set_params(**change)
+    with pytest.raises(InvalidParameterError, match=f"'{next(iter(change))}' parameter"):
+        clf.partial_fit(X, y)
+    assert clf.coef_ is coef

@@ -8,6 +8,7 @@ import _naive
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _child import REFUSED, run_child
 from _data import FORMATS, in_format, load_a9a, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -476,3 +477,175 @@ def test_homogeneous_runs_are_scale_free_or_refused_where_scores_underflow(cls):
         cls(fit_intercept=False, max_epochs=50).fit(tiny, [1, -1])
     with pytest.raises(ValueError, match="underflow"):
         online_perceptron(tiny, [1, -1], fit_intercept=False)
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron, PocketPerceptron,
+                                 VotedPerceptron])
+def test_an_interrupted_fit_leaves_the_model_that_partial_fit_continues(cls, monkeypatch):
+    # an interrupt (or a memory refusal) after scikit-learn's validation had set
+    # n_features_in_ = 5 left weights for 3 features: the next partial_fit on 5 columns
+    # wrote beyond them
+    X, y, _, _ = separable(20, 3, seed=0)
+    clf = cls().partial_fit(X, y)
+    reference = cls().partial_fit(X, y).partial_fit(X, y)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("halfspaces.perceptron.run_perceptron", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(np.hstack([X, X[:, :2]]), y)
+    monkeypatch.undo()
+    assert clf.n_features_in_ == 3
+    assert_array_equal(clf.partial_fit(X, y).decision_function(X), reference.decision_function(X))
+
+
+def test_partial_fit_refuses_a_state_that_does_not_fit_the_batch():
+    # partial_fit trusted n_features_in_ as the width of its weights: raised to 10**8, a
+    # batch of 10**8 columns was run on weights of 6 slots (a segfault); classes_ edited to
+    # three labels failed inside zip()
+    out = run_child(REFUSED, """
+        import numpy as np, scipy.sparse as sp
+        import halfspaces as hs
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((40, 5)), rng.integers(0, 2, 40)
+        d = 10**8
+        wide = sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d))
+        for name in ("Perceptron", "AveragedPerceptron", "PocketPerceptron",
+                     "VotedPerceptron"):
+            clf = getattr(hs, name)(max_epochs=2).fit(X, y)
+            clf.n_features_in_ = d
+            refused(lambda: clf.partial_fit(wide, [1, 0]))
+            clf = getattr(hs, name)(max_epochs=2).fit(X, y)
+            clf.classes_ = np.array([0, 1, 2])
+            refused(lambda: clf.partial_fit(X, y))
+        clf = hs.VotedPerceptron(max_epochs=2).fit(X, y)
+        clf.support_vectors_ = clf.support_vectors_[:, :2]
+        refused(lambda: clf.partial_fit(X, y))
+    """)
+    assert out.count("refused: partial_fit: the state of this") == 9, out
+
+
+def test_voted_scoring_uses_one_log_while_partial_fit_replaces_it_in_another_thread():
+    # decision_function read update_support_, update_signs_ and vote_counts_ again for each
+    # block of rows: a partial_fit between two blocks gave update rows beyond the support
+    # vectors it had read, and the compiled vote read past them (a segfault). The scoring
+    # thread here waits after its first block until the partial_fit is done.
+    out = run_child("""
+        import threading, warnings
+        import numpy as np
+        from halfspaces import VotedPerceptron
+        from halfspaces._progress import listen
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        clf = VotedPerceptron().partial_fit(rng.standard_normal((4000, 5)),
+                                            rng.integers(0, 2, 4000))
+        n_support = clf.support_vectors_.shape[0]
+        Xt = rng.standard_normal((3 * 4_000_000 // n_support, 5))  # three blocks
+        expected = clf.decision_function(Xt)
+        first_block, trained, result = threading.Event(), threading.Event(), {}
+
+        def wait_once(done, total):
+            if done < total:
+                first_block.set()
+                trained.wait(60)
+
+        def score():
+            with listen(wait_once):
+                result["votes"] = clf.decision_function(Xt)
+
+        scorer = threading.Thread(target=score)
+        scorer.start()
+        first_block.wait(60)
+        clf.partial_fit(rng.standard_normal((20000, 5)), rng.integers(0, 2, 20000))
+        trained.set()
+        scorer.join()
+        print("grew:", clf.support_vectors_.shape[0] > 2 * n_support)
+        print("same votes:", np.array_equal(result["votes"], expected))
+    """)
+    assert "grew: True" in out and "same votes: True" in out, out
+
+
+def test_voted_scoring_refuses_edited_attributes_that_disagree():
+    # the compiled vote indexes support_vectors_, the signs and the counts by the logged
+    # update rows without bounds checks: truncated support vectors or counts and inflated
+    # rows were read beyond their end (segfaults, or silently wrong votes)
+    out = run_child(REFUSED, """
+        import warnings
+        import numpy as np, scipy.sparse as sp
+        from halfspaces import VotedPerceptron
+        warnings.simplefilter("ignore")
+        rng = np.random.default_rng(0)
+        X, y = rng.standard_normal((3000, 5)), rng.integers(0, 2, 3000)
+        Xt = rng.standard_normal((2000, 5))
+        edits = {
+            "support_vectors_": lambda c: c.support_vectors_[:2],
+            "support_vectors_ ": lambda c: sp.csr_matrix(c.support_vectors_[:2]),
+            "update_support_": lambda c: [c.update_support_[0] * 1000],
+            "vote_counts_": lambda c: [c.vote_counts_[0][:2]],
+            "update_signs_": lambda c: [c.update_signs_[0][:-1]],
+            "update_support_ ": lambda c: [c.update_support_[0].astype(float)],
+            "vote_counts_ ": lambda c: c.vote_counts_ * 2,
+        }
+        for name, edit in edits.items():
+            c = VotedPerceptron(max_epochs=2).fit(X, y)
+            setattr(c, name.strip(), edit(c))
+            Xs = sp.csr_matrix(Xt) if sp.issparse(c.support_vectors_) else Xt
+            refused(lambda: c.decision_function(Xs))
+    """)
+    assert out.count("refused: this VotedPerceptron's fitted attributes disagree") == 7, out
+
+
+SHIFTED = (np.array([[3.0, 0.0], [4.0, 1.0], [5.0, 0.0], [6.0, 1.0]]), [0, 0, 1, 1])
+THROUGH_ORIGIN = (np.array([[1.0, 0.0], [2.0, 0.0], [-1.0, 0.0], [-2.0, 0.0]]), [1, 1, 0, 0])
+
+
+@pytest.mark.parametrize("cls", [Perceptron, AveragedPerceptron, PocketPerceptron])
+@pytest.mark.parametrize("how", ["warm_start", "partial_fit"])
+def test_continuing_without_an_intercept_drops_the_one_the_state_held(cls, how):
+    # the loop without an intercept neither reads nor moves its slot, so the intercept of
+    # the earlier fit (-10) stayed, was reported as intercept_ and added by predict:
+    # accuracy 0.5 on data a fresh fit without an intercept separates
+    X, y = THROUGH_ORIGIN
+    clf = cls(warm_start=True).fit(*SHIFTED)
+    if how == "partial_fit":
+        clf = cls()
+        for _ in range(20):
+            clf.partial_fit(*SHIFTED)
+    assert clf.intercept_[0] != 0
+    clf.set_params(fit_intercept=False)
+    for _ in range(5 if how == "partial_fit" else 1):
+        clf = clf.fit(X, y) if how == "warm_start" else clf.partial_fit(X, y)
+    assert_array_equal(clf.intercept_, [0.0])
+    assert_array_equal(clf.decision_function(X), X @ clf.coef_[0])
+    assert clf.score(X, y) == 1.0
+
+
+def test_voted_votes_with_the_intercept_its_log_was_built_with():
+    # decision_function read fit_intercept at predict time: set_params(fit_intercept=False)
+    # changed the votes of a fitted model, and a partial_fit then mixed vectors logged
+    # with an intercept and without
+    X, y = SHIFTED
+    clf = VotedPerceptron(warm_start=True).fit(X, y)
+    votes = clf.decision_function(X)
+    clf.set_params(fit_intercept=False)
+    assert_array_equal(clf.decision_function(X), votes)
+    with pytest.raises(ValueError, match="logged with fit_intercept=True.*set "
+                                         "fit_intercept=True to continue"):
+        clf.partial_fit(X, y)
+    assert_array_equal(clf.decision_function(X), votes)
+    fresh = VotedPerceptron(fit_intercept=False).fit(*THROUGH_ORIGIN)
+    assert_array_equal(clf.fit(*THROUGH_ORIGIN).decision_function(X),
+                       fresh.decision_function(X))  # the warm start started afresh
+    assert clf.partial_fit(*THROUGH_ORIGIN).n_updates_ >= fresh.n_updates_
+
+
+@pytest.mark.parametrize("cls", [Perceptron, VotedPerceptron])
+def test_every_partial_fit_checks_the_parameters(cls):
+    # scikit-learn checks a fitted estimator's first partial_fit only
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y, _, _ = separable(20, 3, seed=0)
+    clf = cls().partial_fit(X, y).set_params(fit_intercept="no")
+    with pytest.raises(InvalidParameterError, match="'fit_intercept' parameter"):
+        clf.partial_fit(X, y)

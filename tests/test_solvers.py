@@ -740,3 +740,31 @@ def test_newton_solves_for_its_step_as_documented(loss, below_size, expected, mo
         assert_allclose(s, obj.newton_direction(w, g), rtol=1e-14)
     else:
         assert len(calls) == 1 and (calls[0] is None) == (expected == "cg, plain")
+
+
+def test_a_start_or_saved_state_of_another_size_is_refused():
+    # the compiled loops index the parameters without bounds checks: a saved stochastic
+    # state of 2 entries for an objective of 4 was read and written beyond its end
+    X, y = noisy(30, 3, seed=2)
+    obj = objective(X, y, 0.01, True, "logistic")
+    short = SgdState.start(np.zeros(2))
+    for solver in ("sgd", "minibatch"):
+        with pytest.raises(ValueError, match="start holds parameters of shape .2,. for an "
+                                             "objective of 4"):
+            solve(obj, solver, np.zeros(4), 0.0, 1, StepRule(0.1), np.random.RandomState(0),
+                  short)
+    for solver in ("lbfgs", "newton", "gd", "sgd"):
+        with pytest.raises(ValueError, match="objective of 4"):
+            solve(obj, solver, np.zeros(3), 1e-6, 5, StepRule(0.1), np.random.RandomState(0))
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd"])
+def test_a_start_with_an_intercept_on_a_problem_without_one_drops_it(solver):
+    # no solver moves the intercept of a problem without one: a warm start's intercept
+    # was returned as the solution's
+    X, y = noisy(40, 3, seed=3)
+    obj = objective(X, y, 0.01, False, "logistic")
+    w0 = np.array([0.1, 0.2, 0.3, 5.0])
+    state = SgdState.start(w0) if solver == "sgd" else None
+    run = solve(obj, solver, w0, 1e-8, 50, StepRule(0.1), np.random.RandomState(0), state)
+    assert run.w[-1] == 0.0 and w0[-1] == 5.0

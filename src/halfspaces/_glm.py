@@ -73,7 +73,10 @@ SHARED_PARAMETERS_DOC = """\
         Seeds the epoch orders of the stochastic solvers.
     warm_start : bool, default=False
         The iterative solvers start from the previous solution, when it has the same shape
-        (same features, and for a classifier the same classes).
+        (same features, and for a classifier the same classes). With
+        ``fit_intercept=False`` they start from its weights with the intercepts at 0, as
+        scikit-learn's LogisticRegression does; so does a ``partial_fit`` after
+        ``set_params(fit_intercept=False)``.
 """
 """The numpydoc text of the parameters from ``learning_rate`` to ``warm_start``."""
 

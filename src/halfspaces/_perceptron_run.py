@@ -111,10 +111,14 @@ def run_perceptron(
     ``y == positive`` and -1 elsewhere (so ±1 labels need no ``positive``). Stops after a pass
     with no update (converged); for selection="worst" an epoch is n updates on the most
     violated example, and the run stops when no margin is <= 0. ``state`` is not modified:
-    the run works on a copy and returns the new state.
+    the run works on a copy and returns the new state. Without ``fit_intercept`` the
+    hypothesis has b = 0: a state from a run with an intercept continues without it.
     """
+    _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
-    Xk, Y, mode_code = loop_input(X), (y, y.dtype.type(positive)), MODES[mode]
+    if not fit_intercept:
+        _drop_intercept(state)
+    Xk, Y, mode_code = loop_input(X), _targets(y, positive), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
     if mode_code == kp.POCKET:
@@ -143,6 +147,59 @@ def run_perceptron(
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
                          state, rows, steps)
+
+
+def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
+    """Refuse labels or a state whose sizes do not fit X, before a compiled loop sees them.
+
+    The loops index y by row and w, aux by feature without bounds checks: a state of
+    another width (a model whose fitted attributes were edited, or any caller's mistake)
+    was read and written beyond its end, a segfault or silently wrong weights.
+    """
+    n, d = X.shape
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape} for the {n} rows of X; one label per row "
+                         "is required.")
+    if state is None:
+        return
+    if not state.w.shape == state.aux.shape == (d + 1,):
+        raise ValueError(
+            f"the perceptron state holds {state.w.shape} weights and {state.aux.shape} "
+            f"sums for X of {d} features, which need {d + 1} each (the intercept last): "
+            "it belongs to a model of another width; fit again, or widen the model.")
+    if state.counters.shape != (kp.N_COUNTERS,):
+        raise ValueError(f"the perceptron state holds {state.counters.shape} counters, not "
+                         f"({kp.N_COUNTERS},).")
+
+
+def _drop_intercept(state: PerceptronState) -> None:
+    """Set the intercept slots of ``w`` and ``aux`` (the averaging sum, the pocket) to 0.
+
+    A loop with c = 0 neither reads nor moves them, so an intercept left there by an
+    earlier run with c = 1 (a warm start or partial_fit after set_params(fit_intercept=
+    False)) was reported as the model's b, and predict added it to a model trained
+    without it (accuracy 0.5 on data a fresh fit separates). scikit-learn's
+    LogisticRegression drops the intercept of a warm start the same way.
+    """
+    state.w[-1] = 0.0
+    state.aux[-1] = 0.0
+
+
+def _targets(y: NDArray, positive) -> tuple:
+    """The loops' view of the targets: the labels and the positive class in their dtype.
+
+    Refused when that dtype cannot hold the class: int8(257) is 1, so a batch of int8
+    labels trained the wrong class (the estimators widen the labels first,
+    :func:`halfspaces._validation.encode_targets`).
+    """
+    try:
+        target = y.dtype.type(positive)
+    except OverflowError:  # a Python int beyond the dtype
+        target = None
+    if target is None or target != positive:
+        raise ValueError(f"positive={positive!r} is not a value of y's dtype {y.dtype}; "
+                         "pass y in a dtype that holds it.")
+    return y, target
 
 
 def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
@@ -198,9 +255,14 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     state = PerceptronState(np.array(w, dtype=np.float64),
                             np.zeros_like(w, dtype=np.float64) if aux is None
                             else np.array(aux, dtype=np.float64))
+    _check_run_sizes(X, y, state)
+    if not fit_intercept:
+        _drop_intercept(state)
+    if order.size and not (order.ndim == 1 and 0 <= order.min() and order.max() < X.shape[0]):
+        raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
     state.counters[kp.STEP] = n_steps
     log = np.empty((2, 0), dtype=np.int64)
-    k = kp.perceptron_epoch(loop_input(X), (y, y.dtype.type(positive)), order,
+    k = kp.perceptron_epoch(loop_input(X), _targets(y, positive), order,
                             1.0 if fit_intercept else 0.0, MODES[mode], state.w, state.aux,
                             state.counters, log)
     if k < 0:
@@ -298,6 +360,10 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
     with no mistake (converged) or after ``max_epochs`` passes; ``average`` returns the mean
     of the weights after every step, kept as a running sum.
     """
+    # the loop indexes W's rows by label without bounds checks
+    if labels.shape != (X.shape[0],) or labels.size and not (
+            0 <= labels.min() and labels.max() < n_classes):
+        raise ValueError(f"labels must be one class index in [0, {n_classes}) per row of X.")
     Xk = loop_input(X)
     W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
     counters = np.zeros(km.N_COUNTERS, dtype=np.int64)

@@ -8,12 +8,19 @@ move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
 
 from __future__ import annotations
 
-from functools import cache
+import weakref
+from functools import cache, wraps
 from numbers import Integral, Real
 
 import sklearn.base
+from sklearn import get_config
 from sklearn.base import ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+from sklearn.utils._param_validation import (
+    Interval,
+    StrOptions,
+    make_constraint,
+    validate_params,
+)
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
@@ -192,21 +199,80 @@ class FloatInterval(Interval):
 
 
 def fit_context(method):
-    """Validate the estimator's declared parameters before ``method`` runs.
+    """Validate the estimator's declared parameters before ``method`` runs, and leave the
+    estimator as it was when ``method`` raises.
 
     scikit-learn's ``_fit_context``: the parameters are checked against
-    ``_parameter_constraints`` on every ``fit``, and on the first ``partial_fit`` only (a
-    fitted estimator's later ``partial_fit`` calls skip the check, as scikit-learn's own do).
-    Nested estimators are not re-validated.
+    ``_parameter_constraints`` before every ``fit`` and ``partial_fit``. (scikit-learn
+    checks only a fitted estimator's first ``partial_fit``: values set with ``set_params``
+    later reached the loops, and batch_size=0 failed as "range() arg 3 must not be zero",
+    eta0=-1 climbed the loss silently.) Nested estimators are not re-validated.
+
+    A call that raises (a refused input, a memory refusal, KeyboardInterrupt) gets back the
+    attributes the estimator had before it: scikit-learn's validation sets
+    ``n_features_in_`` before the labels or the memory are checked, and a model whose
+    ``n_features_in_`` no longer matched its weights let the next ``partial_fit`` run the
+    compiled loops beyond them (a segfault). The attributes are taken back as objects
+    (a shallow copy of ``vars``), so this relies on the fits replacing their fitted arrays
+    rather than writing into them, as they all do.
     """
-    return _fit_context(prefer_skip_nested_validation=True)(method)
+    checked = _fit_context(prefer_skip_nested_validation=True)(method)
+    continues = method.__name__ == "partial_fit"
+
+    @wraps(method)
+    def wrapper(estimator, *args, **kwargs):
+        if continues and not get_config()["skip_parameter_validation"]:
+            check_params(estimator)
+        before = dict(vars(estimator))
+        try:
+            return checked(estimator, *args, **kwargs)
+        except BaseException:
+            _restore(estimator, before)
+            raise
+
+    return wrapper
+
+
+def _restore(estimator, before: dict) -> None:
+    """Give `estimator` back the attributes `before` (a copy of its ``vars``)."""
+    now = vars(estimator)
+    for key in now.keys() - before.keys():
+        del now[key]
+    now.update(before)
 
 
 def check_params(estimator) -> None:
     """Check `estimator`'s parameters against its ``_parameter_constraints``.
 
-    scikit-learn's ``BaseEstimator._validate_params`` (what :func:`fit_context` runs before
-    ``fit``), for callers that build an estimator from stored parameters, e.g.
-    :func:`halfspaces.load`; raises scikit-learn's InvalidParameterError (a ValueError).
+    What scikit-learn's ``BaseEstimator._validate_params`` checks (and on a failure, its
+    InvalidParameterError, a ValueError naming the parameter), for :func:`fit_context`
+    and for callers that build an estimator from stored parameters
+    (:func:`halfspaces.load`). ``partial_fit`` runs it on every call: scikit-learn's check
+    costs 70 us (it makes its constraint objects each time), 10% of a LogisticRegression
+    partial_fit on 100 rows; with the objects made once per class 35 us, and an estimator
+    whose parameters are the very objects that passed last time skips it (2 us).
     """
-    estimator._validate_params()
+    names = estimator._get_param_names()
+    values = [getattr(estimator, name) for name in names]
+    passed = _PASSED.get(estimator)
+    if passed is not None and len(passed) == len(values) \
+            and all(a is b for a, b in zip(passed, values, strict=True)):
+        return
+    constraints = _constraints(type(estimator))
+    for name, value in zip(names, values, strict=True):
+        options = constraints.get(name, ())
+        if options and not any(option.is_satisfied_by(value) for option in options):
+            estimator._validate_params()  # raises scikit-learn's message
+    _PASSED[estimator] = values
+
+
+# estimator -> the parameter values (the objects) that last passed check_params
+_PASSED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@cache
+def _constraints(cls: type) -> dict[str, tuple]:
+    """The constraint objects of `cls`'s parameters (none for "no_validation")."""
+    return {name: tuple(map(make_constraint, options))
+            for name, options in cls._parameter_constraints.items()
+            if options != "no_validation"}

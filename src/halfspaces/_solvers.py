@@ -97,7 +97,11 @@ class StepRule:
 
 def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
           steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
-    """Minimise ``obj`` from ``w0`` with the named solver."""
+    """Minimise ``obj`` from ``w0`` with the named solver (from ``state`` for sgd and
+    minibatch, when given)."""
+    _check_start(obj, w0, state)
+    if not obj.fit_intercept:
+        w0, state = _without_intercepts(obj, w0, state)
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
     _check_scale(obj)
     if solver == "lbfgs":
@@ -110,6 +114,40 @@ def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int
     if solver == "gd":
         return gradient_descent(obj, w0, tol, max_iter, steps)
     return stochastic(obj, w0, tol, max_iter, steps, batch, rng, state)
+
+
+def _check_start(obj: GLMObjective, w0: NDArray, state: SgdState | None) -> None:
+    """Refuse a start point or a saved stochastic state that is not ``obj``'s size.
+
+    The compiled loops read and write the parameters by feature and class without bounds
+    checks: a state saved by a model of another width (its fitted attributes edited, say)
+    was read and written beyond its end.
+    """
+    found = [np.shape(w0)] if state is None else [np.shape(state.iterate),
+                                                  np.shape(state.average)]
+    if any(shape != (obj.size,) for shape in found):
+        raise ValueError(
+            f"the solver's start holds parameters of shape {found[0]} for an objective of "
+            f"{obj.size}: it belongs to a model of another width or classes; fit again.")
+
+
+def _without_intercepts(obj: GLMObjective, w0: NDArray,
+                        state: SgdState | None) -> tuple[NDArray, SgdState | None]:
+    """The start (and stochastic state) with its intercepts set to 0, as copies.
+
+    Without an intercept J does not depend on those slots, so no solver moves them: an
+    intercept left there by a fit with one (a warm start or partial_fit after
+    set_params(fit_intercept=False)) was kept as the model's b, and predict added it to
+    weights fitted without it. scikit-learn's LogisticRegression drops it the same way.
+    """
+    def dropped(w: NDArray) -> NDArray:
+        w = np.array(w, dtype=float)
+        w.reshape(obj.shape)[..., -1] = 0.0
+        return w
+
+    if state is not None:
+        state = replace(state, iterate=dropped(state.iterate), average=dropped(state.average))
+    return dropped(w0), state
 
 
 def _check_scale(obj: GLMObjective) -> None:

@@ -318,6 +318,11 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
         raise ValueError(f"y contains labels {unknown!r} that are not in classes_ {classes!r}.")
     problems = [1] if classes.size == 2 else range(classes.size)
     if y.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
+        # the loops compare y with the class cast to y's dtype, which wraps a class that
+        # dtype cannot hold: a batch of int8 labels 1 trained class 257 (int8(257) is 1).
+        # In a dtype that holds both (a copy only when y's is narrower) they compare as
+        # NumPy compares them here.
+        y = y.astype(np.result_type(y, classes), copy=False)
         return Targets(classes, y, tuple(classes[k] for k in problems))
     return Targets(classes, np.searchsorted(classes, y), tuple(problems))
 

@@ -205,12 +205,31 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         first = not hasattr(self, "_w")
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
+        if not first:
+            self._check_state_fits(X.shape[1], classes)
         obj = self._objective(X, encode_targets(y, classes))
         if first:
             self._rng, self._state = check_random_state(self.random_state), None
         run = self._continue(obj, self._rng, self._state)
         self._set_fitted(obj, Targets(classes, y, ()), run)
         return self
+
+    def _check_state_fits(self, n_features: int, classes: NDArray) -> None:
+        """Refuse a batch that the saved parameters and SGD state do not fit.
+
+        Checked before the batch's objective is built: with ``n_features_in_`` edited to
+        10**8, the objective's arrays of 10**8 entries were built (80 s) before the solver
+        refused the state, and before that check the compiled epoch ran beyond it.
+        """
+        size = (n_features + 1) * (1 if classes.size == 2 else classes.size)
+        state = self._state
+        saved = [self._w] if state is None else [
+            self._w, *(state[:2] if isinstance(state, tuple) else (state.iterate, state.average))]
+        if any(np.shape(a) != (size,) for a in saved):
+            raise ValueError(
+                f"partial_fit: the saved parameters of this LogisticRegression do not fit a "
+                f"batch of {n_features} features (n_features_in_) and classes {classes!r}: "
+                "its fitted attributes were changed after the last fit. Fit it again.")
 
     def _objective(self, X, targets: Targets) -> Objective:
         # the column scales, then weights and a gradient per problem (at least)

@@ -112,7 +112,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
-        resume = self.warm_start and self._can_resume(targets.classes, X.shape[1])
+        resume = self.warm_start and self._resume_problem(targets.classes, X.shape[1]) is None
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
                          check_random_state(self.random_state))
         self._set_fitted(X, targets, runs, resume)
@@ -147,6 +147,9 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
+        problem = None if first else self._resume_problem(classes, X.shape[1])
+        if problem is not None:
+            raise ValueError(f"partial_fit: {problem}")
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))
         runs = self._run(X, targets, not first, 1, "cyclic", None)
         self._set_fitted(X, targets, runs, not first)
@@ -216,12 +219,26 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
     def _widen_rows(self, n_features: int, offset: int) -> None:
         """Widen the stored training rows, where a variant keeps some."""
 
-    def _can_resume(self, classes: NDArray, n_features: int) -> bool:
-        return (
-            hasattr(self, "_states")
-            and np.array_equal(classes, self.classes_)
-            and self._states[0].w.shape[0] == n_features + 1
-        )
+    def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
+        """Why the state cannot continue on data of these classes and features, or None.
+
+        It needs one state per binary problem, each of n_features + 1 slots (the compiled
+        loop's bounds). A warm start that cannot continue starts afresh; partial_fit
+        raises the reason.
+        """
+        if not hasattr(self, "_states"):
+            return "the estimator has no state to continue"
+        if not self._state_fits(classes, n_features):
+            return (f"the state of this {type(self).__name__} does not fit a batch of "
+                    f"{n_features} features (n_features_in_) and classes {classes!r}: its "
+                    "fitted attributes were changed after the last fit. Fit it again.")
+        return None
+
+    def _state_fits(self, classes: NDArray, n_features: int) -> bool:
+        states = self._states
+        return ((classes is self.classes_ or np.array_equal(classes, self.classes_))
+                and len(states) == (1 if classes.size == 2 else classes.size)
+                and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
     def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
         states = self._states if resume else [None] * len(targets.positives)
@@ -285,7 +302,10 @@ _PARAMETERS_DOC = """
         Seeds the permutations of ``selection="shuffle"``.
     warm_start : bool, default=False
         Continue from the state of the previous fit (same classes and features) instead
-        of starting from w = 0, b = 0.
+        of starting from w = 0, b = 0. With ``fit_intercept=False`` a warm start or
+        ``partial_fit`` continues without the intercept the state may hold (b = 0);
+        VotedPerceptron, whose vote cannot mix weight vectors with and without one,
+        starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
 """
 
 _ATTRIBUTES_DOC = """
@@ -456,7 +476,9 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     _mode = "voted"
 
     def _set_fitted(self, X, targets, runs, resume) -> None:
-        super()._set_fitted(X, targets, runs, resume)
+        # the new log is built before any attribute is replaced, then assigned in a row; a
+        # reader in another thread may still see them change one by one, which
+        # decision_function detects (_vote_log)
         rows = np.unique(np.concatenate([run.update_rows for run in runs]))
         offset = self.support_vectors_.shape[0] if resume else 0
         new_vectors = X[rows]
@@ -470,13 +492,33 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
             signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
         steps = [_extend(self._update_steps[k] if resume else None, run.update_steps)
                  for k, run in enumerate(runs)]
+        counts = [survival_counts(s, run.state.n_steps)
+                  for s, run in zip(steps, runs, strict=True)]
+        super()._set_fitted(X, targets, runs, resume)
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
-        self.vote_counts_ = [survival_counts(s, st.n_steps)
-                             for s, st in zip(steps, self._states, strict=True)]
+        self.vote_counts_ = counts
+        self._fit_intercept = bool(self.fit_intercept)
 
     def _widen_rows(self, n_features: int, offset: int) -> None:
         self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
+
+    def _state_fits(self, classes: NDArray, n_features: int) -> bool:
+        # the log of updates is extended too: its rows, and one list entry per problem
+        return (super()._state_fits(classes, n_features)
+                and self.support_vectors_.shape[1] == n_features
+                and all(len(log) == len(self._states) for log in (
+                    self.update_support_, self.update_signs_, self._update_steps)))
+
+    def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
+        problem = super()._resume_problem(classes, n_features)
+        if problem is None and _log_intercept(self) != bool(self.fit_intercept):
+            problem = (
+                f"the weight vectors of this VotedPerceptron were logged with fit_intercept="
+                f"{_log_intercept(self)}, and one vote cannot mix vectors with and without "
+                f"an intercept: set fit_intercept={_log_intercept(self)} to continue, or fit "
+                "again (a warm start then starts afresh).")
+        return problem
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(<w_k, x> + b_k) of each sample (per class).
@@ -493,16 +535,16 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        c = 1.0 if self.fit_intercept else 0.0
-        n_problems, n = len(self.vote_counts_), X.shape[0]
+        c = 1.0 if _log_intercept(self) else 0.0
+        S, logs = _vote_log(self, X.shape[1])
+        n_problems, n = len(logs), X.shape[0]
         votes = np.empty((n_problems, n))
-        scores = _vote_scorer(self.support_vectors_, c)
-        block = max(1, _SCORING_BLOCK // max(1, self.support_vectors_.shape[0]))
+        scores = _vote_scorer(S, c)
+        block = max(1, _SCORING_BLOCK // max(1, S.shape[0]))
         for start in range(0, n, block):
             stop = min(n, start + block)
-            for k in range(n_problems):
-                scores(X[start:stop], self.update_support_[k], self.update_signs_[k],
-                       self.vote_counts_[k], votes[k, start:stop])
+            for k, (rows, signs, counts) in enumerate(logs):
+                scores(X[start:stop], rows, signs, counts, votes[k, start:stop])
             report(stop, n)
         return votes[0] if n_problems == 1 else votes.T
 
@@ -516,6 +558,59 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 # entries of G = X S^T per block of rows scored (32 MB for dense data); a report of
 # progress after each block
 _SCORING_BLOCK = 4_000_000
+
+
+def _log_intercept(est: VotedPerceptron) -> bool:
+    """Whether the logged weight vectors have an intercept: the fit_intercept of the fit
+    that logged them (set_params changes the next fit, not this model's votes). Model
+    files written before it was kept hold the fit's parameters."""
+    return getattr(est, "_fit_intercept", bool(est.fit_intercept))
+
+
+def _vote_log(est: VotedPerceptron, n_features: int) -> tuple:
+    """``support_vectors_`` and each problem's (update rows, signs, counts), each attribute
+    read once and checked against the others before the compiled vote indexes them.
+
+    Read once: a ``partial_fit`` in another thread replaces them one by one, and scoring
+    that read the log again per block of rows took update rows beyond the support vectors
+    it had read (a segfault). Checked: the vote reads the ``rows[k]``-th support vector,
+    the k-th sign and the (k + 1)-th count without bounds checks, so hand-edited attributes
+    (truncated support vectors or counts, indices out of range) were read beyond their end.
+    The check costs one pass over the log, beside the vote's pass per row.
+    """
+    import scipy.sparse as sp
+
+    S, support, signs, counts = (est.support_vectors_, est.update_support_,
+                                 est.update_signs_, est.vote_counts_)
+    n_problems = 1 if est.classes_.size == 2 else est.classes_.size
+    if S.ndim != 2 or S.shape[1] != n_features:
+        problem = f"support_vectors_ has shape {S.shape} for {n_features} features"
+    elif not len(support) == len(signs) == len(counts) == n_problems:
+        problem = (f"update_support_, update_signs_ and vote_counts_ hold {len(support)}, "
+                   f"{len(signs)} and {len(counts)} entries for {n_problems} binary problems")
+    else:
+        logs = list(zip(support, signs, counts, strict=True))
+        problem = next(filter(None, (_log_problem(k, *log, S.shape[0])
+                                     for k, log in enumerate(logs))), None)
+    if problem is not None:
+        raise ValueError(
+            f"this VotedPerceptron's fitted attributes disagree: {problem}. They were "
+            "changed after the last fit, or replaced by a partial_fit running in another "
+            "thread while it scored; fit it again, and score after partial_fit returns.")
+    if sp.issparse(S):
+        check_sparse_structure(S, "support_vectors_")
+    return S, logs
+
+
+def _log_problem(k: int, rows, signs, counts, n_support: int) -> str | None:
+    """What is wrong with problem k's log of updates, or None."""
+    if not (rows.ndim == 1 and rows.dtype.kind in "iu" and signs.shape == rows.shape
+            and counts.shape == (rows.shape[0] + 1,)):
+        return (f"problem {k} logs {rows.shape} update rows, {signs.shape} signs and "
+                f"{counts.shape} counts (integer rows, one more count than updates)")
+    if rows.size and not 0 <= rows.min() <= rows.max() < n_support:
+        return f"problem {k} names update rows outside the {n_support} support_vectors_"
+    return None
 
 
 def _vote_scorer(S, c: float):

@@ -267,7 +267,8 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
                 "update_signs_": Array(f64, ("u#",)), "_update_steps": Array(i64, ("u#",)),
                 "vote_counts_": Array(i64, ("u#+1",), low=0)}
     voted = {**perceptron, "support_vectors_": Rows("s", "float64 float32"),
-             **{k: Items(list, "p", spec) for k, spec in per_list.items()}}
+             **{k: Items(list, "p", spec) for k, spec in per_list.items()},
+             "_fit_intercept": Bool()}
     curve = Array(f64, ("c",), finite=False)
     solver = {"n_iter_": Int(), "loss_curve_": curve, "converged_": Bool()}
     logistic = {**linear, "_rng": Instance(np.random.RandomState), "_w": Array(f64, ("w",)),
@@ -346,7 +347,8 @@ class _KernelSupport(Spec):
 
 
 _SCHEMAS: dict[str, tuple[str, dict[str, Spec]]] = {}
-_OPTIONAL = {"feature_names_in_"}
+# absent from older files: VotedPerceptron's _fit_intercept then reads its parameter
+_OPTIONAL = {"feature_names_in_", "_fit_intercept"}
 
 
 def check_state(cls: type, params: dict[str, Any], state: dict[str, Any]) -> None:
