@@ -301,6 +301,9 @@ def test_run_kernel_perceptron_refuses_lengths_that_disagree_with_the_gram():
     (dict(f0=np.r_[np.zeros(9), np.inf]), "f0 holds NaN"),
     (dict(f0=np.zeros(10) + 0j), "f0 must be a numeric"),
     (dict(positive=[1.0]), "positive must be one numeric label"),
+    # int8(257) is 1: the run trained on the labels 1 as if they were 257
+    (dict(y=np.r_[np.ones(5), np.zeros(5)].astype(np.int8), positive=257),
+     "positive=257 is not a value of y's dtype int8"),
     (dict(max_epochs=0), "max_epochs must be"),
     (dict(selection="worst"), "selection must be"),
     (dict(selection="shuffle"), "rng"),

@@ -45,7 +45,7 @@ from halfspaces._epochs import run_epochs
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
-from halfspaces._perceptron_run import PerceptronState, run_perceptron
+from halfspaces._perceptron_run import PerceptronState, loop_targets, run_perceptron
 from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
 __all__ = [
@@ -431,7 +431,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     if selection == "shuffle" and rng is None:
         raise ValueError("selection='shuffle' draws its permutations from rng: pass one.")
     n = y.shape[0]
-    Y = (y, y.dtype.type(positive))
+    Y = loop_targets(y, positive)
     f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
     alpha, sums = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     clock = np.array([n_steps, 0], dtype=np.int64)

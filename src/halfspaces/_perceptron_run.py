@@ -34,7 +34,7 @@ from halfspaces._fast import perceptron as kp
 
 __all__ = [
     "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState",
-    "non_finite_row_error", "perceptron_block_epoch", "run_multiclass_perceptron",
+    "loop_targets", "non_finite_row_error", "perceptron_block_epoch", "run_multiclass_perceptron",
     "run_perceptron", "survival_counts",
 ]
 
@@ -118,7 +118,7 @@ def run_perceptron(
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
     if not fit_intercept:
         _drop_intercept(state)
-    Xk, Y, mode_code = loop_input(X), _targets(y, positive), MODES[mode]
+    Xk, Y, mode_code = loop_input(X), loop_targets(y, positive), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
     if mode_code == kp.POCKET:
@@ -185,7 +185,7 @@ def _drop_intercept(state: PerceptronState) -> None:
     state.aux[-1] = 0.0
 
 
-def _targets(y: NDArray, positive) -> tuple:
+def loop_targets(y: NDArray, positive) -> tuple:
     """The loops' view of the targets: the labels and the positive class in their dtype.
 
     Refused when that dtype cannot hold the class: int8(257) is 1, so a batch of int8
@@ -262,7 +262,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
         raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
     state.counters[kp.STEP] = n_steps
     log = np.empty((2, 0), dtype=np.int64)
-    k = kp.perceptron_epoch(loop_input(X), _targets(y, positive), order,
+    k = kp.perceptron_epoch(loop_input(X), loop_targets(y, positive), order,
                             1.0 if fit_intercept else 0.0, MODES[mode], state.w, state.aux,
                             state.counters, log)
     if k < 0:
