@@ -91,7 +91,6 @@ from halfspaces._sklearn import (
     FloatInterval,
     IntegerInterval,
     StrOptions,
-    check_params,
     fit_context,
 )
 from halfspaces._validation import (
@@ -296,12 +295,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self : object
             The updated estimator.
         """
-        first = not hasattr(self, "classes_")
-        if not first:
-            # fit_context checks the parameters on the first call only (scikit-learn's rule
-            # for partial_fit), so set_params between calls reached the run unchecked:
-            # kernel="bogus" a KeyError, cache_size=nan a failed int(), degree=-3 accepted
-            check_params(self)
+        first = not hasattr(self, "classes_")  # fit_context checked the parameters
         X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
