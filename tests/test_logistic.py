@@ -504,3 +504,20 @@ def test_every_partial_fit_checks_the_parameters(change):
     with pytest.raises(InvalidParameterError, match=f"'{next(iter(change))}' parameter"):
         clf.partial_fit(X, y)
     assert clf.coef_ is coef
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_partial_fit_after_a_full_batch_fit_goes_on_from_its_weights(solver, n_classes):
+    # a full-batch fit leaves no SGD state, and partial_fit started again from zero: the
+    # fitted model was silently replaced by one SGD epoch's (coefficients ten times smaller)
+    X, y = noisy(300, 3, seed=2)
+    if n_classes == 3:  # a third class: the softmax's weights
+        y = np.where(X[:, 0] > 0.5, 2, y)
+    clf = LogisticRegression(solver=solver, alpha=1e-2, random_state=0).fit(X, y)
+    fitted = np.c_[clf.coef_, clf.intercept_]
+    # steps of 1e-9 move no weight by more than about 1e-8: the epoch starts where fit ended
+    clf.set_params(solver="sgd", eta0=1e-9).partial_fit(X[:50], y[:50])
+    assert_allclose(np.c_[clf.coef_, clf.intercept_], fitted, atol=1e-6)
+    fresh = LogisticRegression(solver="sgd", alpha=1e-2, eta0=1e-9, random_state=0)
+    assert np.abs(fresh.partial_fit(X[:50], y[:50]).coef_).max() < 1e-6  # from zero

@@ -13,6 +13,7 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import NDArray
 
 from halfspaces._objective import GLMObjective
 from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
@@ -140,12 +141,14 @@ class GLM(SparseInputMixin, BaseEstimator):
         return self._finite(solve(obj, self.solver, self._start(obj), float(self.tol),
                                   self.max_iter, step_rule(self), rng))
 
-    def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None) -> SolverRun:
-        """One epoch of the stochastic solver over ``obj``, from ``state`` (partial_fit)."""
+    def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None,
+                  start: NDArray | None = None) -> SolverRun:
+        """One epoch of the stochastic solver over ``obj`` (partial_fit), from ``state``, or
+        without one from the parameters ``start`` (a full-batch fit's; zeros if None)."""
         if isinstance(state, tuple):  # older model files: (iterate, average, n_avg, t)
             state = SgdState(*state)
-        return self._finite(solve(obj, self.solver, np.zeros(obj.size), 0.0, 1,
-                                  step_rule(self), rng, state))
+        w0 = np.zeros(obj.size) if start is None else start
+        return self._finite(solve(obj, self.solver, w0, 0.0, 1, step_rule(self), rng, state))
 
     def _finite(self, run: SolverRun) -> SolverRun:
         """``run``, refused when its weights overflowed to inf or NaN (a step too large).

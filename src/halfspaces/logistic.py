@@ -185,7 +185,8 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         """One epoch of "sgd" or "minibatch" over a batch, continuing from the current state.
 
         Available only with those two solvers. The step counter t of the schedule carries
-        over from call to call.
+        over from call to call. After a fit by another solver (``set_params(solver="sgd")``
+        then ``partial_fit``) the epoch starts from that fit's weights, with t = 0.
 
         Parameters
         ----------
@@ -210,7 +211,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         obj = self._objective(X, encode_targets(y, classes))
         if first:
             self._rng, self._state = check_random_state(self.random_state), None
-        run = self._continue(obj, self._rng, self._state)
+        # after a full-batch fit there is no SGD state: the stream goes on from its weights
+        # (it started from zero and silently dropped the fitted model)
+        run = self._continue(obj, self._rng, self._state, None if first else self._w)
         self._set_fitted(obj, Targets(classes, y, ()), run)
         return self
 
