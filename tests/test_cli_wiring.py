@@ -1093,3 +1093,19 @@ def test_digits_other_than_ascii_are_names_not_indices(tmp_path):
     code, stderr = cli_error("plot", "animate", "x.svm", "--out", str(tmp_path / "a.gif"),
                              "--features", "0,\u00b2")
     assert code == 2 and "is not two column indices like 0,1" in stderr, stderr
+
+
+@pytest.mark.parametrize("command, extra, out", [
+    ("fit", ["--selection", "shuffle"], "m.npz"),
+    ("plot mistakes", ["--orders", "3"], "m.png"),
+])
+def test_seeds_beyond_numpys_are_refused_as_the_option(shifted_file, tmp_path, command,
+                                                       extra, out):
+    # NumPy seeds a RandomState with 0 to 2**32 - 1; a larger --seed failed inside with
+    # NumPy's "Seed must be between 0 and 2**32 - 1", which does not name the option, and
+    # plot took -1
+    for seed in (2**32, -1):
+        code, stderr = cli_error(*command.split(), str(shifted_file), *extra, "--seed",
+                                 str(seed), "--out", str(tmp_path / out))
+        assert code == 2 and "Invalid value for '--seed'" in stderr, stderr
+    assert not (tmp_path / out).exists()

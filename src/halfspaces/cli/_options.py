@@ -13,6 +13,11 @@ in int64, and a larger value once reached it as a Numba typing error. The librar
 Also the largest ``--epochs``, which a streamed fit counts in int64 (it refused more as
 ``epochs=``, where an in-memory fit took them)."""
 
+MAX_SEED = 2**32 - 1
+"""The largest ``--seed``: NumPy's legacy seeding (``RandomState``, what scikit-learn's
+``random_state`` becomes) takes 0 to 2**32 - 1, and a larger seed failed deep inside with
+NumPy's message, which does not name the option."""
+
 LabelColumn = Annotated[str | None, typer.Option(
     "--label-column",
     help="Tabular data: the label column, by header name or index (default: a column named "

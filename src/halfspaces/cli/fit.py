@@ -25,6 +25,7 @@ from halfspaces.cli._models import (
 )
 from halfspaces.cli._options import (
     MAX_ROWS,
+    MAX_SEED,
     DaskOption,
     DataFormat,
     JsonOutput,
@@ -509,7 +510,8 @@ def fit_cli(
     selection: Annotated[Selection, typer.Option(
         help="Order of the samples within an epoch.")] = Selection.cyclic,
     seed: Annotated[int, typer.Option(
-        min=0, help="Random seed (--selection shuffle, --test-fraction).")] = 0,
+        min=0, max=MAX_SEED,
+        help="Random seed (--selection shuffle, --test-fraction).")] = 0,
     intercept: Annotated[bool, typer.Option(
         "--intercept/--no-intercept", help="Learn a bias term.")] = True,
     label_column: LabelColumn = None,

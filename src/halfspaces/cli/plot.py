@@ -16,7 +16,7 @@ import typer
 
 from halfspaces.cli import _output
 from halfspaces.cli._models import ModelName
-from halfspaces.cli._options import DataFormat, JsonOutput, LabelColumn
+from halfspaces.cli._options import MAX_SEED, DataFormat, JsonOutput, LabelColumn
 
 __all__ = ["FORMATS", "KINDS", "plot", "plot_cli"]
 
@@ -260,7 +260,8 @@ def plot_cli(
         min=1, max=MAX_ORDERS, help="mistakes: how many orders of the examples.")] = 1,
     passes: Annotated[int, typer.Option(
         min=1, help="animate: the most passes of the perceptron.")] = 1,
-    seed: Annotated[int, typer.Option(help="Seed of the extra orders.")] = 0,
+    seed: Annotated[int, typer.Option(
+        min=0, max=MAX_SEED, help="Seed of the extra orders.")] = 0,
     label_column: LabelColumn = None,
     format: DataFormat = None,
     json_output: JsonOutput = False,
