@@ -336,6 +336,24 @@ def test_n_orders_is_a_count_of_at_most_max_orders():
     assert CLI_MAX_ORDERS == MAX_ORDERS == 100  # the CLI's copy, kept to parse without NumPy
 
 
+def test_animations_hold_at_most_max_frames_and_passes_are_counts():
+    # passes=2.5 and True were taken as int() of them; 1,000 passes on a9a made about ten
+    # million updates, a weight vector each, before anything was drawn
+    from halfspaces.cli.plot import MAX_FRAMES as CLI_MAX_FRAMES
+    from halfspaces.plot.animation import MAX_FRAMES, animate_perceptron
+
+    X, y = noisy(12, 2, seed=11)
+    for bad in (2.5, True, "3", 0, MAX_FRAMES + 1, 10**30):
+        with pytest.raises(ValueError, match=rf"passes={re.escape(repr(bad))} must be an "
+                                             r"integer from 1 to 10,000"):
+            animate_perceptron(X, y, passes=bad)
+    assert animate_perceptron(X, y, passes=np.int64(2)).frames
+    X, y = noisy(MAX_FRAMES, 2, seed=3)  # a tenth flipped: over MAX_FRAMES updates in 10,000
+    with pytest.raises(ValueError, match=r"made [\d,]+ updates in 10000 pass\(es\)"):
+        animate_perceptron(X, y, passes=MAX_FRAMES)
+    assert CLI_MAX_FRAMES == MAX_FRAMES  # the CLI's copy, kept to parse without NumPy
+
+
 # -- LossDisplay ------------------------------------------------------------------------------
 
 def test_loss_curves_equal_the_formulas_and_only_hinge_bounds_zero_one():

@@ -37,6 +37,10 @@ MAX_ORDERS = 100
 """The largest ``--orders``: :data:`halfspaces.plot.mistakes.MAX_ORDERS`, repeated here so
 that option parsing imports no NumPy."""
 
+MAX_FRAMES = 10_000
+"""The largest ``--passes``: :data:`halfspaces.plot.animation.MAX_FRAMES`, repeated here for
+the same reason."""
+
 XOR = [[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]
 
 Kind = Enum("Kind", {k: k for k in KINDS}, type=str)
@@ -259,7 +263,8 @@ def plot_cli(
     orders: Annotated[int, typer.Option(
         min=1, max=MAX_ORDERS, help="mistakes: how many orders of the examples.")] = 1,
     passes: Annotated[int, typer.Option(
-        min=1, help="animate: the most passes of the perceptron.")] = 1,
+        min=1, max=MAX_FRAMES,
+        help="animate: the most passes of the perceptron (one frame per update).")] = 1,
     seed: Annotated[int, typer.Option(
         min=0, max=MAX_SEED, help="Seed of the extra orders.")] = 0,
     label_column: LabelColumn = None,

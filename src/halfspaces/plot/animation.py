@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+import numbers
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +20,13 @@ from halfspaces.plot._base import (
     require_matplotlib,
 )
 
-__all__ = ["Frame", "PerceptronAnimation", "animate_perceptron"]
+__all__ = ["MAX_FRAMES", "Frame", "PerceptronAnimation", "animate_perceptron"]
+
+MAX_FRAMES = 10_000
+"""The most frames (updates) an animation holds, and so the most passes: every frame keeps
+its weight vector, and on a9a 1,000 passes made about ten million updates, 10 GB of
+weights before anything was drawn (a pass that is not the last makes at least one
+update, so more passes than frames cannot be drawn)."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +195,8 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     y : array-like of shape (n_samples,)
         Two labels; the larger one is +1.
     passes : int, default=1
-        The most epochs.
+        The most epochs, at most :data:`MAX_FRAMES`. A run that makes more than
+        ``MAX_FRAMES`` updates is refused (fewer passes or rows draw it).
     features : pair of int, default=(0, 1)
         The columns drawn: two different indices in [0, n_features). Negative indices are
         refused rather than wrapped, since the axes are labelled with the index.
@@ -215,8 +223,10 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
         encode_targets,
     )
 
-    if int(passes) < 1:
-        raise ValueError(f"passes={passes!r} must be an integer >= 1.")
+    if not (isinstance(passes, numbers.Integral) and not isinstance(passes, bool)
+            and 1 <= passes <= MAX_FRAMES):
+        raise ValueError(f"passes={passes!r} must be an integer from 1 to {MAX_FRAMES:,} "
+                         "(MAX_FRAMES).")
     Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
     Xc = checked_input(Xc, X)
     features = check_features(features, Xc.shape[1])  # before the run, not at draw time
@@ -226,6 +236,11 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     run = run_perceptron(Xc, targets.labels, positive=targets.positives[0],
                          fit_intercept=fit_intercept, max_epochs=int(passes),
                          record_updates=True)
+    if run.update_rows.size > MAX_FRAMES:  # before a weight vector per frame is made
+        raise ValueError(
+            f"The perceptron made {run.update_rows.size:,} updates in {int(passes)} "
+            f"pass(es), one frame each; an animation holds at most {MAX_FRAMES:,} "
+            "(MAX_FRAMES). Animate fewer passes, or a sample of the rows.")
     Xd = dense(Xc)
     labels = np.where(y == targets.classes[1], 1.0, -1.0)
     signs = labels[run.update_rows]
