@@ -263,10 +263,6 @@ class SignedRows:
         """(||(1 - Zv)_+||^2, Z^T (1 - Zv)_+) (see :func:`squared_hinge`)."""
         return squared_hinge(self.Z, v)
 
-    def max_square_norm(self) -> float:
-        """max_i ||z_i||^2, from the entries' own squares (see :func:`max_square_norm`)."""
-        return max_square_norm(self.Z)
-
     def max_row_norm(self) -> float:
         """max_i ||z_i||, scaled by a power of two first (see :func:`max_row_norm`)."""
         return max_row_norm(self.Z)

@@ -20,7 +20,6 @@ from halfspaces._exact import SignedRows, block_violations, scale_columns, score
 from halfspaces._exact.rows import (
     combine_violations,
     max_row_norm,
-    max_square_norm,
     squared_hinge,
 )
 from halfspaces._validation import plus_minus
@@ -89,10 +88,6 @@ def _transposed_product(X, y, index, offsets, rows, values, fit_intercept, scale
 
 def _squared_hinge(X, y, fit_intercept, scale, v):
     return squared_hinge(_block_rows(X, y, fit_intercept, scale), v)
-
-
-def _max_square_norm(X, y, fit_intercept, scale):
-    return max_square_norm(_block_rows(X, y, fit_intercept, scale))
 
 
 def _max_row_norm(X, y, fit_intercept, scale):
@@ -171,13 +166,9 @@ class PartitionedRows(SignedRows):
     def squared_hinge(self, v: NDArray) -> tuple[float, NDArray]:
         return add_in_order(self.parts.map(_squared_hinge, *self._args(), v))
 
-    def max_square_norm(self) -> float:
-        return max(self.parts.map(_max_square_norm, *self._args()))
-
     def max_row_norm(self) -> float:
-        # each partition scales by its own power of two (max_row_norm): squares of entries
-        # 1e200 overflowed, and those of 1e-200 underflowed to R = 0, where sqrt of
-        # max_square_norm was used
+        # each partition scales by its own power of two (max_row_norm): the square root of
+        # the largest squared norm overflowed at entries 1e200 and was 0 at 1e-200
         return max(self.parts.map(_max_row_norm, *self._args()))
 
 

@@ -13,8 +13,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
-# max_row_norm and power_of_two_scale live in _exact, where halfspaces.dask reads them too
-from halfspaces._exact import max_row_norm, power_of_two_scale, signed_rows
+from halfspaces._exact import signed_rows
 from halfspaces._validation import (
     check_sparse_structure,
     checked_input,
@@ -23,7 +22,7 @@ from halfspaces._validation import (
 )
 
 __all__ = [
-    "check_X", "labelled_sample", "max_row_norm", "power_of_two_scale", "signed_sample",
+    "check_X", "labelled_sample", "signed_sample",
 ]
 
 

@@ -26,7 +26,9 @@ from halfspaces._exact import (
     SignedRows,
     column_max,
     decide,
+    max_row_norm,
     min_norm_separator,
+    power_of_two_scale,
     proved_separator,
     scores,
     smallest_root,
@@ -34,7 +36,7 @@ from halfspaces._exact import (
 from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
 from halfspaces.exceptions import NotSeparableError, SolverError
 from halfspaces.losses import hinge
-from halfspaces.theory._data import max_row_norm, power_of_two_scale, signed_sample
+from halfspaces.theory._data import signed_sample
 from halfspaces.theory.margins import radius
 from halfspaces.theory.separability import augmented_separator
 

@@ -13,8 +13,9 @@ import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from halfspaces._exact import max_row_norm
 from halfspaces._validation import plus_minus
-from halfspaces.theory._data import check_X, max_row_norm
+from halfspaces.theory._data import check_X
 
 __all__ = ["functional_margins", "geometric_margins", "margin", "radius"]
 
