@@ -22,20 +22,19 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import ClassifierMixin
-from sklearn.utils import check_random_state, check_X_y
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._fast import loop_input
-from halfspaces._fast import perceptron as kp
+from halfspaces._docstrings import PERCEPTRON_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
+from halfspaces._docstrings import PERCEPTRON_PARAMETERS_DOC as _PARAMETERS_DOC
 from halfspaces._memory import check_dense_vectors
-from halfspaces._perceptron_run import PerceptronRun, run_perceptron, survival_counts
-from halfspaces._progress import report
+from halfspaces._online import OnlineRun, online_perceptron
+from halfspaces._perceptron_run import PerceptronRun, run_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
     IntegerInterval,
@@ -47,13 +46,13 @@ from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,
     Targets,
-    check_sparse_structure,
-    checked_input,
     encode_targets,
     partial_fit_classes,
     per_problem,
     validate_data,
 )
+from halfspaces._vote_log import extend_votes, log_intercept, read_vote_log, stack_rows, vote_sums
+from halfspaces._widen import widened
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -64,7 +63,6 @@ __all__ = [
     "VotedPerceptron",
     "online_perceptron",
 ]
-
 
 
 class _BasePerceptron(SparseInputMixin, BaseEstimator):
@@ -209,9 +207,9 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 "have none; fit on arrays without column names to widen it.")
         check_dense_vectors(n_features, 2 * len(self._states), "the widened model")
         for state in self._states:
-            state.w = _widened(state.w, n_features, offset, intercept=True)
-            state.aux = _widened(state.aux, n_features, offset, intercept=True)
-        self.coef_ = _widened(self.coef_, n_features, offset)
+            state.w = widened(state.w, n_features, offset, intercept=True)
+            state.aux = widened(state.aux, n_features, offset, intercept=True)
+        self.coef_ = widened(self.coef_, n_features, offset)
         self._widen_rows(n_features, offset)
         self.n_features_in_ = n_features
         return self
@@ -283,55 +281,6 @@ _FOR_NON_SEPARABLE = (
     ("PocketPerceptron", "PocketPerceptron (the weights with the fewest training errors)"),
     ("AveragedPerceptron", "AveragedPerceptron (the mean of all the weights)"),
 )
-
-
-
-_PARAMETERS_DOC = """
-    Parameters
-    ----------
-    fit_intercept : bool, default=True
-        Learn an affine halfspace sign(<w, x> + b): the homogeneous reduction x' = (1, x),
-        with the constant feature handled implicitly (X is never copied).
-    max_epochs : int, default=1000
-        The most passes over the data. A pass with no update stops the run earlier.
-    selection : {"cyclic", "shuffle", "worst"}, default="cyclic"
-        Which example to visit next: the given order each pass; a fresh permutation each
-        pass drawn from ``random_state``; or, at each step, the most violated example
-        argmin_i y_i(<w, x_i> + b) (one epoch is then n updates, each costing a full pass).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the permutations of ``selection="shuffle"``.
-    warm_start : bool, default=False
-        Continue from the state of the previous fit (same classes and features) instead
-        of starting from w = 0, b = 0. With ``fit_intercept=False`` a warm start or
-        ``partial_fit`` continues without the intercept the state may hold (b = 0);
-        VotedPerceptron, whose vote cannot mix weight vectors with and without one,
-        starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
-"""
-
-_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights w of each binary problem (one-vs-rest beyond two classes).
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts b.
-    classes_ : ndarray of shape (n_classes,)
-        The labels, sorted; classes_[1] is the positive class of a binary problem.
-    n_updates_ : int or ndarray of shape (n_classes,)
-        Updates (= mistakes) since the weights were last zero; per class beyond two classes.
-    n_steps_ : int or ndarray of shape (n_classes,)
-        Examples predicted since the weights were last zero (over every ``partial_fit`` or
-        warm-started call), per class beyond two classes: a run of E passes over n examples
-        makes E n steps, of which ``n_updates_`` were mistakes.
-    n_epochs_ : int
-        Passes over the data made by the last call.
-    converged_ : bool
-        Whether the last pass made no update (in every binary problem).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Feature names, when X had string column names.
-"""
 
 
 class Perceptron(LinearClassifierMixin, _BasePerceptron):
@@ -478,22 +427,16 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     def _set_fitted(self, X, targets, runs, resume) -> None:
         # the new log is built before any attribute is replaced, then assigned in a row; a
         # reader in another thread may still see them change one by one, which
-        # decision_function detects (_vote_log)
+        # decision_function detects (read_vote_log)
         rows = np.unique(np.concatenate([run.update_rows for run in runs]))
         offset = self.support_vectors_.shape[0] if resume else 0
         new_vectors = X[rows]
         if resume:
-            new_vectors = _stack_rows(self.support_vectors_, new_vectors)
-        support, signs = [], []
-        for k, run in enumerate(runs):
-            new_support = offset + np.searchsorted(rows, run.update_rows)
-            new_signs = targets.plus_minus(k, run.update_rows)
-            support.append(_extend(self.update_support_[k] if resume else None, new_support))
-            signs.append(_extend(self.update_signs_[k] if resume else None, new_signs))
-        steps = [_extend(self._update_steps[k] if resume else None, run.update_steps)
-                 for k, run in enumerate(runs)]
-        counts = [survival_counts(s, run.state.n_steps)
-                  for s, run in zip(steps, runs, strict=True)]
+            new_vectors = stack_rows(self.support_vectors_, new_vectors)
+        old = [(self.update_support_[k], self.update_signs_[k], self._update_steps[k])
+               for k in range(len(runs))] if resume else None
+        support, signs, steps, counts = extend_votes(
+            old, runs, targets, rows, offset, [run.state.n_steps for run in runs])
         super()._set_fitted(X, targets, runs, resume)
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
@@ -501,7 +444,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         self._fit_intercept = bool(self.fit_intercept)
 
     def _widen_rows(self, n_features: int, offset: int) -> None:
-        self.support_vectors_ = _widened(self.support_vectors_, n_features, offset)
+        self.support_vectors_ = widened(self.support_vectors_, n_features, offset)
 
     def _state_fits(self, classes: NDArray, n_features: int) -> bool:
         # the log of updates is extended too: its rows, and one list entry per problem
@@ -512,11 +455,11 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 
     def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
         problem = super()._resume_problem(classes, n_features)
-        if problem is None and _log_intercept(self) != bool(self.fit_intercept):
+        if problem is None and log_intercept(self) != bool(self.fit_intercept):
             problem = (
                 f"the weight vectors of this VotedPerceptron were logged with fit_intercept="
-                f"{_log_intercept(self)}, and one vote cannot mix vectors with and without "
-                f"an intercept: set fit_intercept={_log_intercept(self)} to continue, or fit "
+                f"{log_intercept(self)}, and one vote cannot mix vectors with and without "
+                f"an intercept: set fit_intercept={log_intercept(self)} to continue, or fit "
                 "again (a warm start then starts afresh).")
         return problem
 
@@ -535,18 +478,10 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
-        c = 1.0 if _log_intercept(self) else 0.0
-        S, logs = _vote_log(self, X.shape[1])
-        n_problems, n = len(logs), X.shape[0]
-        votes = np.empty((n_problems, n))
-        scores = _vote_scorer(S, c)
-        block = max(1, _SCORING_BLOCK // max(1, S.shape[0]))
-        for start in range(0, n, block):
-            stop = min(n, start + block)
-            for k, (rows, signs, counts) in enumerate(logs):
-                scores(X[start:stop], rows, signs, counts, votes[k, start:stop])
-            report(stop, n)
-        return votes[0] if n_problems == 1 else votes.T
+        c = 1.0 if log_intercept(self) else 0.0
+        S, logs = read_vote_log(self, X.shape[1])
+        votes = vote_sums(X, S, logs, c, max(1, _SCORING_BLOCK // max(1, S.shape[0])))
+        return votes[0] if len(logs) == 1 else votes.T
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class with the winning vote (classes_[0] on a tie of a binary vote)."""
@@ -558,172 +493,3 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 # entries of G = X S^T per block of rows scored (32 MB for dense data); a report of
 # progress after each block
 _SCORING_BLOCK = 4_000_000
-
-
-def _log_intercept(est: VotedPerceptron) -> bool:
-    """Whether the logged weight vectors have an intercept: the fit_intercept of the fit
-    that logged them (set_params changes the next fit, not this model's votes). Model
-    files written before it was kept hold the fit's parameters."""
-    return getattr(est, "_fit_intercept", bool(est.fit_intercept))
-
-
-def _vote_log(est: VotedPerceptron, n_features: int) -> tuple:
-    """``support_vectors_`` and each problem's (update rows, signs, counts), each attribute
-    read once and checked against the others before the compiled vote indexes them.
-
-    Read once: a ``partial_fit`` in another thread replaces them one by one, and scoring
-    that read the log again per block of rows took update rows beyond the support vectors
-    it had read (a segfault). Checked: the vote reads the ``rows[k]``-th support vector,
-    the k-th sign and the (k + 1)-th count without bounds checks, so hand-edited attributes
-    (truncated support vectors or counts, indices out of range) were read beyond their end.
-    The check costs one pass over the log, beside the vote's pass per row.
-    """
-    import scipy.sparse as sp
-
-    S, support, signs, counts = (est.support_vectors_, est.update_support_,
-                                 est.update_signs_, est.vote_counts_)
-    n_problems = 1 if est.classes_.size == 2 else est.classes_.size
-    if S.ndim != 2 or S.shape[1] != n_features:
-        problem = f"support_vectors_ has shape {S.shape} for {n_features} features"
-    elif not len(support) == len(signs) == len(counts) == n_problems:
-        problem = (f"update_support_, update_signs_ and vote_counts_ hold {len(support)}, "
-                   f"{len(signs)} and {len(counts)} entries for {n_problems} binary problems")
-    else:
-        logs = list(zip(support, signs, counts, strict=True))
-        problem = next(filter(None, (_log_problem(k, *log, S.shape[0])
-                                     for k, log in enumerate(logs))), None)
-    if problem is not None:
-        raise ValueError(
-            f"this VotedPerceptron's fitted attributes disagree: {problem}. They were "
-            "changed after the last fit, or replaced by a partial_fit running in another "
-            "thread while it scored; fit it again, and score after partial_fit returns.")
-    if sp.issparse(S):
-        check_sparse_structure(S, "support_vectors_")
-    return S, logs
-
-
-def _log_problem(k: int, rows, signs, counts, n_support: int) -> str | None:
-    """What is wrong with problem k's log of updates, or None."""
-    if not (rows.ndim == 1 and rows.dtype.kind in "iu" and signs.shape == rows.shape
-            and counts.shape == (rows.shape[0] + 1,)):
-        return (f"problem {k} logs {rows.shape} update rows, {signs.shape} signs and "
-                f"{counts.shape} counts (integer rows, one more count than updates)")
-    if rows.size and not 0 <= rows.min() <= rows.max() < n_support:
-        return f"problem {k} names update rows outside the {n_support} support_vectors_"
-    return None
-
-
-def _vote_scorer(S, c: float):
-    """The function that writes the votes of a block of rows X, given one problem's log.
-
-    Dense X and dense S: G = X S^T by BLAS, as before, then the compiled vote. When either
-    is sparse, the compiled loop computes G itself, lane block by lane block, with the sums
-    SciPy's sparse product takes (in its dtype), never holding more of G than that.
-    """
-    import scipy.sparse as sp
-
-    by_rows = sp.csr_matrix(S)
-    by_rows.sort_indices()
-    by_rows = (by_rows.data, by_rows.indices, by_rows.indptr)
-
-    def scores(X, rows, signs, counts, out):
-        if not (sp.issparse(X) or sp.issparse(S)):
-            G = np.ascontiguousarray(X @ S.T, dtype=np.float64)
-            kp.voted_scores(G, rows, signs, counts, c, out)
-            return
-        X = sp.csr_matrix(X)
-        scratch = np.empty((0, S.shape[1]), dtype=np.result_type(X.dtype, S.dtype))
-        kp.voted_scores_csr(loop_input(X), by_rows, rows, signs, counts, c, scratch, out)
-
-    return scores
-
-
-def _widened(a, n_features: int, offset: int, intercept: bool = False):
-    """`a` (a vector ending with its intercept, or rows of coefficients) with zero columns
-    around the old ones, which start at `offset`."""
-    import scipy.sparse as sp
-
-    d = a.shape[-1] - intercept
-    if sp.issparse(a):
-        a = a.tocsr()
-        return type(a)((a.data, a.indices + offset, a.indptr),
-                       shape=(a.shape[0], n_features))
-    out = np.zeros((*a.shape[:-1], n_features + intercept), dtype=a.dtype)
-    out[..., offset:offset + d] = a[..., :d]
-    if intercept:
-        out[..., -1] = a[..., -1]
-    return out
-
-
-def _extend(old: NDArray | None, new: NDArray) -> NDArray:
-    return new.copy() if old is None else np.concatenate([old, new])
-
-
-def _stack_rows(A, B):
-    import scipy.sparse as sp
-
-    if sp.issparse(A) or sp.issparse(B):
-        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
-    return np.vstack([A, B])
-
-
-@dataclass(frozen=True)
-class OnlineRun:
-    """One pass of the online protocol: the final weights and where the mistakes were."""
-
-    coef: NDArray[np.float64]
-    intercept: float
-    mistakes: NDArray[np.bool_]
-    classes: NDArray
-
-    @property
-    def n_mistakes(self) -> int:
-        return int(self.mistakes.sum())
-
-
-def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> OnlineRun:
-    """The online mistake-bound protocol: one pass, predict, receive y_t, update on a mistake.
-
-    For t = 1..n in the given order: predict sign(<w, x_t> + b); on receiving y_t, if
-    y_t(<w, x_t> + b) <= 0 count a mistake and set w += y_t x_t, b += y_t. Starting from
-    w = 0, b = 0, the number of mistakes on a sequence separable with margin gamma inside a
-    ball of radius R is at most (R/gamma)^2, on x' = (1, x) when ``fit_intercept``
-    (Novikoff 1962), whatever the order.
-
-    Parameters
-    ----------
-    X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        The sequence of examples.
-    y : array-like of shape (n_samples,)
-        Two labels; the larger one is +1 (as classes_[1] in the estimators).
-    fit_intercept : bool, default=True
-        Learn b too, i.e. run on x' = (1, x).
-
-    Returns
-    -------
-    run : OnlineRun
-        ``coef`` (n_features,), ``intercept``, ``mistakes`` (bool per example, in order),
-        ``classes`` and ``n_mistakes``.
-
-    Examples
-    --------
-    >>> from halfspaces.perceptron import online_perceptron
-    >>> run = online_perceptron([[1.0], [2.0], [-1.0]], [1, 1, -1])
-    >>> run.mistakes.tolist(), run.n_mistakes
-    ([True, False, True], 2)
-    """
-    Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
-    X = checked_input(Xc, X)
-    targets = encode_targets(y)
-    if targets.classes.size != 2:
-        raise ValueError(
-            f"online_perceptron takes two labels; y has {targets.classes.size}: "
-            f"{targets.classes!r}."
-        )
-    check_dense_vectors(X.shape[1], 2)
-    run = run_perceptron(X, targets.labels, positive=targets.positives[0],
-                         fit_intercept=fit_intercept, max_epochs=1, record_updates=True)
-    mistakes = np.zeros(X.shape[0], dtype=bool)
-    mistakes[run.update_rows] = True
-    return OnlineRun(run.coef, run.intercept, mistakes, targets.classes)
-
