@@ -6,8 +6,9 @@ where alpha_i counts the updates on example i (the dual representation). The alg
 needs only inner products, which a kernel k(x, z) = <phi(x), phi(z)> replaces: the
 perceptron learns a halfspace in the feature space of phi, a non-linear surface in X.
 The run itself and the kernel matrices are in the algorithm layer
-(:mod:`halfspaces._dual_run`); :func:`kernel_matrix`, :func:`run_kernel_perceptron` and
-:class:`KernelRun` are importable from here. On data that no hypothesis of the feature
+(:mod:`halfspaces._dual_run`), the scores and votes of a fitted expansion beside them
+(:mod:`halfspaces._kernel_hypothesis`); :func:`kernel_matrix`, :func:`run_kernel_perceptron`
+and :class:`KernelRun` are importable from here. On data that no hypothesis of the feature
 space separates, the last hypothesis of the run is a poor classifier; Freund and Schapire
 (1999) vote or average all the hypotheses of the run instead, which the averaged
 (``KernelPerceptron(average=True)``) and voted (:class:`VotedKernelPerceptron`) forms do,
@@ -61,31 +62,34 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import ClassifierMixin
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._docstrings import KERNEL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
+from halfspaces._docstrings import KERNEL_PARAMETERS_DOC as _PARAMETERS_DOC
 from halfspaces._dual_run import (
     KERNELS,
     GramRows,  # noqa: F401 (re-exported)
     KernelRun,
-    as_float64,
-    kernel_block,
     kernel_matrix,
     named_kernel,  # noqa: F401 (re-exported)
-    overflow_error,
     run_kernel_perceptron,
-    run_linear_perceptron,
-    training_gram,
 )
-from halfspaces._fast import perceptron as kp
 from halfspaces._kernel_expansion import Expansion, fitted_precomputed, read_expansion
+from halfspaces._kernel_hypothesis import (
+    averaged_weights,
+    binary_runner,
+    expansion_scores,
+    grown_expansion,
+    intercept_of,
+    is_linear,
+    kernel_votes,
+    linear_scores,
+)
 from halfspaces._memory import check_dense_vectors
-from halfspaces._perceptron_run import survival_counts
-from halfspaces._progress import report
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
@@ -102,6 +106,7 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
+from halfspaces._vote_log import extend_votes
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
@@ -111,82 +116,6 @@ MAX_CACHE_SIZE = 2.0**40
 """The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
 the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
 OverflowError in fit and at predict)."""
-
-
-
-_PARAMETERS_DOC = """
-    Parameters
-    ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
-default="linear"
-        See :func:`kernel_matrix`. "precomputed": X is the Gram matrix (n_train, n_train)
-        at fit and the test-by-train matrix at predict. A callable k(A, B) returns the
-        kernel matrix of the rows of A and B.
-    degree : int, default=3
-        Degree of the polynomial kernel.
-    gamma : float, default=None
-        gamma of poly, rbf and sigmoid; None means 1 / n_features.
-    coef0 : float, default=1.0
-        The constant c_0 of poly and sigmoid.
-    fit_intercept : bool, default=True
-        Add the constant feature: learn f(x) + b with b = sum_i alpha_i y_i.
-    max_epochs : int, default=1000
-        The most passes over the data.
-    selection : {"cyclic", "shuffle"}, default="cyclic"
-        Visit the examples in the given order each pass, or in a fresh permutation drawn
-        from ``random_state`` (the permutations :class:`~halfspaces.Perceptron` draws).
-        "cyclic" is the textbook order. On data that are not separable, "shuffle" with
-        averaging or voting can predict better: on MNIST (8,000 rows, 10 passes,
-        one-vs-rest, averaged) it gave 0.6 point more test accuracy with the cubic kernel
-        and 0.65 with RBF (``benchmarks/RESULTS.md``, session 9).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the permutations of ``selection="shuffle"``.
-    cache_size : float, default=200
-        Megabytes for rows of the Gram matrix (8 n bytes each), at most 2**40. On dense X,
-        when the n x n matrix fits, it is computed whole at the first update: one symmetric
-        product, cheaper than the rows one by one once a run needs 40% of them (one-vs-rest
-        and multi-epoch fits need nearly all). Otherwise a row is computed when an update first
-        needs it, and kept: when the matrix fits (sparse X), every row is computed at most
-        once; when it does not, the least recently used row makes room for a new one, and
-        rows of examples that never cause an update are never computed.
-    warm_start : bool, default=False
-        Continue from the hypothesis of the previous fit (same classes and features): the
-        run starts from its decision values and step count, and the rows that cause
-        updates join its support vectors (a row already among them is added again). Not
-        with a precomputed kernel, whose support vectors are not kept.
-"""
-
-_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Updates on each example of the data of the last call (per class beyond two
-        classes); the last hypothesis's coefficient of a support vector is ±(its updates).
-    support_ : ndarray of shape (n_new,)
-        Indices of the examples of the last call with alpha > 0 (in some problem), which
-        that call added to ``support_vectors_`` (all of them, after a fit from scratch).
-    support_vectors_ : ndarray or csr_matrix of shape (n_support, n_features)
-        The rows of the expansion (float64), earlier calls' first; empty for a precomputed
-        kernel (``support_`` then indexes the columns of X).
-    dual_coef_ : ndarray of shape (n_problems, n_support)
-        The coefficient of each support vector in each binary problem's hypothesis.
-    intercept_ : ndarray of shape (n_problems,)
-        b = the sum of the coefficients (zero without ``fit_intercept``).
-    classes_ : ndarray of shape (n_classes,)
-        The labels, sorted; classes_[1] is the positive class of a binary problem.
-    n_updates_ : int or ndarray of shape (n_classes,)
-        Updates (= mistakes), per class beyond two classes, over all calls that continued
-        one another.
-    n_steps_ : int or ndarray of shape (n_classes,)
-        Examples predicted over the same calls (the step count T of the averaged and voted
-        forms), per class beyond two classes: E passes over n examples make E n steps.
-    n_epochs_ : int
-        Passes made by the last call (the most over the binary problems).
-    converged_ : bool
-        Whether the last pass made no update, in every binary problem.
-    n_features_in_ : int
-        Number of features seen during fit (n_train for a precomputed kernel).
-"""
 
 
 class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
@@ -311,59 +240,14 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
 
     def _fit_runs(self, X, targets: Targets, resume: bool, max_epochs: int, selection: str,
                   rng) -> None:
-        if self._is_linear():  # the primal loop keeps weights over X's columns
+        if is_linear(self.kernel):  # the primal loop keeps weights over X's columns
             check_dense_vectors(X.shape[1], 2)
         fitted = read_expansion(self, X.shape[1]) if resume else None
-        run = self._runner(X, fitted)
+        run = binary_runner(self, X, fitted, record_updates=self._voted)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
                     selection=selection, rng=rng)
                 for k, positive in enumerate(targets.positives)]
         self._set_fitted(X, targets, runs, fitted)
-
-    def _runner(self, X, fitted: Expansion | None) -> Callable[..., KernelRun]:
-        """The binary run of problem k: the primal loop for the linear kernel, else the dual.
-
-        The named linear kernel's dual run is the primal run (the same updates), which costs
-        O(nnz of a row) per update where the dual needs a Gram row, O(n nnz); a callable
-        kernel, even a linear one, runs the dual loop. A resumed run starts from the last
-        hypothesis (``fitted``): its primal weights, or its decision values on X.
-        """
-        steps = None if fitted is None else fitted.n_steps
-        if self._is_linear():
-            weights = None if fitted is None else self._primal_weights(fitted)
-
-            def linear(k, labels, **options):
-                if weights is None:
-                    return run_linear_perceptron(X, labels, fit_intercept=self.fit_intercept,
-                                                 **options)
-                return run_linear_perceptron(X, labels, fit_intercept=self.fit_intercept,
-                                             w0=weights[k], n_steps=int(steps[k]), **options)
-            return linear
-        gram = training_gram(X, self.kernel, degree=self.degree, gamma=self.gamma,
-                             coef0=self.coef0, fit_intercept=self.fit_intercept,
-                             cache_size=self.cache_size)
-        scores = None if fitted is None else self._scores(
-            X, fitted, fitted.last_coef, self._intercept_of(fitted.last_coef))
-
-        def dual(k, labels, **options):
-            if scores is None:
-                return run_kernel_perceptron(gram, labels, record_updates=self._voted,
-                                             **options)
-            return run_kernel_perceptron(gram, labels, f0=scores[:, k], n_steps=int(steps[k]),
-                                         record_updates=self._voted, **options)
-        return dual
-
-    def _is_linear(self) -> bool:
-        return isinstance(self.kernel, str) and self.kernel == "linear"
-
-    def _primal_weights(self, fitted: Expansion) -> NDArray[np.float64]:
-        """w and its intercept c sum_i a_i of the last hypothesis, per problem: (p, d + 1)."""
-        coef = fitted.last_coef
-        W = _linear_weights(fitted.vectors, coef).T.reshape(coef.shape[0], -1)
-        return np.hstack([W, self._intercept_of(coef)[:, None]])
-
-    def _intercept_of(self, coef) -> NDArray[np.float64]:
-        return coef.sum(axis=1) * (1.0 if self.fit_intercept else 0.0)
 
     @property
     def n_steps_(self):
@@ -373,19 +257,10 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
 
     def _set_fitted(self, X, targets: Targets, runs: list[KernelRun],
                     fitted: Expansion | None) -> None:
-        alpha = np.vstack([run.alpha for run in runs])
-        support = np.flatnonzero(alpha.any(axis=0))
-        signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
-        last = alpha[:, support] * signs
-        sums = np.vstack([run.sums for run in runs])[:, support] * signs
-        precomputed = self.kernel == "precomputed"
-        vectors = np.empty((0, 0)) if precomputed else as_float64(X[support])
+        alpha, support, vectors, last, sums = grown_expansion(
+            X, targets, runs, fitted, precomputed=self.kernel == "precomputed")
         resume = fitted is not None
         offset = fitted.size if resume else 0
-        if resume:
-            vectors = _stack_rows(fitted.vectors, vectors)
-            last = np.hstack([fitted.last_coef, last])
-            sums = np.hstack([fitted.coef_sums, sums])
         updates = np.array([run.n_updates for run in runs])
         if resume:
             updates += np.atleast_1d(self.n_updates_)
@@ -404,7 +279,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
 
     def _set_hypothesis(self) -> None:
         self.dual_coef_ = self._last_coef.copy()
-        self.intercept_ = self._intercept_of(self._last_coef)
+        self.intercept_ = intercept_of(self._last_coef, self.fit_intercept)
 
     def _set_votes(self, targets, runs, support, offset, fitted) -> None:
         raise NotImplementedError
@@ -418,46 +293,6 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             + (", or predict with the average or the vote of the hypotheses (average=True, "
                "VotedKernelPerceptron)." if last_only else ".")
         )
-
-    def _scores(self, X, fitted: Expansion, coef, intercept) -> NDArray[np.float64]:
-        """sum_i coef_i k(x_i, x) + intercept for each row of X: (n_rows, n_problems), over
-        the support of ``fitted``."""
-        if fitted.kernel == "linear":
-            return self._linear_scores(X, _linear_weights(fitted.vectors, coef).T, intercept)
-        scores = np.empty((X.shape[0], coef.shape[0]))
-        for rows in gen_batches(X.shape[0], self._block(fitted.size)):
-            K = self._test_kernel(fitted, X[rows], rows.start)
-            with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
-                scores[rows] = K @ coef.T + intercept
-        return _finite_rows(scores, 0)  # the sums can overflow where no kernel value did
-
-    @staticmethod
-    def _linear_scores(X, W, intercept) -> NDArray[np.float64]:
-        """<w, x> + b of the (n_problems, d) weights W, with w = sum_i a_i x_i.
-
-        One product with the weights instead of an n_rows x n_support kernel matrix (a
-        minute on a9a's 48,842 rows). The same sums in another order: equal on data whose
-        products are exact, within rounding otherwise.
-        """
-        scores = np.asarray(as_float64(X) @ W.T, dtype=np.float64).reshape(X.shape[0], -1)
-        return scores + intercept
-
-    def _block(self, n_support: int) -> int:
-        """Rows per block of the test kernel matrix: ``cache_size`` MB of it."""
-        return max(1, int(self.cache_size * 2**20) // (8 * max(1, n_support)))
-
-    def _test_kernel(self, fitted: Expansion, X, start: int) -> NDArray[np.float64]:
-        """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X) and
-        the support vectors s_j of ``fitted``: a (rows, fitted.size) matrix."""
-        if fitted.precomputed:
-            K = X[:, fitted.columns]
-            return np.asarray(K.toarray() if sp.issparse(K) else K, dtype=np.float64)
-        if fitted.size == 0:
-            return np.zeros((X.shape[0], 0))
-        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row, as at fit
-            K = kernel_block(X, fitted.vectors, fitted.kernel, self.degree, self.gamma,
-                             self.coef0)
-        return _finite_rows(K, start)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class of each sample: classes_[1] where f(x) > 0 (binary), else the argmax.
@@ -479,28 +314,6 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
-
-
-def _finite_rows(values: NDArray, start: int) -> NDArray:
-    """`values` (a row per sample, the first being row `start`), refused as fit refuses
-    them where a row holds inf or NaN: a kernel value that overflowed (the polynomial
-    kernel of large rows) made a NaN score, which predict sent silently to classes_[0], and
-    an infinite one a vote with no meaning."""
-    finite = np.isfinite(values)
-    if finite.all():
-        return values
-    raise overflow_error(start + int(np.flatnonzero(~finite.all(axis=1))[0]))
-
-
-def _stack_rows(A, B):
-    if sp.issparse(A) or sp.issparse(B):
-        return sp.vstack([sp.csr_matrix(A), sp.csr_matrix(B)], format="csr")
-    return np.vstack([A, B])
-
-
-def _linear_weights(vectors, coef) -> NDArray[np.float64]:
-    """w = sum_i a_i x_i per problem, as the columns of a (d, n_problems) array."""
-    return np.asarray(vectors.T @ coef.T, dtype=np.float64)
 
 
 class KernelPerceptron(_BaseKernelPerceptron):
@@ -581,8 +394,8 @@ class KernelPerceptron(_BaseKernelPerceptron):
         # sums are exact integers, so the two agree bit for bit
         T = np.maximum(self._n_steps, 1).astype(np.float64)
         self.dual_coef_ = self._last_coef - self._coef_sums / T[:, None]
-        self.intercept_ = self._intercept_of(self._last_coef) - \
-            self._intercept_of(self._coef_sums) / T
+        self.intercept_ = intercept_of(self._last_coef, self.fit_intercept) - \
+            intercept_of(self._coef_sums, self.fit_intercept) / T
         return None
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -602,24 +415,10 @@ class KernelPerceptron(_BaseKernelPerceptron):
         X = validate_data(self, X, reset=False, **FIT_INPUT)
         fitted = read_expansion(self, X.shape[1])
         if self.average and fitted.kernel == "linear":
-            scores = self._linear_scores(X, self._averaged_weights(fitted), fitted.intercept)
+            scores = linear_scores(X, averaged_weights(fitted), fitted.intercept)
         else:
-            scores = self._scores(X, fitted, fitted.dual_coef, fitted.intercept)
+            scores = expansion_scores(self, X, fitted, fitted.dual_coef, fitted.intercept)
         return scores[:, 0] if scores.shape[1] == 1 else scores
-
-    @staticmethod
-    def _averaged_weights(fitted: Expansion) -> NDArray[np.float64]:
-        """The averaged primal weights as AveragedPerceptron forms them, w - aux / T.
-
-        w = sum_i alpha_i y_i x_i and aux = sum_i sums_i y_i x_i are exact on data whose
-        products are (integers, a9a's 0/1 features), so there the weights are the primal
-        ones bit for bit, where sum_i dual_coef_i x_i would round each term.
-        """
-        T = np.maximum(fitted.n_steps, 1).astype(np.float64)
-        W = _linear_weights(fitted.vectors, fitted.last_coef) - \
-            _linear_weights(fitted.vectors, fitted.coef_sums) / T
-        return np.ascontiguousarray(W.T)
-
 
 class VotedKernelPerceptron(_BaseKernelPerceptron):
     __doc__ = f"""The voted perceptron in the dual (Freund and Schapire 1999): all hypotheses vote.
@@ -670,17 +469,11 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     _voted = True
 
     def _set_votes(self, targets, runs, support, offset, fitted) -> None:
-        rows, signs, steps = [], [], []
-        for k, run in enumerate(runs):
-            new_rows = offset + np.searchsorted(support, run.update_rows)
-            new_signs = targets.plus_minus(k, run.update_rows)
-            old = fitted.votes[k] if fitted is not None else (None, None, None, None)
-            rows.append(_extend(old[0], new_rows))
-            signs.append(_extend(old[1], new_signs))
-            steps.append(_extend(old[3], run.update_steps))
+        old = None if fitted is None else [(r, s, t) for r, s, _, t in fitted.votes]
+        rows, signs, steps, counts = extend_votes(old, runs, targets, support, offset,
+                                                  self._n_steps)
         self.update_support_, self.update_signs_, self._update_steps = rows, signs, steps
-        self.vote_counts_ = [survival_counts(s, T)
-                             for s, T in zip(steps, self._n_steps, strict=True)]
+        self.vote_counts_ = counts
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """The weighted vote sum_k c_k sign(f_k(x)) of each sample (per class).
@@ -697,23 +490,5 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        fitted = read_expansion(self, X.shape[1])
-        c = 1.0 if self.fit_intercept else 0.0
-        n_problems, n = len(fitted.votes), X.shape[0]
-        votes = np.empty((n_problems, n))
-        for rows in gen_batches(n, self._block(fitted.size)):
-            G = np.ascontiguousarray(self._test_kernel(fitted, X[rows], rows.start),
-                                     dtype=np.float64)
-            # the compiled vote reads G[r, update_support_[k]] unchecked
-            if G.shape != (rows.stop - rows.start, fitted.size) or fitted.size < fitted.top:
-                raise ValueError(f"The test kernel matrix has shape {G.shape} where "
-                                 f"{rows.stop - rows.start} rows and {fitted.top} support "
-                                 "vectors were expected.")
-            for k, (update_rows, signs, counts, _) in enumerate(fitted.votes):
-                kp.voted_scores(G, update_rows, signs, counts, c, votes[k, rows])
-            report(rows.stop, n)
-        return votes[0] if n_problems == 1 else votes.T
-
-
-def _extend(old: NDArray | None, new: NDArray) -> NDArray:
-    return new.copy() if old is None else np.concatenate([old, new])
+        votes = kernel_votes(self, X, read_expansion(self, X.shape[1]))
+        return votes[0] if votes.shape[0] == 1 else votes.T
