@@ -1000,7 +1000,8 @@ def test_certify_leaves_a_field_beyond_float64_empty_with_a_note(tmp_path, field
     others = {k: v for k, v in record.items() if k not in (field, "notes")}
     assert all(v is not None for k, v in others.items() if k != "separable"), others
     out, err = run_cli_text("certify", str(path))
-    assert re.search(rf"{field.replace('_', ' ')}\W+not computed", out), out
+    # the table says what the note says: the value was computed, and is inf
+    assert re.search(rf"{field.replace('_', ' ')}\W+inf, beyond float64", out), out
     assert err.endswith(f"note: {field} not shown: inf, beyond float64")
 
 
@@ -1013,6 +1014,8 @@ def test_certify_leaves_a_nan_field_empty_with_a_note(monkeypatch, shifted_file)
     record = run_cli("certify", str(shifted_file))
     assert record["separable"] is True and record["mistake_bound"] is None
     assert record["notes"] == ["mistake_bound not shown: nan, undefined in float64"]
+    out, _ = run_cli_text("certify", str(shifted_file))
+    assert re.search(r"mistake bound\W+nan, undefined in float64", out), out
 
 
 def test_certify_prints_huge_and_tiny_numbers_compactly(tmp_path):

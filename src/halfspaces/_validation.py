@@ -313,18 +313,43 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
                 f"y contains only one class ({classes.tolist()[0]!r}); a classifier needs "
                 "samples of at least 2 classes."
             )
+    problems = [1] if classes.size == 2 else range(classes.size)
+    if y.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
+        _refuse_unknown(found.tolist(), classes)
+        # the loops compare y with the class cast to y's dtype, which wraps a class that
+        # dtype cannot hold: a batch of int8 labels 1 trained class 257 (int8(257) is 1).
+        y = y.astype(_label_dtype(y.dtype, classes), copy=False)
+        return Targets(classes, y, tuple(classes[k] for k in problems))
     unknown = np.setdiff1d(found, classes)
     if unknown.size:
         raise ValueError(f"y contains labels {unknown!r} that are not in classes_ {classes!r}.")
-    problems = [1] if classes.size == 2 else range(classes.size)
-    if y.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
-        # the loops compare y with the class cast to y's dtype, which wraps a class that
-        # dtype cannot hold: a batch of int8 labels 1 trained class 257 (int8(257) is 1).
-        # In a dtype that holds both (a copy only when y's is narrower) they compare as
-        # NumPy compares them here.
-        y = y.astype(np.result_type(y, classes), copy=False)
-        return Targets(classes, y, tuple(classes[k] for k in problems))
     return Targets(classes, np.searchsorted(classes, y), tuple(problems))
+
+
+def _refuse_unknown(found: list, classes: NDArray) -> None:
+    """Refuse the labels of `found` (Python numbers) that equal no class exactly.
+
+    Compared as Python numbers, which compare ints and floats exactly: NumPy compares
+    uint64 with int64, or int64 beyond 2**53 with float64, in float64, which rounds, so
+    labels 2**63 (float) passed as class 2**63 + 1 (uint64), and trained it.
+    """
+    known = set(classes.tolist())
+    unknown = [label for label in found if label not in known]
+    if unknown:
+        raise ValueError(f"y contains labels {unknown!r} that are not in classes_ "
+                         f"{classes!r} (compared exactly, whatever their dtypes).")
+
+
+def _label_dtype(y_dtype: np.dtype, classes: NDArray) -> np.dtype:
+    """A dtype that holds every class exactly, for labels that are all classes.
+
+    NumPy's common dtype where it holds the classes (no copy of y when it is y's own),
+    else the classes' dtype: uint64 and int64 have float64 as their common dtype, in which
+    classes 2**63 + 1 and 2**63 + 3 are one number, and both problems had all labels
+    positive. Labels equal to a class exactly convert to its dtype exactly.
+    """
+    common = np.result_type(y_dtype, classes)
+    return common if classes.astype(common).tolist() == classes.tolist() else classes.dtype
 
 
 def _distinct_numeric(y: NDArray) -> NDArray | None:
@@ -350,7 +375,8 @@ def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray 
     ``classes`` may be omitted on the first call when that batch holds at least two labels.
     """
     if known is not None:
-        if classes is not None and not np.array_equal(np.unique(classes), known):
+        # compared as Python numbers, exactly (see _refuse_unknown)
+        if classes is not None and np.unique(classes).tolist() != known.tolist():
             raise ValueError(
                 f"classes={np.unique(classes)!r} differs from the classes of the earlier "
                 f"partial_fit calls, {known!r}."

@@ -58,7 +58,9 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         A float field beyond float64 (inf: Novikoff's bound of entries 1e-200 beside the
         constant 1 is 4e400; R of rows of norm 2e308) or undefined in it (nan) is None
         too, as ``fit`` leaves such a mistake bound empty, with the note ``"FIELD not
-        shown: inf, beyond float64"`` (or ``"nan"``): JSON has no inf or nan.
+        shown: inf, beyond float64"`` (or ``"nan"``): JSON has no inf or nan. The table
+        of :func:`certify_cli` shows the note's words there ("inf, beyond float64"), and
+        "not computed" only where a solver failed.
     """
     import numpy as np
 
@@ -139,8 +141,11 @@ def _non_finite_as_none(record: dict[str, Any]) -> list[str]:
         if isinstance(value, float) and not math.isfinite(value):
             record[key] = None
             why = "beyond float64" if math.isinf(value) else "undefined in float64"
-            notes.append(f"{key} not shown: {value!r}, {why}")
+            notes.append(f"{key}{_NOT_SHOWN}{value!r}, {why}")
     return notes
+
+
+_NOT_SHOWN = " not shown: "
 
 
 def _separable(X, y, fit_intercept: bool) -> tuple[dict[str, Any], tuple[str, ...]]:
@@ -210,7 +215,7 @@ def certify_cli(
         _output.render(record, title="", as_json=True)
         return
     table, notes = record.pop("sample_complexity"), record.pop("notes")
-    _output.render({key: _shown(key, value) for key, value in record.items()},
+    _output.render({key: _shown(key, value, notes) for key, value in record.items()},
                    title="halfspaces certify")
     kind = {True: "realizable", False: "agnostic",
             None: "agnostic: separability not decided"}[record["separable"]]
@@ -219,8 +224,17 @@ def certify_cli(
     _output.note(notes)
 
 
-def _shown(key: str, value: Any) -> Any:
-    """A field for people: an empty one (its solver failed; the notes say why) in words."""
+def _shown(key: str, value: Any, notes: list[str]) -> Any:
+    """A field for people: an empty one in words, those of its note.
+
+    A value beyond float64 was computed, so the table says what it was ("inf, beyond
+    float64", as the note); it said "not computed", the words of a failed solver.
+    """
     if value is not None:
         return value
-    return "not decided" if key == "separable" else "not computed"
+    if key == "separable":
+        return "not decided"
+    for note in notes:
+        if note.startswith(key + _NOT_SHOWN):
+            return note[len(key + _NOT_SHOWN):]
+    return "not computed"

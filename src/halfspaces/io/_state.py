@@ -46,19 +46,27 @@ class _Dims:
 
     def __init__(self, d: int, k: int, p: int) -> None:
         self.values = {"d": d, "k": k, "p": p, "w": p * (d + 1)}
+        # what fixed each dimension, for the error: a crafted classes_ one label too long
+        # was reported as a coef_ of the wrong size, without a word about classes_
+        labels = f"the {k} labels of classes_"
+        self.origins = {"d": "n_features_in_", "k": labels, "p": labels,
+                        "w": f"n_features_in_ and {labels}"}
 
     def size(self, symbol: int | str, where: str, actual: int, index: int | None) -> None:
         """Check (or bind) one dimension: an int, a letter, or ``letter+1``; ``#`` is `index`."""
+        origin = "the format"
         if isinstance(symbol, int):
             expected = symbol
         else:
             name, _, plus = symbol.replace("#", str(index)).partition("+")
             if name not in self.values:
                 self.values[name] = actual - int(plus or 0)
+                self.origins[name] = where
             expected = self.values[name] + int(plus or 0)
+            origin = self.origins[name]
         if actual != expected:
             raise ValueError(f"{where} has size {actual} where {expected} is required "
-                             f"(dimension {symbol!r})")
+                             f"(dimension {symbol!r}, set by {origin})")
 
 
 class Spec:
@@ -159,7 +167,15 @@ class Choice(Spec):
         self.one, self.many = one, many
 
     def check(self, value, dims, where, index=None):
-        (self.one if dims.values["p"] == 1 else self.many).check(value, dims, where, index)
+        try:
+            (self.one if dims.values["p"] == 1 else self.many).check(value, dims, where, index)
+        except ValueError as exc:
+            origin = dims.origins["p"]
+            if origin in str(exc):
+                raise
+            # the form follows from classes_: say so, since it may be what is wrong
+            raise ValueError(f"{exc} ({dims.values['p']} binary problem(s) for "
+                             f"{origin})") from None
 
 
 class AnyOf(Spec):
@@ -222,10 +238,10 @@ class Instance(Spec):
 class Classes(Spec):
     """``classes_``: k >= 2 distinct labels (numbers or strings), sorted as np.unique sorts.
 
-    Not bytes: fit and partial_fit refuse bytes labels (scikit-learn's TypeError), so a
-    model holding them could predict them but never score or continue. Non-integral floats
-    stay allowed: fit refuses them as labels, but ``partial_fit(classes=[0, 1, 2.5])``
-    keeps a class that y never showed, and saves it.
+    Not bytes, and no float that is not an integer: fit and partial_fit (its ``classes``
+    too) refuse both as labels (scikit-learn's TypeError, and its "Unknown label type:
+    continuous"), so a model holding them could predict them but never score or continue.
+    -0.0 and 0.0 are one label (they compare equal), so a file may not hold both.
     """
 
     def check(self, value, dims, where, index=None):
@@ -236,6 +252,9 @@ class Classes(Spec):
         _check_values(value, where, True, None, None)
         if value.size < 2 or not np.all(value[1:] > value[:-1]):
             raise ValueError(f"{where} must hold two labels or more, sorted, without repeats")
+        if value.dtype.kind == "f" and np.any(value != np.floor(value)):
+            bad = value[value != np.floor(value)][0]
+            raise ValueError(f"{where} holds {bad!r}, not an integer: fit refuses such labels")
 
 
 def _check_values(value: np.ndarray, where: str, finite: bool, low, high) -> None:
