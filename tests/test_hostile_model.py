@@ -160,7 +160,7 @@ def load_measured(path):
         tracemalloc.stop()
 
 
-def refused(path, match=""):
+def refused(path, match=None):
     with pytest.raises(ModelFileError, match=match) as caught:
         halfspaces.load(path)
     assert str(path) in str(caught.value)
