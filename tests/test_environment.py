@@ -22,6 +22,7 @@ from sklearn.datasets import dump_svmlight_file
 
 import halfspaces
 from halfspaces import _fast
+from halfspaces.io import OutputFileError, safe_write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX streams and shells")
 
@@ -128,3 +129,17 @@ def test_a_cache_folder_another_user_could_write_is_never_used(tmp_path, monkeyp
     shared.rmdir()
     shared.symlink_to(tmp_path)
     assert Path(_fast._private_folder()) not in (shared, tmp_path)
+
+
+# 5. the working directory ------------------------------------------------------------------
+
+def test_a_relative_output_without_a_working_directory_is_refused_by_name(tmp_path,
+                                                                          monkeypatch):
+    def deleted():
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", deleted)
+    with pytest.raises(OutputFileError, match="^m.hs: .*current directory no longer exists"):
+        safe_write("m.hs", lambda handle: handle.write(b"x"))
+    safe_write(tmp_path / "m.hs", lambda handle: handle.write(b"x"))  # absolute: fine
+    assert (tmp_path / "m.hs").read_bytes() == b"x"
