@@ -8,11 +8,15 @@ where the CLI reads the environment at each call (``COLUMNS``).
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -22,6 +26,7 @@ from sklearn.datasets import dump_svmlight_file
 
 import halfspaces
 from halfspaces import _fast
+from halfspaces.cli import _output, main
 from halfspaces.io import OutputFileError, safe_write
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX streams and shells")
@@ -131,7 +136,169 @@ def test_a_cache_folder_another_user_could_write_is_never_used(tmp_path, monkeyp
     assert Path(_fast._private_folder()) not in (shared, tmp_path)
 
 
+# 2. broken pipes and closed streams --------------------------------------------------------
+
+def closed_pipe_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """The CLI writing into a pipe whose reader is already gone (``| head -c 0``)."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        return subprocess.run([sys.executable, "-m", "halfspaces", *args], stdout=writer,
+                              stderr=subprocess.PIPE, env=environment(), cwd=cwd,
+                              timeout=HANG_GUARD)
+    finally:
+        os.close(writer)
+
+
+@pytest.mark.parametrize("args", [("fit", "t.svm", "--json", "--model", "perceptron"),
+                                  ("predict", "m.hs", "t.svm")], ids=["fit", "predict"])
+def test_a_reader_that_goes_away_ends_the_command_quietly(files, args):
+    # the output was still buffered at exit: Python printed "Exception ignored ...
+    # BrokenPipeError" and exited with 120
+    result = closed_pipe_run(*args, cwd=files)
+    assert result.returncode == 1
+    assert result.stderr == b""
+
+
+def test_a_closed_stdout_is_an_error_not_a_silent_success(files):
+    # the results went nowhere and the exit status said success
+    for args in (("fit", "t.svm", "--json", "--model", "perceptron"),
+                 ("predict", "m.hs", "t.svm")):
+        result = shell_cli("exec >&-", *args, cwd=files)
+        assert result.returncode == 1, args
+        assert b"standard output is closed" in result.stderr, result.stderr
+
+
+def test_a_closed_stdout_does_not_stop_a_command_that_writes_a_file(files, tmp_path):
+    result = shell_cli("exec >&-", "predict", "m.hs", "t.svm", "--out",
+                       str(tmp_path / "p.txt"), cwd=files)
+    assert result.returncode == 0, result.stderr
+    assert len((tmp_path / "p.txt").read_text().splitlines()) == 60
+
+
+def test_a_closed_stderr_does_not_fail_the_command(files):
+    # asking whether stderr was a terminal raised AttributeError on None: exit 1, no output
+    result = shell_cli("exec 2>&-", "fit", "t.svm", "--model", "perceptron", cwd=files)
+    assert result.returncode == 0
+    assert "train accuracy" in result.stdout.decode()
+
+
+# 3. terminals and locales ------------------------------------------------------------------
+
+def test_a_terminal_width_of_zero_still_shows_the_error(tmp_path):
+    # Rich printed nothing at all at 0 columns, the error included
+    missing = tmp_path / "missing.svm"
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            mock.patch.dict(os.environ, {"COLUMNS": "0"}), \
+            pytest.raises(SystemExit) as ended:
+        main(["fit", str(missing)])
+    assert ended.value.code == 1
+    assert f"{missing}: cannot read the file" in " ".join(err.getvalue().split())
+
+
+def test_a_narrow_terminal_folds_values_instead_of_cutting_them(files, tmp_path):
+    # a long --out path was shown as "a_rather_long_.../and_anoth…": where is the model?
+    out = tmp_path / ("a_rather_long_directory_name_" * 3) / "the_model_file.hs"
+    out.parent.mkdir()
+    for columns in ("1", "80"):
+        with mock.patch.dict(os.environ, {"COLUMNS": columns}):
+            stdout, _ = run_cli_text("fit", str(files / "t.svm"), "--model", "perceptron",
+                                     "--out", str(out), "--quiet")
+        assert "…" not in stdout
+        assert str(out) in "".join(cell_texts(stdout)), stdout
+
+
+def cell_texts(table: str) -> list[str]:
+    """The text of a Rich table's cells, line by line, borders and padding removed."""
+    return ["".join(part.strip() for part in line.split("│")) for line in table.splitlines()]
+
+
+@pytest.mark.parametrize("width", [{"TERMINAL_WIDTH": "abc"}, {"COLUMNS": "99999999999"}],
+                         ids=["not-a-number", "huge"])
+def test_help_survives_an_absurd_terminal_width(tmp_path, width):
+    # typer's int() of TERMINAL_WIDTH failed ("error: invalid literal for int()"), and Rich
+    # drew the help 99999999999 columns wide ("internal error, MemoryError")
+    result = subprocess.run([sys.executable, "-m", "halfspaces", "--help"],
+                            capture_output=True, text=True, timeout=HANG_GUARD, cwd=tmp_path,
+                            env=environment(**width))
+    assert result.returncode == 0, result.stderr
+    assert "Usage" in result.stdout
+
+
+def test_an_ascii_locale_reports_non_ascii_names_and_writes_labels_as_utf8(tmp_path):
+    # the fit's report raised UnicodeEncodeError after the model was saved (exit 1), and
+    # predict failed on the first label
+    data = tmp_path / "données.csv"
+    rows = [f"{x:.1f},{'été' if x > 0 else 'hiver'}" for x in np.linspace(-2, 2, 20)]
+    data.write_text("x,label\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    env = environment(PYTHONIOENCODING="ascii", NO_COLOR="1")
+
+    def cli(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "halfspaces", *args], capture_output=True,
+                              env=env, cwd=tmp_path, timeout=HANG_GUARD)
+
+    fitted = cli("fit", data.name, "--model", "perceptron", "--out", "modèle.hs")
+    assert fitted.returncode == 0, fitted.stderr
+    assert b"donn\\xe9es.csv" in fitted.stdout and b"mod\\xe8le.hs" in fitted.stdout
+    predicted = cli("predict", "modèle.hs", data.name)
+    written = cli("predict", "modèle.hs", data.name, "--out", "p.txt")
+    assert predicted.returncode == written.returncode == 0, predicted.stderr
+    assert predicted.stdout == (tmp_path / "p.txt").read_bytes()
+    assert predicted.stdout.decode("utf-8").split() == [row.split(",")[1] for row in rows]
+    missing = cli("fit", "manquées.csv")
+    assert missing.returncode == 1 and b"manqu\\xe9es.csv: cannot read" in missing.stderr
+
+
+# 4. limits ---------------------------------------------------------------------------------
+
+def test_running_out_of_memory_is_a_message_not_an_internal_error():
+    message = _output.describe(MemoryError())
+    assert message.startswith("out of memory") and "internal error" not in message
+    sized = _output.describe(MemoryError("Unable to allocate 8.00 GiB for an array"))
+    assert "Unable to allocate 8.00 GiB" in sized
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    """A 64 KiB tmpfs (root only), unmounted afterwards."""
+    mount = tmp_path / "full"
+    mount.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)],
+                          capture_output=True, timeout=60)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode(errors='replace')}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True, timeout=60)
+
+
+def test_a_full_disk_keeps_the_old_model_and_names_it(files, full_disk):
+    model = full_disk / "m.hs"
+    model.write_bytes(b"the old model")
+    X = np.random.default_rng(1).normal(size=(50, 4000))  # a 4000-feature model: > 64 KiB
+    np.savez(files / "wide.npz", X=X, y=np.where(X[:, 0] > 0, 1, -1))
+    result = subprocess.run([sys.executable, "-m", "halfspaces", "fit", "wide.npz", "--epochs",
+                             "1", "--out", str(model), "--quiet"], capture_output=True,
+                            text=True, env=environment(), cwd=files, timeout=HANG_GUARD)
+    assert result.returncode == 1
+    assert f"{model}: cannot write it (No space left on device)" in result.stderr
+    assert model.read_bytes() == b"the old model" and os.listdir(full_disk) == ["m.hs"]
+
+
 # 5. the working directory ------------------------------------------------------------------
+
+def test_a_deleted_working_directory_is_named_as_the_cause(files, tmp_path):
+    # relative paths cannot be opened there: "error: [Errno 2] No such file or directory"
+    (tmp_path / "gone").mkdir()
+    result = shell_cli("cd gone && rmdir ../gone || exit 99", "fit",
+                       str(files / "t.svm"), "--out", "m.hs", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert b"the current directory no longer exists" in result.stderr
+
 
 def test_a_relative_output_without_a_working_directory_is_refused_by_name(tmp_path,
                                                                           monkeypatch):
@@ -143,3 +310,11 @@ def test_a_relative_output_without_a_working_directory_is_refused_by_name(tmp_pa
         safe_write("m.hs", lambda handle: handle.write(b"x"))
     safe_write(tmp_path / "m.hs", lambda handle: handle.write(b"x"))  # absolute: fine
     assert (tmp_path / "m.hs").read_bytes() == b"x"
+
+
+def test_json_reports_are_unchanged_by_the_guards(files):
+    # the guards restore what they change: an in-process run sees its own streams
+    saved = sys.stdout, sys.stderr, os.environ.get("COLUMNS")
+    stdout, _ = run_cli_text("fit", str(files / "t.svm"), "--model", "perceptron", "--json")
+    assert json.loads(stdout)["n_train"] == 60
+    assert (sys.stdout, sys.stderr, os.environ.get("COLUMNS")) == saved
