@@ -12,12 +12,25 @@ Compiled code is cached on disk (``cache=True``), where Numba's cache locator pu
 ``~/.cache/numba`` on Linux, so the compilation is paid once per user, not on every run;
 ``NUMBA_CACHE_DIR`` overrides both. :func:`is_cached` tells whether a module's loops are
 there yet.
+
+Where none of those folders can be written (a read-only install run by a user whose home is
+unset, missing or read-only, or a ``NUMBA_CACHE_DIR`` that cannot be written), Numba refuses
+to define a cached function at all ("cannot cache function ...: no locator available"), so
+importing any loop module would fail. This package decides that once, here, before any loop
+is declared (:func:`_choose_cache_folder`): it then points ``numba.config.CACHE_DIR`` at a
+private folder of this user in the temporary directory, ``$TMPDIR/halfspaces-numba-<uid>``,
+where the compilation is again paid once per user (until the temporary directory is
+cleaned). That setting is process-wide: other cached Numba functions of the process go there
+too, which is where they could not otherwise be cached either.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import stat
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -59,3 +72,40 @@ def is_cached(module: str) -> bool:
         return True
     version = f"py{sys.version_info[0]}{sys.version_info[1]}"
     return any(folder.glob(f"{module}.*-*.{version}*.nbi"))
+
+
+def _choose_cache_folder() -> None:
+    """Give Numba a cache folder it can write when its own choices all fail (module notes)."""
+    import numba
+
+    try:
+        numba.njit(cache=True)(_probe)  # a loop of this folder, declared as the others are
+    except RuntimeError:  # no locator: no folder Numba would use is writable
+        numba.config.CACHE_DIR = _private_folder()
+
+
+def _probe() -> int:  # pragma: no cover - declared to find a cache folder, never called
+    return 0
+
+
+def _private_folder() -> str:
+    """A folder in the temporary directory that only this user can write: the shared one,
+    ``halfspaces-numba-<uid>``, or, where that name is taken by another user or is not a
+    plain folder of ours (Numba loads code from its cache folder: never trust a folder
+    others can write), a new one for this process."""
+    user = getattr(os, "getuid", lambda: None)()
+    shared = os.path.join(tempfile.gettempdir(), f"halfspaces-numba-{user}")
+    try:
+        os.mkdir(shared, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return tempfile.mkdtemp(prefix="halfspaces-numba-")
+    found = os.lstat(shared)
+    mine = user is None or found.st_uid == user
+    if stat.S_ISDIR(found.st_mode) and mine and not found.st_mode & 0o022:
+        return shared
+    return tempfile.mkdtemp(prefix="halfspaces-numba-")
+
+
+_choose_cache_folder()

@@ -19,7 +19,7 @@ from typing import Annotated
 import typer
 
 from halfspaces._version import __version__
-from halfspaces.cli import _collector, _lazy, _output, _signals
+from halfspaces.cli import _collector, _environment, _lazy, _output, _signals
 from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli
 from halfspaces.cli.evaluate import evaluate_cli
@@ -75,11 +75,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         The arguments after the program name; None reads ``sys.argv``.
     """
     try:
+        with _environment.prepared():
+            _command(argv)
+    except BrokenPipeError:  # the reader of our output is gone (| head): nothing to say
+        _environment.quiet_broken_pipe()
+        sys.exit(1)
+
+
+def _command(argv: Sequence[str] | None) -> None:
+    try:
+        _environment.check_working_directory()
         # modules scikit-learn imports but no command uses load at their first use, if any
         with _lazy.deferring():
             app(args=None if argv is None else list(argv), prog_name="halfspaces")
     except Exception as exc:  # Typer already turned usage errors into SystemExit(2)
-        if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        if isinstance(exc, BrokenPipeError) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
             raise
         _output.error(_output.describe(exc))
         sys.exit(1)

@@ -51,8 +51,9 @@ def render(
         return
     labels = labels or {}
     table = Table(title=title, show_header=False, title_justify="left")
-    table.add_column(style="bold")
-    table.add_column()
+    # fold, never cut with an ellipsis: a path or a number cut short would mislead
+    table.add_column(style="bold", overflow="fold")
+    table.add_column(overflow="fold")
     for key, value in record.items():
         table.add_row(labels.get(key, key.replace("_", " ")), Text(_format(value)))
     Console().print(table)
@@ -62,7 +63,7 @@ def grid(rows: Sequence[Sequence[Any]], *, title: str, header: Sequence[str]) ->
     """Print a table with a header row (e.g. a confusion matrix) to stdout."""
     table = Table(title=title, title_justify="left")
     for name in header:
-        table.add_column(Text(_printable(str(name))), justify="right")
+        table.add_column(Text(_printable(str(name))), justify="right", overflow="fold")
     for row in rows:
         table.add_row(*(Text(_format(value)) for value in row))
     Console().print(table)
@@ -137,6 +138,9 @@ def describe(exc: BaseException) -> str:
     """A one-line message for `exc`: its text for library errors, more context for bugs."""
     if isinstance(exc, _EXPECTED + _library_errors()):
         return str(exc) or type(exc).__name__
+    if isinstance(exc, MemoryError):  # NumPy's says what it failed to allocate; Python's is empty
+        return (f"out of memory{f' ({exc})' if str(exc) else ''}: free memory or give the "
+                "command less data (fit --stream reads a file chunk by chunk)")
     return (
         f"internal error, {type(exc).__name__}: {exc} "
         "(set HALFSPACES_DEBUG=1 to see the traceback)"

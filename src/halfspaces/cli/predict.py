@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
@@ -82,8 +83,20 @@ def predict_cli(
     if json_output:
         _output.render({"predictions": list(lines)}, title="", as_json=True)
         return
+    _print_lines(lines)
+
+
+def _print_lines(lines: Iterator[str]) -> None:
+    """The predictions on stdout as UTF-8, whatever the locale: they are data, written as
+    ``--out`` writes them (an ASCII locale failed on the first label such as "été")."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (a caller's StringIO): its own encoding
+        for line in lines:
+            print(line)
+        return
+    sys.stdout.flush()  # what was printed before goes first
     for line in lines:
-        print(line)
+        buffer.write(line.encode() + b"\n")
 
 
 def _write_lines(path: Path, lines: Iterator[str], inputs) -> int:

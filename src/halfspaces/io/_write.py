@@ -119,7 +119,7 @@ def safe_write(path: str | os.PathLike, write: Callable[[BinaryIO], None], *,
     if found is not None and any(test(found.st_mode) for test in _DIRECT):
         _write_in_place(path, write)
     else:
-        target = Path(os.path.realpath(path))
+        target = Path(_resolved(path))
         _replace(path, target, write, None if found is None else stat.S_IMODE(found.st_mode))
     return Path(path)
 
@@ -158,8 +158,19 @@ def _check_not_input(path, found: os.stat_result, inputs) -> None:
                                         "output file")
 
 
+def _resolved(path) -> str:
+    """``os.path.realpath(path)``; a relative path in a deleted working directory (where
+    ``os.getcwd()`` fails) is refused by name instead of as a bare FileNotFoundError."""
+    try:
+        return os.path.realpath(path)
+    except OSError as exc:
+        raise OutputFileError(path, f"cannot find where it is ({exc.strerror or exc}): the "
+                                    "current directory no longer exists; give an absolute "
+                                    "path or change to an existing directory") from None
+
+
 def _check_directory(path) -> None:
-    directory = os.path.dirname(os.path.realpath(path)) or "."
+    directory = os.path.dirname(_resolved(path)) or "."
     if not os.path.isdir(directory):
         raise OutputFileError(path, f"the directory {directory} does not exist; create it "
                                     "or choose another output file")
