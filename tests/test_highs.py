@@ -219,3 +219,39 @@ def test_a_qp_of_nearly_parallel_rows_answers_or_refuses_without_killing_the_pro
                           text=True, timeout=120)
     assert done.returncode == 0, f"rc {done.returncode}: {done.stderr[-2000:]}"
     assert done.stdout.startswith(("margin", "refused:")), done.stdout
+
+
+# A process started with descriptor 1 or 2 closed (a daemon, ``>&-``, ``2>&-``) has
+# sys.stdout or sys.stderr None; the redirection of HiGHS's C output around each solve
+# flushed sys.stdout and duplicated descriptor 2 unconditionally, so every LP failed there.
+_SOLVE_WITH_CLOSED_STREAMS = """
+import os, sys
+import numpy as np
+from halfspaces.theory import max_margin
+margin = max_margin(np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0]]), [1, 1, -1]).margin
+with open(os.environ["RESULT"], "w") as out:
+    out.write(repr((sys.stdout is None, sys.stderr is None, margin)))
+"""
+
+
+@pytest.mark.parametrize("closed", ["1", "2", "1 2"])
+def test_a_solve_works_in_a_process_without_stdout_or_stderr(closed, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from halfspaces.theory import max_margin
+
+    X = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0]])
+    expected = max_margin(X, [1, 1, -1]).margin
+    result = tmp_path / "result"
+    shut = " ".join(f"{fd}>&-" for fd in closed.split())
+    script = tmp_path / "solve.py"
+    script.write_text(_SOLVE_WITH_CLOSED_STREAMS)
+    done = subprocess.run(["sh", "-c", f'exec "$0" "$1" {shut}', sys.executable, str(script)],
+                          env={**os.environ, "RESULT": str(result)}, timeout=120,
+                          capture_output=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    stdout_none, stderr_none, margin = eval(result.read_text())  # our own repr of a tuple
+    assert (stdout_none, stderr_none) == ("1" in closed.split(), "2" in closed.split())
+    assert margin == expected

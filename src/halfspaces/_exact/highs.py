@@ -124,21 +124,37 @@ def _c_stdout_to_stderr():
     (highspy 1.15.1, on nearly parallel rows): on standard output they would corrupt the
     CLI's JSON. C's stdout buffer is flushed before the descriptor is restored, so nothing
     written during the solve comes out on it later. Where descriptor 1 is not open there
-    is nothing to protect.
+    is nothing to protect; where descriptor 2 is not (``2>&-``), the lines go to the null
+    device. A process started without those descriptors has ``sys.stdout`` (or
+    ``sys.stderr``) None, which every solve used to fail on.
     """
-    sys.stdout.flush()
+    if sys.stdout is not None:
+        sys.stdout.flush()
     try:
         saved = os.dup(1)
     except OSError:
         yield
         return
     try:
-        os.dup2(2, 1)
+        _point_at_stderr(1)
         yield
     finally:
         _flush_c_stdio()
         os.dup2(saved, 1)
         os.close(saved)
+
+
+def _point_at_stderr(descriptor: int) -> None:
+    """Make `descriptor` write where standard error does, or to the null device where
+    descriptor 2 is not open."""
+    try:
+        os.dup2(2, descriptor)
+    except OSError:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, descriptor)
+        finally:
+            os.close(null)
 
 
 def _flush_c_stdio() -> None:
