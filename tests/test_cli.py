@@ -156,6 +156,28 @@ def test_malformed_file_names_file_and_line(tmp_path):
     assert_one_line_error(run_cli("fit", str(bad)), str(bad), "line 2")
 
 
+def test_a_newline_in_a_file_name_is_shown_as_its_escape(tmp_path):
+    # a message is one line: the newline of "bad\nname.svm" printed as a space named
+    # another file ("bad name.svm"), which may exist; it is shown as \n, as repr shows it
+    from _cli import cli_error
+
+    folder = tmp_path / "a\nb"
+    folder.mkdir()
+    bad = folder / "bad\nname.svm"
+    bad.write_text("1 1:0.5 2:1\n-1 1:0.5 2:x\n")
+    good = tmp_path / "good.svm"
+    good.write_text("1 1:0.5 2:1\n-1 1:-0.5 2:-1\n")
+    not_a_model = folder / "m\n.hs"
+    not_a_model.write_text("hello")
+    for args, shown in [(("fit", str(bad)), "a\\nb/bad\\nname.svm, line 2"),
+                        (("fit", str(good), "--out", str(folder / "no\ndir" / "m.hs")),
+                         "the directory " + str(tmp_path) + "/a\\nb/no\\ndir does not exist"),
+                        (("predict", str(not_a_model), str(good)),
+                         "a\\nb/m\\n.hs is not a halfspaces model file")]:
+        code, err = cli_error(*args)
+        assert code == 1 and shown in err, err
+
+
 def test_debug_variable_shows_the_traceback(tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_text("1 3:1 2:1\n")

@@ -4,7 +4,24 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["DataFileError", "OutputFileError"]
+__all__ = ["DataFileError", "OutputFileError", "shown"]
+
+
+def shown(path: str | bytes | os.PathLike) -> str:
+    """`path` as a message shows it: a control character (a newline, a tab, ESC) written
+    as its escape, since a message is one line and a newline in a file name read as a
+    space named another file ("nope line.csv" for "nope\\nline.csv").
+
+    >>> shown("nope\\nline.csv")
+    'nope\\\\nline.csv'
+    """
+    try:
+        text = os.fsdecode(path)
+    except TypeError:  # a descriptor number, or a file object someone passed
+        text = str(path)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 class DataFileError(ValueError):
@@ -30,7 +47,7 @@ class DataFileError(ValueError):
 
     def __init__(self, path: str | os.PathLike, reason: str, line: int | None = None) -> None:
         self.path, self.reason, self.line = os.fspath(path), reason, line
-        where = self.path if line is None else f"{self.path}, line {line}"
+        where = shown(self.path) if line is None else f"{shown(self.path)}, line {line}"
         super().__init__(f"{where}: {reason}")
 
     def __reduce__(self):  # keep it picklable across processes (e.g. Dask workers)
@@ -63,7 +80,7 @@ class OutputFileError(OSError, ValueError):
 
     def __init__(self, path: str | os.PathLike, reason: str) -> None:
         self.path, self.reason = os.fspath(path), reason
-        super().__init__(f"{self.path}: {reason}")
+        super().__init__(f"{shown(self.path)}: {reason}")
 
     def __reduce__(self):
         return type(self), (self.path, self.reason)

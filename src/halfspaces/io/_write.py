@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from halfspaces.io._errors import OutputFileError
+from halfspaces.io._errors import OutputFileError, shown
 
 __all__ = ["check_output", "remove_stale_temporaries", "safe_write"]
 
@@ -172,10 +172,10 @@ def _resolved(path) -> str:
 def _check_directory(path) -> None:
     directory = os.path.dirname(_resolved(path)) or "."
     if not os.path.isdir(directory):
-        raise OutputFileError(path, f"the directory {directory} does not exist; create it "
+        raise OutputFileError(path, f"the directory {shown(directory)} does not exist; create it "
                                     "or choose another output file")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise OutputFileError(path, f"cannot create files in the directory {directory} "
+        raise OutputFileError(path, f"cannot create files in the directory {shown(directory)} "
                                     "(permission denied); choose another output file")
 
 
@@ -273,9 +273,9 @@ def _temporary(path, target: Path) -> tuple[int, str]:
         except FileExistsError:
             continue
         except OSError as exc:
-            raise OutputFileError(path, f"cannot create a file in {target.parent} "
+            raise OutputFileError(path, f"cannot create a file in {shown(target.parent)} "
                                         f"({exc.strerror or exc})") from None
-    raise OutputFileError(path, f"cannot create a temporary file in {target.parent}")
+    raise OutputFileError(path, f"cannot create a temporary file in {shown(target.parent)}")
 
 
 def _about_output(path, temporary: str | None, exc: OSError) -> OSError:

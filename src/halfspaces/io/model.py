@@ -51,6 +51,7 @@ import numpy as np
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
+from halfspaces.io._errors import shown
 from halfspaces.io._npfiles import memory_budget, read_exactly
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
@@ -187,7 +188,7 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
     document, arrays = _read(path)
     cls = estimator_class(document.get("class"))
     if cls is None:
-        raise ModelFileError(f"{path}: unknown estimator class {document.get('class')!r}")
+        raise ModelFileError(f"{shown(path)}: unknown estimator class {document.get('class')!r}")
     decode = _Decoder(arrays, path)
     try:
         params = _decode_each(decode, _members(document, "params"), "parameter")
@@ -203,7 +204,7 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
         if not isinstance(extra, dict):
             raise ValueError(f"'extra' is a {type(extra).__name__}, not a dict")
     except _DAMAGE as exc:
-        raise ModelFileError(f"{path}: corrupt model file ({_describe(exc)})") from None
+        raise ModelFileError(f"{shown(path)}: corrupt model file ({_describe(exc)})") from None
     return model, extra
 
 
@@ -241,11 +242,11 @@ def _describe(exc: BaseException) -> str:
 def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
     source, size, head = _source(path)
     if head[:1] == b"\x80":
-        raise ModelFileError(f"{path} is a pickle, not a halfspaces model file; halfspaces "
+        raise ModelFileError(f"{shown(path)} is a pickle, not a halfspaces model file; halfspaces "
                              "never unpickles (it could run code). Re-save the model with "
                              "halfspaces.save.")
     if head != b"PK\x03\x04":
-        raise ModelFileError(f"{path} is not a halfspaces model file")
+        raise ModelFileError(f"{shown(path)} is not a halfspaces model file")
     try:
         with zipfile.ZipFile(source) as archive:
             members = _Members(archive, MAX_EXPANSION * size + _SLACK)
@@ -258,7 +259,7 @@ def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
     except ModelFileError:
         raise
     except _DAMAGE as exc:
-        raise ModelFileError(f"{path}: corrupt or truncated model file ({_describe(exc)})") \
+        raise ModelFileError(f"{shown(path)}: corrupt or truncated model file ({_describe(exc)})") \
             from None
     return document, arrays
 
@@ -274,9 +275,9 @@ def _source(path) -> tuple[str | os.PathLike | io.BytesIO, int, bytes]:
                 return path, found.st_size, handle.read(4)
             content = _read_within(handle, memory_budget())
     except OSError as exc:
-        raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise ModelFileError(f"cannot read {shown(path)}: {exc.strerror or exc}") from None
     if content is None:
-        raise ModelFileError(f"{path}: a model read from a pipe is held in memory, and this "
+        raise ModelFileError(f"{shown(path)}: a model read from a pipe is held in memory, and this "
                              "one is larger than half of it; save it to a file first")
     return io.BytesIO(content), len(content), content[:4]
 
@@ -354,13 +355,13 @@ def _references(document: dict) -> set[str]:
 
 def _check_header(path, document) -> None:
     if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise ModelFileError(f"{path} is not a halfspaces model file")
+        raise ModelFileError(f"{shown(path)} is not a halfspaces model file")
     version = document.get("version")
     if type(version) is not int or version < 1:
-        raise ModelFileError(f"{path}: the model format version must be a positive integer, "
+        raise ModelFileError(f"{shown(path)}: the model format version must be a positive integer, "
                              f"not {json.dumps(version)[:40]}: the file is damaged")
     if version > FORMAT_VERSION:
-        raise ModelFileError(f"{path} was written in model format version {version} (by "
+        raise ModelFileError(f"{shown(path)} was written in model format version {version} (by "
                              f"halfspaces {document.get('library')}); this halfspaces "
                              f"({_VERSION}) reads version {FORMAT_VERSION} and "
                              "older: upgrade halfspaces.")

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from halfspaces.io import svmlight
-from halfspaces.io._errors import DataFileError
+from halfspaces.io._errors import DataFileError, shown
 from halfspaces.io._files import (
     DEFAULT_CHUNK_SIZE,
     check_count,
@@ -343,18 +343,18 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
         saved, extra = load_with_extra(checkpoint)
         progress = extra.get("checkpoint")
         if not isinstance(progress, dict):
-            raise ModelFileError(f"{checkpoint} is a model file, not a checkpoint")
+            raise ModelFileError(f"{shown(checkpoint)} is a model file, not a checkpoint")
         _check_same_run(checkpoint, progress, settings)
         _check_same_model(checkpoint, saved, model)
         plan = _progress_plan(checkpoint, progress, saved, settings["epochs"])
         if plan.growing and progress.get("zero_based_setting") != zero_based:
             raise CheckpointMismatchError(
-                f"{checkpoint} was written by a run with zero_based="
+                f"{shown(checkpoint)} was written by a run with zero_based="
                 f"{progress.get('zero_based_setting')!r}, not {zero_based!r}: resume with the "
                 "same data and settings, or delete it.", "zero_based")
         if isinstance(zero_based, bool) and not plan.growing and plan.zero_based != zero_based:
             raise CheckpointMismatchError(
-                f"{checkpoint} was written by a run with zero_based={plan.zero_based}, not "
+                f"{shown(checkpoint)} was written by a run with zero_based={plan.zero_based}, not "
                 f"{zero_based}: resume with the same data and settings, or delete it.",
                 "zero_based")
         return saved, plan
@@ -397,12 +397,12 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
     for key in _SAME_RUN:
         if progress.get(key) != settings[key]:
             raise CheckpointMismatchError(
-                f"{checkpoint} was written by a run with {key}={progress.get(key)!r}, not "
+                f"{shown(checkpoint)} was written by a run with {key}={progress.get(key)!r}, not "
                 f"{settings[key]!r}: resume with the same data and settings, or delete it.",
                 key)
     missing = "data_size" in progress and "data_size" not in settings
     if missing and (reason := _unreadable(settings["data"])) is not None:
-        raise DataFileError(settings["data"], f"cannot read it to resume from {checkpoint} "
+        raise DataFileError(settings["data"], f"cannot read it to resume from {shown(checkpoint)} "
                                               f"({reason})")
     # checkpoints from before these were recorded lack them; the others must match
     changed = [k for k in ("data_size", "data_hash", "data_mtime_ns")
@@ -411,8 +411,9 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
         what = {"data_size": "its size", "data_hash": "its content",
                 "data_mtime_ns": "its modification time"}[changed[0]]
         raise CheckpointMismatchError(
-            f"{checkpoint}: the data file {settings['data']} changed since the checkpoint "
-            f"was written ({what} differs): resume on the same data, or delete it.", "data")
+            f"{shown(checkpoint)}: the data file {shown(settings['data'])} changed since the "
+            f"checkpoint was written ({what} differs): resume on the same data, or delete it.",
+            "data")
 
 
 def _unreadable(path) -> str | None:
@@ -428,13 +429,13 @@ def _check_same_model(checkpoint, saved, model) -> None:
     """The checkpoint's estimator must be the one this run asked for, parameter by parameter."""
     if type(saved) is not type(model):
         raise CheckpointMismatchError(
-            f"{checkpoint} holds a {type(saved).__name__}, not the {type(model).__name__} "
+            f"{shown(checkpoint)} holds a {type(saved).__name__}, not the {type(model).__name__} "
             "this run trains: resume with the same model, or delete it.", "model")
     theirs, ours = saved.get_params(deep=False), model.get_params(deep=False)
     for key, value in ours.items():
         if not _same_value(theirs.get(key), value):
             raise CheckpointMismatchError(
-                f"{checkpoint} was written by a run with {key}={theirs.get(key)!r}, not "
+                f"{shown(checkpoint)} was written by a run with {key}={theirs.get(key)!r}, not "
                 f"{value!r}: resume with the same model parameters, or delete it.", key)
 
 
@@ -456,12 +457,12 @@ def _progress_plan(checkpoint, progress: dict, saved, epochs: int) -> _Plan:
     def field(key, kind, ok, rule):
         value = progress.get(key)
         if type(value) is not kind or not ok(value):
-            raise ModelFileError(f"{checkpoint}: damaged checkpoint: {key} is "
+            raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: {key} is "
                                  f"{value!r}, not {rule}")
         return value
 
     if not hasattr(saved, "n_features_in_"):
-        raise ModelFileError(f"{checkpoint}: damaged checkpoint: its model is not fitted")
+        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: its model is not fitted")
     epoch = field("epoch", int, lambda e: 0 <= e <= epochs,
                   f"an epoch in [0, {epochs}] (the run's epochs)")
     position = field("position", int, lambda p: p >= 0, "a row number >= 0")
@@ -471,8 +472,8 @@ def _progress_plan(checkpoint, progress: dict, saved, epochs: int) -> _Plan:
     classes = field("classes", list, lambda c: _same_classes(c, saved), "the model's classes_")
     growing = progress.get("growing", False)  # absent from checkpoints of two-pass runs
     if type(growing) is not bool or (growing and epoch != 0):
-        raise ModelFileError(f"{checkpoint}: damaged checkpoint: growing is {growing!r}, not "
-                             "false, or true in the first epoch")
+        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: growing is "
+                             f"{growing!r}, not false, or true in the first epoch")
     plan = _Plan(epoch, position, n_features, zero_based, np.asarray(classes), True, growing)
     if growing:
         plan.seen = np.asarray(field("seen", list, lambda c: _some_classes(c, saved),
@@ -504,8 +505,8 @@ def _beyond_end_check(chunks, read, path, checkpoint, position: int):
         empty = False
         yield chunk
     if empty and next(iter(read(position - 1, 1)), None) is None:
-        raise ModelFileError(f"{checkpoint}: damaged checkpoint: position {position} is "
-                             f"beyond the end of {path}")
+        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: position {position} is "
+                             f"beyond the end of {shown(path)}")
 
 
 def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int,
