@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _child import run_child
 from _data import FORMATS, in_format
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LinearRegression as SkLinearRegression
@@ -53,6 +54,56 @@ def test_ridge_penalty_is_sklearn_ridge_with_alpha_times_n(solver, fmt):
     sk = Ridge(alpha=alpha * len(y), solver="svd").fit(X, y)
     assert_allclose(ours.coef_, sk.coef_, rtol=1e-9)
     assert_allclose(ours.intercept_, sk.intercept_, rtol=1e-9)
+
+
+# column scales s_j and a target scale t, powers of two: the solution for (X diag(s), y t)
+# is w_j t / s_j and b t, exactly, with alpha s_j^2 (here alpha with s = 1 only)
+EXTREME = {"features 2^665": ([2.0**665] * 4, 1.0), "features 2^-665": ([2.0**-665] * 4, 1.0),
+           "mixed columns": ([2.0**600, 2.0**-600, 1.0, 2.0**300], 1.0),
+           "target 2^1000": ([1.0] * 4, 2.0**1000), "both 2^665": ([2.0**665] * 4, 2.0**665)}
+
+
+def extreme(case):
+    X, y = regression(n=80, d=4, seed=6)
+    s, t = EXTREME[case]
+    return X, y, np.array(s), t
+
+
+def fitted(estimator, X, y, folder):
+    """estimator.fit(X, y), in a child process when ``folder`` is given: LAPACK's
+    least squares on the inf of the old unscaled X^T X ran for minutes."""
+    if folder is None:
+        return estimator.fit(X, y)
+    import pickle
+
+    (folder / "in.pkl").write_bytes(pickle.dumps((estimator, X, y)))
+    run_child(f"""
+        import pickle, pathlib
+        folder = pathlib.Path({str(folder)!r})
+        estimator, X, y = pickle.loads((folder / "in.pkl").read_bytes())
+        (folder / "out.pkl").write_bytes(pickle.dumps(estimator.fit(X, y)))
+        """, timeout=120)
+    return pickle.loads((folder / "out.pkl").read_bytes())
+
+
+@pytest.mark.parametrize("case", list(EXTREME))
+@pytest.mark.parametrize(("solver", "fmt"), [("cholesky", "dense64"), ("lstsq", "dense64"),
+                                             ("lstsq", "csr64"), ("cholesky", "csr64")])
+def test_direct_solvers_answer_at_extreme_scales(case, solver, fmt, tmp_path):
+    # X^T X of entries 1e200 was inf and of 1e-200 was 0 (sparse X takes the normal
+    # equations whatever the solver); dense lstsq's SVD cut columns 2^-600 off beside
+    # columns 2^600 as rank deficient
+    X, y, s, t = extreme(case)
+    alpha = 0.1 if case == "target 2^1000" else 0.0
+    want = LinearRegression(solver=solver, alpha=alpha).fit(in_format(X, fmt), y)
+    got = fitted(LinearRegression(solver=solver, alpha=alpha), in_format(X * s, fmt), y * t,
+                 tmp_path if case == "mixed columns" else None)
+    assert_allclose(got.coef_ * s / t, want.coef_, rtol=1e-10)
+    assert_allclose(got.intercept_ / t, want.intercept_, rtol=1e-10)
+    if case.startswith("features"):  # elsewhere scikit-learn's squares overflow, or its
+        # SVD cuts columns 2^1200 below the largest off as rank deficient
+        sk = SkLinearRegression().fit(X * s, y * t)
+        assert_allclose(got.coef_ * s / t, sk.coef_ * s / t, rtol=1e-9)
 
 
 def test_rank_deficient_lstsq_is_the_minimum_norm_solution():

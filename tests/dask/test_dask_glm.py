@@ -195,6 +195,28 @@ def test_least_squares_match_lstsq(client, fmt):
                                rtol=1e-10)
 
 
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_least_squares_at_extreme_scales_are_the_serial_ones(client, fmt):
+    # the partitions' X^T X were summed unscaled, inf at entries 1e200 and 0 at 1e-200;
+    # now the serial powers of two scale the columns, each partition scales its own y and
+    # the client brings them to one scale (|y| near 2^-500 in the first, 2^300 after)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(90, 4)) * np.array([2.0**665, 2.0**-665, 1.0, 2.0**300])
+    w = np.array([2.0**-665, 2.0**665, 1.0, 2.0**-300]) * 2.0**300
+    y = X @ w + (0.5 + 0.01 * rng.normal(size=90)) * 2.0**300
+    X[:30] *= 2.0**-800
+    y[:30] *= 2.0**-800
+    Xf = sp.csr_matrix(X) if fmt == "csr" else X
+    for solver in ("lstsq", "cholesky"):
+        serial = halfspaces.LinearRegression(solver=solver).fit(Xf, y)
+        np.testing.assert_allclose(serial.coef_, w, rtol=0.05)  # an answer, not inf or 0
+        reg = LinearRegression(solver=solver).fit(*dask_chunked(Xf, y, (30, 0, 60)))
+        np.testing.assert_allclose(reg.coef_, serial.coef_, rtol=1e-9)
+        np.testing.assert_allclose(reg.intercept_, serial.intercept_, rtol=1e-9)
+    one = LinearRegression(solver="cholesky").fit(*dask_chunked(Xf, y, (90,)))
+    np.testing.assert_array_equal(one.coef_, serial.coef_)
+
+
 def test_qr_path_keeps_ill_conditioned_least_squares_accurate(client):
     """cond(X) about 1e7: the normal equations square it (error ~ 1e14 eps, about 1e-2),
     TSQR does not (error ~ 1e7 eps)."""

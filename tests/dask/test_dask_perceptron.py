@@ -73,8 +73,10 @@ def naive_ipm(blocks, n_features, epochs, mixing, averaged):
                 visited, steps = visited + v, steps + 1
             ends.append(v)
             ks.append(k)
-        ks = np.array(ks)
-        mu = ks / ks.sum() if mixing == "error" and ks.sum() else np.full(len(ks), 1 / len(ks))
+        ks, holds = np.array(ks), np.array([len(y) > 0 for _, y in blocks])
+        # uniform over the shards: partitions that hold rows (McDonald et al. 2010)
+        mu = (ks / ks.sum() if mixing == "error" and ks.sum()
+              else np.where(holds, 1 / holds.sum(), 0.0))
         w = sum(m * v for m, v in zip(mu, ends, strict=True))
         log_k.append(ks)
         log_mu.append(mu)
@@ -100,14 +102,49 @@ def test_mixing_matches_its_plain_python_twin(client, mixing, cls):
     assert ours.n_updates_ == k.sum()
 
 
-@pytest.mark.parametrize("sizes", [[100, 100, 100, 100], [1, 0, 250, 149], [399, 1]])
+@pytest.mark.parametrize("mixing", ["error", "uniform"])
+@pytest.mark.parametrize("cls", list(SERIAL))
+def test_empty_partitions_take_no_part_in_the_mixing(client, mixing, cls):
+    # an empty partition is no shard: beside one partition of data it leaves the serial
+    # run bit for bit (with mu = 1/3 each it dragged every mix back to the weights sent),
+    # and beside several it leaves the mix of those
+    X, y = noisy(80, 3, seed=11)
+    alone = quiet(cls(max_epochs=6, mixing=mixing), *dask_chunked(X, y, [0, 80, 0]))
+    serial = quiet(SERIAL[cls](max_epochs=6), X, y)
+    for name in ("coef_", "intercept_", "n_updates_", "n_epochs_"):
+        assert_array_equal(getattr(alone, name), getattr(serial, name))
+    assert_array_equal(alone.to_local()._states[0].aux, serial._states[0].aux)
+    assert_array_equal(alone.mixing_weights_[[0, 2]], 0.0)
+    two = quiet(cls(max_epochs=6, mixing=mixing), *dask_chunked(X, y, [30, 50]))
+    # a filtered frame: the 20 rows of its middle partition all fail the filter
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    table = pd.DataFrame(np.vstack([X[:30], np.full((20, 3), 9.0), X[30:]]), columns=list("abc"))
+    table["y"] = np.r_[y[:30], np.full(20, y[0]), y[30:]]
+    table["keep"] = (np.arange(100) < 30) | (np.arange(100) >= 50)
+    frame = dd.from_pandas(table, npartitions=1).repartition(divisions=[0, 30, 50, 99])
+    kept = frame[frame["keep"]]
+    parts = hd.Partitions.from_collections(kept[["a", "b", "c"]], kept["y"])
+    assert list(parts.n_rows) == [30, 0, 50]
+    filtered = quiet(cls(max_epochs=6, mixing=mixing), parts)
+    for name in ("coef_", "intercept_", "n_updates_", "n_epochs_"):
+        assert_array_equal(getattr(filtered, name), getattr(two, name))
+
+
+@pytest.mark.parametrize("sizes", [[150, 100, 150], [1, 0, 250, 149], [399, 1]])
 @pytest.mark.parametrize("fmt", ["dense64", "csr64"])
 def test_stops_with_no_training_error_on_separable_data(client, sizes, fmt):
-    X, y, _, _ = separable(400, 5, seed=2, gap=0.1)
-    clf = hd.Perceptron().fit(*dask_chunked(in_format(X, fmt), y, sizes))
+    X, y, _, _ = separable(400, 24, seed=2, gap=0.1)  # 25 weights: some round
+    chunked = dask_chunked(in_format(X, fmt), y, sizes)
+    clf = hd.Perceptron().fit(*chunked)
     assert clf.converged_
     assert np.all(clf.predict(in_format(X, fmt)) == y)
     assert clf.mistakes_[:, -1].sum() == 0 and clf.mistakes_.shape == (len(sizes), clf.n_epochs_)
+    # the epoch without a mistake leaves the weights it checked, bit for bit (mixed
+    # uniformly, w/3 + w/3 + w/3 rounds)
+    before = quiet(hd.Perceptron(max_epochs=clf.n_epochs_ - 1), *chunked)
+    assert_array_equal(np.r_[clf.coef_.ravel(), clf.intercept_],
+                       np.r_[before.coef_.ravel(), before.intercept_])
 
 
 @given(seed=st.integers(0, 10**6), n=st.integers(2, 40), d=st.integers(1, 4),

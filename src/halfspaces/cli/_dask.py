@@ -9,11 +9,13 @@ so they must be visible there at the same paths.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from halfspaces.cli._models import configure
 
@@ -54,23 +56,69 @@ def _estimator(model: str, params: dict[str, Any], defaults: dict[str, Any]):
 
 
 def _block_score(X, y, local, regression: bool):
-    """(correct predictions, rows) or, for regression, (SSE, sum y, sum y^2, rows)."""
+    """(correct predictions, rows) or, for regression, :func:`_moments` of the block."""
     if X.shape[0] == 0:
-        return (0.0, 0.0, 0.0, 0) if regression else (0, 0)
+        return (0, 0.0, 0.0, 0.0, 1.0) if regression else (0, 0)
     predicted = local.predict(X)
     if regression:
-        y = np.asarray(y, dtype=np.float64)
-        return (float(np.sum((y - predicted) ** 2)), float(y.sum()), float(y @ y), len(y))
+        return _moments(np.asarray(y, dtype=np.float64), predicted)
     return int(np.sum(predicted == y)), len(y)
 
 
+def _moments(y: NDArray, predicted: NDArray) -> tuple[int, float, float, float, float]:
+    """(n, mean, M2, SSE, c) of one block, the last three of y and predictions times c.
+
+    c is a power of two that brings the largest |y_i| or finite |prediction| into [1, 2),
+    exactly, so the squares neither overflow (|y| past 1e154) nor underflow (1e-200);
+    M2 = sum (y_i - mean)^2 by two passes over the block.
+    """
+    from halfspaces._exact import power_of_two_scale  # on the worker, when a fit scores
+
+    c = power_of_two_scale(np.r_[y, predicted[np.isfinite(predicted)]])
+    ys = y * c
+    mean = float(ys.mean())
+    return (len(ys), mean, float(np.sum((ys - mean) ** 2)),
+            float(np.sum((ys - predicted * c) ** 2)), c)
+
+
+def _merged(first: tuple, second: tuple) -> tuple:
+    """The :func:`_moments` of two blocks together (Chan, Golub and LeVeque 1979).
+
+    Both are brought to the smaller of their scales (a power-of-two ratio, exact bar
+    underflow of what is negligible beside the larger block), then
+    M2 = M2_a + M2_b + delta^2 n_a n_b / n with delta the difference of the means: no
+    sum(y^2) - sum(y)^2 / n, which cancelled catastrophically for y = 1e8 + noise.
+    """
+    if second[0] == 0:
+        return first
+    if first[0] == 0:
+        return second
+    c = min(first[4], second[4])
+    (na, ma, qa, sa), (nb, mb, qb, sb) = (_rescaled(m, c / m[4]) for m in (first, second))
+    n = na + nb
+    delta = mb - ma
+    return (n, ma + delta * (nb / n), qa + qb + delta * delta * (na * nb / n), sa + sb, c)
+
+
+def _rescaled(moments: tuple, r: float) -> tuple[int, float, float, float]:
+    n, mean, m2, sse, _ = moments
+    return n, mean * r, m2 * (r * r), sse * (r * r)
+
+
 def cluster_score(parts, local, regression: bool) -> float:
-    """Accuracy (R^2 for regression) of a local model on partitions, summed in order."""
-    sums = parts.sum(_block_score, local, regression)
+    """Accuracy (R^2 for regression) of a local model on partitions, merged in order.
+
+    R^2 = 1 - SSE / M2 as scikit-learn's ``r2_score`` gives it (1.0 for M2 = SSE = 0, 0.0
+    for M2 = 0 < SSE), from per-partition moments merged pairwise in partition order, so
+    the score does not depend on the workers.
+    """
+    blocks = parts.map(_block_score, local, regression)
     if not regression:
-        return sums[0] / sums[1]
-    sse, total, squares, n = sums
-    return 1.0 - sse / (squares - total * total / n)
+        return sum(b[0] for b in blocks) / sum(b[1] for b in blocks)
+    _, _, m2, sse, _ = functools.reduce(_merged, blocks)
+    if m2 == 0:
+        return 1.0 if sse == 0 else 0.0
+    return 1.0 - sse / m2
 
 
 def fit_on_cluster(paths: Sequence[Path], *, dask: str, test: Sequence[Path] | None,

@@ -28,10 +28,15 @@ from halfspaces._objective import GLMObjective
 from halfspaces._sklearn import fit_context
 from halfspaces._solvers import SolverRun
 from halfspaces._validation import Targets
-from halfspaces.dask._partitions import Partitions, map_row_blocks
+from halfspaces.dask._partitions import Partitions, add_in_order, map_row_blocks
 from halfspaces.dask._rows import PartitionRows
 from halfspaces.linear_regression import LinearRegression as SerialLinearRegression
-from halfspaces.linear_regression import normal_equation_sums, solve_normal_equations
+from halfspaces.linear_regression import (
+    normal_equation_scales,
+    normal_equation_sums,
+    solve_normal_equations,
+    target_scale,
+)
 from halfspaces.logistic import LogisticRegression as SerialLogisticRegression
 
 __all__ = ["LinearRegression", "LogisticRegression"]
@@ -244,10 +249,7 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         if self.solver == "lstsq" and not parts.sparse:
             w = _tsqr(parts, self.alpha, self.fit_intercept)
         else:
-            c = 1.0 if self.fit_intercept else 0.0
-            G, rhs = parts.sum(_normal_sums, c)
-            w = solve_normal_equations(G, rhs, parts.n_samples, self.alpha,
-                                       self.fit_intercept)
+            w = _normal_equations(parts, self.alpha, self.fit_intercept)
         run = SolverRun(w, 1, True, ())
         self._w = run.w
         self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
@@ -259,8 +261,34 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         return self._blockwise(X, "predict", None, np.float64)
 
 
-def _normal_sums(X, y: NDArray, c: float):
-    return normal_equation_sums(X, Rows.of(X, y, c).K, y, c)
+def _normal_equations(parts: Partitions, alpha: float, fit_intercept: bool) -> NDArray:
+    """The serial normal equations, their sums added over the partitions in order.
+
+    The columns are scaled by the serial powers of two D (from the partitions' column
+    maxima), y by each partition's own power of two t_i; the client brings every X^T y t_i
+    to the smallest t_i, the serial t (a power-of-two ratio: exact, bar the underflow of
+    terms negligible beside the largest), so one partition is the serial solve bit for bit.
+    """
+    c = 1.0 if fit_intercept else 0.0
+    D = normal_equation_scales(parts.column_max_abs, alpha)
+    sums = parts.map(_normal_sums, c, D)
+    t = min(s[2] for s in sums)
+    t = 1.0 if t == np.inf else t  # y = 0 everywhere
+    G = add_in_order([s[0] for s in sums])
+    rhs = add_in_order([s[1] if s[2] == t else s[1] * (t / s[2]) for s in sums])
+    return solve_normal_equations(G, rhs, parts.n_samples, alpha, fit_intercept,
+                                  scales=D, target=t)
+
+
+def _normal_sums(X, y: NDArray, c: float, D: NDArray):
+    """(X'^T X', X'^T y t, t) of one partition, X scaled by D and y by its own t (inf for
+    y = 0, which any scale suits)."""
+    from halfspaces._exact import scale_columns
+
+    t = target_scale(y) if np.any(y) else np.inf
+    Xs = scale_columns(X, D)
+    G, rhs = normal_equation_sums(Xs, Rows.of(Xs, y, c).K, y * (1.0 if t == np.inf else t), c)
+    return G, rhs, t
 
 
 def _tsqr(parts: Partitions, alpha: float, fit_intercept: bool) -> NDArray:
@@ -274,7 +302,13 @@ def _tsqr(parts: Partitions, alpha: float, fit_intercept: bool) -> NDArray:
     if alpha > 0:
         R = np.vstack([R, np.hstack([np.sqrt(n * alpha) * np.eye(d), np.zeros((d, 1))])])
     R = np.linalg.qr(R, mode="r")
-    w = np.linalg.lstsq(R[:, :d], R[:, d], rcond=None)[0]
+    # the serial powers of two: R D is the R factor of the scaled columns, exactly, and the
+    # SVD's cut-off then ignores no column 2^1330 below another (see the serial _lstsq)
+    D = normal_equation_scales(parts.column_max_abs, alpha)
+    scaled = not np.all(D == 1.0)
+    w = np.linalg.lstsq(R[:, :d] * D if scaled else R[:, :d], R[:, d], rcond=None)[0]
+    if scaled:
+        w = w * D
     return np.append(w, y_mean - x_mean @ w)
 
 

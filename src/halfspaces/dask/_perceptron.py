@@ -5,7 +5,8 @@ Each epoch every partition runs one epoch of the serial loop
 the mixed weights of the previous epoch; the client then mixes the partitions' weights,
 w = sum_i mu_i w_i (McDonald, Hall and Mann 2010, Algorithm 2 for the perceptron, with the
 mixing weights of their Section 4). With ``mixing="error"`` mu_i is proportional to the
-mistakes k_i partition i made in the epoch (uniform in an epoch without any); then, on data
+mistakes k_i partition i made in the epoch (uniform over the partitions that hold rows in an
+epoch without any, and with ``mixing="uniform"``: an empty partition is no shard); then, on data
 separable with margin gamma inside a ball of radius R, the mixed mistake count
 sum over epochs of sum_i mu_i k_i is at most (R/gamma)^2 (their Theorem 3), so the number of
 epochs with a mistake is too, and the run stops after an epoch with no mistake anywhere.
@@ -90,36 +91,57 @@ def _epoch_on_block(X, y, index, W, AUX, steps, positives, mode, fit_intercept, 
     return out
 
 
-def mixing_weights(mistakes: NDArray, how: str) -> NDArray:
-    """mu_i of one epoch: proportional to the mistakes k_i ("error"), else uniform.
+def mixing_weights(mistakes: NDArray, how: str, n_rows: NDArray | None = None) -> NDArray:
+    """mu_i of one epoch: proportional to the mistakes k_i ("error"), else uniform over the
+    partitions that hold rows (all of them when ``n_rows`` is None).
 
     Uniform also for "error" in an epoch without a mistake (McDonald et al. 2010, Section 4).
+    Their mixture is over the shards of the training data: a partition of 0 rows is no
+    shard (it returns the weights it was sent), so it gets mu_i = 0. With 1/P for it, the
+    mix of one partition of data and one empty one went only halfway from the weights sent
+    to the ones the data gave ("uniform"), and no such cluster ran the serial perceptron.
     """
+    holds = np.ones(mistakes.shape[0], dtype=bool) if n_rows is None else n_rows > 0
     total = mistakes.sum()
     if how == "error" and total > 0:
         return mistakes / total
-    return np.full(mistakes.shape[0], 1.0 / mistakes.shape[0])
+    return np.where(holds, 1.0 / np.count_nonzero(holds), 0.0)
 
 
 def _mix(problem: _Problem, results: list, mu: NDArray, averaged: bool) -> None:
     """The mixed state from the partitions' states, in partition order (see the module)."""
-    if len(results) == 1:  # the serial epoch itself: mu = 1, nothing to mix
-        problem.w, problem.aux, problem.n_steps = results[0][:3]
-        return
-    w = mu[0] * results[0][0]
-    for m, r in zip(mu[1:], results[1:], strict=True):
-        w = w + m * r[0]
     T = problem.n_steps
-    n_steps = T + sum(r[2] - T for r in results)
+    moved = [r for r in results if r[2] != T]  # the partitions that hold rows
+    if len(moved) <= 1:  # one partition's serial epoch (mu = 1): nothing to mix
+        problem.w, problem.aux, problem.n_steps = (moved or results)[0][:3]
+        return
+    w = _mixture([(m, r[0]) for m, r in zip(mu, results, strict=True) if m > 0])
+    n_steps = T + sum(r[2] - T for r in moved)
     if not averaged:  # the plain loop leaves its averaging sum alone
         problem.w, problem.n_steps = w, n_steps
         return
     before = T * problem.w - problem.aux
     visited = np.zeros_like(w)
-    for w_i, aux_i, steps_i, _ in results:
+    for w_i, aux_i, steps_i, _ in moved:
         visited += (steps_i * w_i - aux_i) - before
     problem.aux = n_steps * w - before - visited
     problem.w, problem.n_steps = w, n_steps
+
+
+def _mixture(shares: list) -> NDArray:
+    """sum_i mu_i w_i over (mu_i, w_i) with mu_i > 0, left to right.
+
+    Equal w_i give that w exactly: an epoch without a mistake (error mixing falls back to
+    uniform) otherwise rounded the weights that had just made no mistake, as w/3 + w/3 + w/3
+    differs from w in about a third of its entries.
+    """
+    first = shares[0][1]
+    if all(np.array_equal(v, first) for _, v in shares[1:]):
+        return first
+    w = shares[0][0] * first
+    for m, v in shares[1:]:
+        w = w + m * v
+    return w
 
 
 class _IPMPerceptron(BaseEstimator):
@@ -208,7 +230,7 @@ class _IPMPerceptron(BaseEstimator):
             for slot, j in enumerate(active):
                 per_block = [r[slot] for r in results]
                 k_i = np.array([r[3] for r in per_block], dtype=np.int64)
-                mu[j, :, epoch] = mixing_weights(k_i, self.mixing)
+                mu[j, :, epoch] = mixing_weights(k_i, self.mixing, parts.n_rows)
                 mistakes[j, :, epoch] = k_i
                 _mix(problems[j], per_block, mu[j, :, epoch], self._mode == "averaged")
                 problems[j].n_updates += int(k_i.sum())
@@ -330,7 +352,8 @@ _DOC = """
         Continue from the previous fit's state (same classes and features).
     mixing : {"error", "uniform"}, default="error"
         The mixing weights mu_i of each epoch: proportional to partition i's mistakes in
-        the epoch (uniform in an epoch without any), or 1 / n_partitions.
+        the epoch (uniform in an epoch without any), or uniform: 1 / (the number of
+        partitions that hold rows), and 0 for an empty partition, which takes no part.
 
     Attributes
     ----------
