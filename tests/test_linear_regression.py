@@ -220,3 +220,24 @@ def test_a_warm_start_without_an_intercept_reports_none(solver):
     reg.set_params(fit_intercept=False).fit(X, y)
     assert reg.intercept_ == 0.0
     assert_allclose(reg.predict(X), X @ reg.coef_)
+
+
+@pytest.mark.parametrize("exponent", [-700, -300, 0, 300, 600])
+def test_score_is_r2_score_at_any_scale_of_the_targets(exponent):
+    # R^2 is the same for y and for y s with s a power of two (the fit scales exactly: the
+    # normal equations' target scale is a power of two), so the oracle is scikit-learn's
+    # r2_score of the unscaled targets and predictions; it gave nan at 2^600 (inf / inf)
+    # and 1.0 at 2^-700 (0 / 0)
+    from sklearn.metrics import r2_score
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 3))
+    y = X @ [1.0, -2.0, 0.5] + 1e-1 * rng.normal(size=60)
+    s = 2.0**exponent
+    model = LinearRegression(solver="cholesky").fit(X, y * s)
+    expected = r2_score(y, model.predict(X) / s)
+    assert 0.9 < expected < 1.0
+    assert model.score(X, y * s) == pytest.approx(expected, rel=1e-12)
+    weights = rng.uniform(0.5, 2.0, size=60)
+    assert model.score(X, y * s, sample_weight=weights) == pytest.approx(
+        r2_score(y, model.predict(X) / s, sample_weight=weights), rel=1e-12)

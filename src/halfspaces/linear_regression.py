@@ -175,6 +175,38 @@ class LinearRegression(RegressorMixin, GLM):
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """R^2 of the predictions, scikit-learn's ``r2_score``, at any scale of y.
+
+        R^2 does not change when y and the predictions are multiplied by one number, so
+        both are multiplied by a power of two (exact) that brings the largest into [1, 2)
+        first: scikit-learn's sums of squares gave nan for targets of 1e200 (inf / inf)
+        and 1.0 for targets of 1e-200 (0 / 0, taken as a perfect fit).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+        y : array-like of shape (n_samples,)
+            The true targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the samples.
+
+        Returns
+        -------
+        score : float
+            1 - (weighted) residual sum of squares / (weighted) total sum of squares.
+        """
+        from sklearn.metrics import r2_score
+
+        from halfspaces._exact import power_of_two_scale
+
+        predicted = self.predict(X)
+        y = np.asarray(y, dtype=np.float64)
+        finite = np.r_[y.ravel(), predicted][np.isfinite(np.r_[y.ravel(), predicted])]
+        c = power_of_two_scale(finite)
+        return float(r2_score(y * c, predicted * c, sample_weight=sample_weight))
+
 
 def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray:
     """Centre, stack sqrt(N alpha) I under X for the penalty, solve by SVD, recover b.
