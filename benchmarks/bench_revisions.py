@@ -8,8 +8,8 @@ tree, the trees alternating and their order rotating from round to round, so dri
 machine's load hits both alike; a subprocess times each case a few times after a warm-up
 (compilation, caches). Printed per case: the median time of each tree and the median of the
 per-round ratios new / old. The cases are those of bench_perceptron.py, bench_logistic.py and
-bench_theory.py, through the public API only (both trees must have it). A refactoring
-should keep every ratio within noise of 1.
+bench_theory.py, least squares, and small partial_fit calls, through the public API only
+(both trees must have it). A refactoring should keep every ratio within noise of 1.
 """
 
 from __future__ import annotations
@@ -75,6 +75,34 @@ elif group == "theory":
     keep = np.flatnonzero(np.abs(s) > 0.01)[:5000]
     cases["max_margin dense 5000 x 20"] = (
         lambda: max_margin(Z[keep], np.where(s[keep] > 0, 1.0, -1.0)))
+elif group == "linear":
+    import scipy.sparse as sp
+    from halfspaces import LinearRegression
+    from halfspaces.datasets import load_a9a
+    A, b = load_a9a()
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((200_000, 50))
+    t = X @ rng.standard_normal(50) + rng.standard_normal(200_000)
+    for solver in ("lstsq", "cholesky"):
+        cases[f"dense 200000 x 50 LinearRegression {solver}"] = (
+            lambda s=solver: LinearRegression(solver=s).fit(X, t))
+    cases["a9a (CSR) LinearRegression cholesky"] = (
+        lambda: LinearRegression(solver="cholesky").fit(A, b))
+    fitted = LinearRegression(solver="cholesky").fit(X, t)
+    cases["dense 200000 x 50 LinearRegression score"] = lambda: fitted.score(X, t)
+elif group == "partial_fit":
+    # the per-call costs in front of the loops (parameter and state checks, the rollback's
+    # snapshot) on small batches, where they weigh most
+    from halfspaces import KernelPerceptron, LogisticRegression, Perceptron
+    X, y = dense(100, 10)
+    classes = np.array([-1.0, 1.0])
+    for name, make in (("Perceptron", lambda: Perceptron()),
+                       ("LogisticRegression sgd", lambda: LogisticRegression(
+                           solver="sgd", random_state=np.random.RandomState(0))),
+                       ("KernelPerceptron rbf", lambda: KernelPerceptron(kernel="rbf"))):
+        model = make().partial_fit(X, y, classes=classes)
+        cases[f"dense 100 x 10 {name} partial_fit"] = (
+            lambda model=model: model.partial_fit(X, y))
 def work(fitted):
     """What the call did: iterations of a solver, updates of a perceptron (a change in them
     is a change of behaviour, not of speed)."""
@@ -99,7 +127,7 @@ for name, fn in cases.items():
 print(json.dumps({"times": times, "works": works}))
 '''
 
-GROUPS = ("perceptron", "logistic", "theory")
+GROUPS = ("perceptron", "logistic", "theory", "linear", "partial_fit")
 
 
 def run_tree(src: str, group: str, repeats: int) -> dict:
