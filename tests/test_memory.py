@@ -71,6 +71,55 @@ def test_missing_files_and_a_folder_in_place_of_a_file_leave_the_ram(tmp_path):
     assert memory_limit(folder) == physical_memory()
 
 
+# A process whose cgroup is nested below the top of the mount (a batch job's cgroup, a
+# systemd slice, a container without a cgroup namespace): the limit that binds it may be
+# set on its own cgroup or on any cgroup above it, whose files the top of the mount does
+# not show; /proc/self/cgroup names the process's cgroup per hierarchy.
+V1_TOP, V2_TOP = "sys/fs/cgroup/memory", "sys/fs/cgroup"
+NESTED = {
+    "v1 own cgroup": ("4:memory:/jobs/42\n3:cpu:/other\n", f"{V1_TOP}/jobs/42/"
+                      "memory.limit_in_bytes"),
+    "v1 parent": ("9:cpuacct,cpu:/x\n4:memory:/jobs/42\n",
+                  f"{V1_TOP}/jobs/memory.limit_in_bytes"),
+    "v1 joint controllers": ("4:memory,hugetlb:/jobs/42\n",
+                             f"{V1_TOP}/jobs/memory.limit_in_bytes"),
+    "v2 own cgroup": ("0::/user.slice/job.scope\n", f"{V2_TOP}/user.slice/job.scope/memory.max"),
+    "v2 parent": ("0::/user.slice/job.scope\n", f"{V2_TOP}/user.slice/memory.max"),
+}
+
+
+@pytest.mark.parametrize("lines, limit_file", NESTED.values(), ids=NESTED.keys())
+def test_a_limit_on_the_process_cgroup_or_a_parent_counts(tmp_path, lines, limit_file):
+    write(tmp_path, "proc/self/cgroup", lines)
+    write(tmp_path, V1, "9223372036854771712\n")  # the top of the mount: no limit
+    write(tmp_path, V2, "max\n")
+    write(tmp_path, limit_file, f"{SMALL}\n")
+    assert cgroup_limit(tmp_path) == SMALL
+    assert memory_limit(tmp_path) == SMALL
+
+
+def test_the_smallest_limit_on_the_way_up_counts(tmp_path):
+    write(tmp_path, "proc/self/cgroup", "0::/a/b/c\n")
+    write(tmp_path, f"{V2_TOP}/a/b/c/memory.max", "max\n")
+    write(tmp_path, f"{V2_TOP}/a/b/memory.max", f"{3 * SMALL}\n")
+    write(tmp_path, f"{V2_TOP}/a/memory.max", f"{SMALL}\n")
+    assert cgroup_limit(tmp_path) == SMALL
+
+
+@pytest.mark.parametrize("lines", [
+    "4:cpu:/jobs/42\n",  # a cgroup of another controller: its memory files are not ours
+    "4:memory:/../jobs\n",  # a path that climbs out of the mount: damage, ignored
+    "garbage\n", "\n", "0::relative/path\n",
+])
+def test_other_controllers_and_damaged_lines_are_ignored(tmp_path, lines):
+    write(tmp_path, "proc/self/cgroup", lines)
+    write(tmp_path, f"{V1_TOP}/jobs/42/memory.limit_in_bytes", f"{SMALL}\n")
+    write(tmp_path, f"{V1_TOP}/jobs/memory.limit_in_bytes", f"{SMALL}\n")
+    write(tmp_path, "sys/fs/jobs/memory.limit_in_bytes", f"{SMALL}\n")
+    write(tmp_path, f"{V2_TOP}/relative/path/memory.max", f"{SMALL}\n")
+    assert cgroup_limit(tmp_path) is None
+
+
 def test_the_limit_is_read_once_per_root(tmp_path):
     """Every fit asks (check_dense_vectors): the files are read once, not per call."""
     write(tmp_path, V2, f"{SMALL}\n")

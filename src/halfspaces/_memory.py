@@ -36,14 +36,47 @@ def cgroup_limit(root: str | os.PathLike = "/") -> int | None:
     """The memory limit of this process's cgroup in bytes, or None where there is none.
 
     Reads cgroup v2's ``memory.max`` and cgroup v1's ``memory.limit_in_bytes`` under `root`
-    (a test points it at a folder of its own) and takes the smaller limit found; a file
-    that is missing, unreadable or not a number says nothing. Read once per process and
-    root: the two reads cost 0.3 ms on this VM's overlay filesystem, and every fit and
-    ``partial_fit`` asks (:func:`check_dense_vectors`), where a one-pass a9a fit takes 2.5 ms.
+    (a test points it at a folder of its own): at the top of the cgroup mount, which is the
+    process's own cgroup in a container with a cgroup namespace (Docker's default), and in
+    the process's cgroup as ``/proc/self/cgroup`` names it and each cgroup above it, since
+    a limit set on a parent (a batch system's job, a systemd slice, a nested container)
+    binds its children, whose own files may say "max". The smallest limit found counts; a
+    file that is missing, unreadable or not a number says nothing. Read once per process
+    and root: the reads cost 0.3 ms or more on this VM's overlay filesystem, and every fit
+    and ``partial_fit`` asks (:func:`check_dense_vectors`), where a one-pass a9a fit takes
+    2.5 ms.
     """
-    found = [_read_limit(Path(root, name)) for name in _CGROUP_FILES]
+    found = [_read_limit(path) for path in _limit_files(Path(root))]
     limits = [limit for limit in found if limit is not None]
     return min(limits) if limits else None
+
+
+def _limit_files(root: Path) -> list[Path]:
+    """The limit files of the mount's top and of this process's cgroup and its parents."""
+    v2, v1 = (root / name for name in _CGROUP_FILES)
+    files = [v2, v1]
+    for controllers, cgroup in _own_cgroups(root):
+        if controllers == "":  # cgroup v2's unified hierarchy: "0::/path"
+            top, name = v2.parent, v2.name
+        elif "memory" in controllers.split(","):
+            top, name = v1.parent, v1.name
+        else:
+            continue
+        parts = Path(cgroup).relative_to("/").parts if cgroup.startswith("/") else ()
+        # the process's cgroup first, then each parent up to (not including) the top
+        files += [top.joinpath(*parts[:k], name) for k in range(len(parts), 0, -1)]
+    return files
+
+
+def _own_cgroups(root: Path) -> list[tuple[str, str]]:
+    """(controllers, path) of each line "id:controllers:path" of /proc/self/cgroup."""
+    try:
+        text = (root / "proc/self/cgroup").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = [line.split(":", 2) for line in text.splitlines()]
+    return [(fields[1], fields[2]) for fields in lines
+            if len(fields) == 3 and ".." not in fields[2].split("/")]
 
 
 def _read_limit(path: Path) -> int | None:
