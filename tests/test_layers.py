@@ -37,9 +37,9 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / ROOT
 
 MIDDLE = frozenset({
     "_validation", "_sklearn", "_exact", "_datafits", "_solvers", "_epochs", "_perceptron_run",
-    "_dual_run", "_kernel_expansion", "_kernel_hypothesis", "_vote_log", "_online", "_widen",
-    "_docstrings", "_glm", "_objective", "_progress", "_blas", "_registry", "_version",
-    "_memory",
+    "_dual_run", "_kernel_matrix", "_kernel_expansion", "_kernel_hypothesis", "_vote_log",
+    "_online", "_widen", "_docstrings", "_glm", "_objective", "_progress", "_blas", "_registry",
+    "_version", "_memory",
 })
 """The root's private middle-layer modules: importable from anywhere, public names only."""
 
@@ -337,7 +337,7 @@ LINE_BUDGET = 550
 until a module grows past ~500 lines"); this leaves the "~" some room before the test fails."""
 
 OVER_BUDGET = frozenset({
-    f"{ROOT}._dual_run", f"{ROOT}.io.streaming", f"{ROOT}.cli.fit", f"{ROOT}.io._files",
+    f"{ROOT}.io.streaming", f"{ROOT}.cli.fit", f"{ROOT}.io._files",
 })
 """Modules over the budget when it was set, each to be split; a module leaves the list when
 it comes within the budget, so that it stays there."""
