@@ -37,9 +37,9 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / ROOT
 
 MIDDLE = frozenset({
     "_validation", "_sklearn", "_exact", "_datafits", "_solvers", "_epochs", "_perceptron_run",
-    "_dual_run", "_kernel_expansion", "_kernel_hypothesis", "_vote_log", "_online", "_widen",
-    "_docstrings", "_glm", "_objective", "_progress", "_blas", "_registry", "_version",
-    "_memory",
+    "_dual_run", "_kernel_matrix", "_kernel_expansion", "_kernel_hypothesis", "_vote_log",
+    "_online", "_widen", "_docstrings", "_glm", "_objective", "_progress", "_blas", "_registry",
+    "_version", "_memory",
 })
 """The root's private middle-layer modules: importable from anywhere, public names only."""
 
@@ -336,18 +336,11 @@ LINE_BUDGET = 550
 """The most lines a module may have: STYLE asks for modules under ~500 lines ("keep it flat
 until a module grows past ~500 lines"); this leaves the "~" some room before the test fails."""
 
-OVER_BUDGET = frozenset({
-    f"{ROOT}._dual_run", f"{ROOT}.io.streaming", f"{ROOT}.cli.fit", f"{ROOT}.io._files",
-})
-"""Modules over the budget when it was set, each to be split; a module leaves the list when
-it comes within the budget, so that it stays there."""
-
 
 def test_modules_stay_within_the_line_budget():
+    # the four modules over it when the budget was set (_dual_run, io.streaming, io._files,
+    # cli.fit) were split where their jobs part; no exemption list is kept, so none returns
     sizes = {module_name(p): len(p.read_text(encoding="utf-8").splitlines()) for p in MODULES}
-    over = {m: n for m, n in sizes.items() if n > LINE_BUDGET and m not in OVER_BUDGET}
+    over = {m: n for m, n in sizes.items() if n > LINE_BUDGET}
     assert not over, (f"modules over {LINE_BUDGET} lines: {over}; split each where its jobs "
                       "part (see STYLE.md)")
-    within = sorted(m for m in OVER_BUDGET if sizes.get(m, 0) <= LINE_BUDGET)
-    assert not within, (f"{within} now within {LINE_BUDGET} lines (or gone): remove them "
-                        "from OVER_BUDGET in tests/test_layers.py")

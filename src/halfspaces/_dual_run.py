@@ -1,4 +1,4 @@
-"""The dual (kernel) perceptron's run, the Gram rows it reads, and the kernel matrices.
+"""The dual (kernel) perceptron's run and the Gram rows it reads.
 
 The perceptron's weights are always a sum of training examples, w = sum_i alpha_i y_i x_i,
 where alpha_i counts the updates on example i; replacing <x_i, x> by a Mercer kernel
@@ -14,7 +14,8 @@ Both runs also return what the averaged and voted forms of Freund and Schapire (
 the step count, the sums of the steps of each example's updates (the average of the
 hypotheses is alpha - sums / T) and, when asked, the log of the updates; and both continue
 an earlier hypothesis (its decision values, or its primal weights) for warm starts and
-``partial_fit``.
+``partial_fit``. The kernel matrices themselves are computed in
+:mod:`halfspaces._kernel_matrix` (their names are re-exported here, where they used to live).
 
 References
 ----------
@@ -37,16 +38,23 @@ from functools import partial
 import numba
 import numpy as np
 import scipy.sparse as sp
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 from scipy.linalg.blas import dsyrk
-from sklearn.utils import check_array
 
 from halfspaces._epochs import run_epochs
 from halfspaces._fast import dual as kd
 from halfspaces._fast import loop_input
 from halfspaces._fast import perceptron as kp
+from halfspaces._kernel_matrix import (  # the kernel matrices, re-exported: their former home
+    KERNELS,
+    as_float64,
+    callable_matrix,
+    kernel_block,
+    kernel_matrix,
+    named_kernel,
+    squared_norms,
+)
 from halfspaces._perceptron_run import PerceptronState, loop_targets, run_perceptron
-from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
 __all__ = [
     "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
@@ -54,154 +62,7 @@ __all__ = [
     "run_linear_perceptron", "training_gram",
 ]
 
-KERNELS = ("linear", "poly", "rbf", "sigmoid")
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
-
-
-@validate_params({
-    "A": ["array-like", "sparse matrix"],
-    "B": ["array-like", "sparse matrix"],
-    "kernel": [StrOptions(set(KERNELS)), callable],
-    "degree": [FloatInterval(0, None, closed="left")],
-    "gamma": [FloatInterval(0, None, closed="neither"), None],
-    "coef0": [FloatInterval(None, None, closed="neither")],
-}, prefer_skip_nested_validation=True)
-def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
-                  degree: float = 3, gamma: float | None = None,
-                  coef0: float = 1.0) -> NDArray[np.float64]:
-    r"""The matrix k(a_i, b_j) of a named kernel, or of a callable k(A, B).
-
-    .. math::
-
-        \text{linear: } \langle a, b\rangle \quad
-        \text{poly: } (\gamma\langle a, b\rangle + c_0)^{p} \quad
-        \text{rbf: } e^{-\gamma\|a - b\|^2} \quad
-        \text{sigmoid: } \tanh(\gamma\langle a, b\rangle + c_0)
-
-    Parameters
-    ----------
-    A : {array-like, sparse matrix} of shape (n_a, n_features)
-    B : {array-like, sparse matrix} of shape (n_b, n_features)
-        Finite real numbers (a named kernel); a callable gets A and B as given.
-    kernel : {"linear", "poly", "rbf", "sigmoid"} or callable, default="linear"
-        A callable gets (A, B) and returns the (n_a, n_b) matrix.
-    degree : float, default=3
-        p >= 0 of the polynomial kernel.
-    gamma : float, default=None
-        gamma > 0 of poly, rbf and sigmoid; None means 1 / n_features (which needs a
-        feature: with none, pass gamma).
-    coef0 : float, default=1.0
-        c_0 of poly and sigmoid.
-
-    Returns
-    -------
-    K : ndarray of shape (n_a, n_b), float64
-
-    Raises
-    ------
-    ValueError
-        For an unknown kernel name or a parameter out of range (naming it), and for A or B
-        that are not two-dimensional, hold complex, non-numeric or non-finite values, or
-        differ in their number of features.
-
-    Examples
-    --------
-    >>> from halfspaces.kernel import kernel_matrix
-    >>> kernel_matrix([[1.0, 2.0]], [[3.0, 4.0], [0.0, 0.0]], "poly", degree=2, gamma=1.0)
-    array([[144.,   1.]])
-    """
-    if callable(kernel):
-        return kernel_block(A, B, kernel, degree, gamma, coef0)
-    # check_array refuses what NumPy let through: 1-D and 3-D arrays (an IndexError; a 3-D
-    # "matrix"), complex values (their imaginary parts silently dropped), NaN and inf
-    A, B = (check_array(M, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0,
-                        ensure_min_features=0, input_name=name) for M, name in ((A, "A"), (B, "B")))
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"A has {A.shape[1]} features and B has {B.shape[1]}: a kernel "
-                         "compares rows of the same number of features.")
-    if A.shape[1] == 0 and gamma is None and kernel != "linear":
-        raise ValueError(f"gamma=None means 1 / n_features, which A and B of 0 features do "
-                         f"not define: pass gamma to the {kernel!r} kernel.")
-    return kernel_block(A, B, kernel, degree, gamma, coef0)
-
-
-def kernel_block(A, B, kernel: str | Callable, degree: float, gamma: float | None,
-                 coef0: float) -> NDArray[np.float64]:
-    """:func:`kernel_matrix` of inputs already checked (the estimators' validated rows and
-    support vectors, block after block: the checks would repeat a pass over each)."""
-    if not sp.issparse(A):
-        A = np.asarray(A)
-    if not sp.issparse(B):
-        B = np.asarray(B)
-    if callable(kernel):
-        return _callable_matrix(kernel, A, B)
-    B = as_float64(B)
-    sq_norms = _squared_norms(B) if kernel == "rbf" else None
-    return named_kernel(as_float64(A), B, kernel, degree, gamma, coef0, sq_norms)
-
-
-def _callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
-    K = np.asarray(kernel(A, B), dtype=np.float64)
-    expected = (A.shape[0], B.shape[0])
-    if K.shape != expected:
-        raise ValueError(
-            f"The callable kernel returned a matrix of shape {K.shape} for inputs of "
-            f"{A.shape[0]} and {B.shape[0]} rows; kernel(A, B) must return shape {expected}."
-        )
-    return K
-
-
-def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: float,
-                 sq_norms_B: NDArray | None = None) -> NDArray[np.float64]:
-    """:func:`kernel_matrix` of float64 A and B, given ||b_j||^2 for "rbf" (computed once)."""
-    K = _dots(A, B)
-    if kernel == "linear":  # no gamma, so defined for 0 features too
-        return K
-    gamma = 1.0 / A.shape[1] if gamma is None else gamma
-    if kernel == "rbf":
-        K *= -2.0
-        K += _squared_norms(A)[:, None]
-        K += sq_norms_B[None, :]
-        np.maximum(K, 0.0, out=K)  # rounding can make a squared distance negative
-        K *= -gamma
-        return np.exp(K, out=K)
-    K *= gamma
-    K += coef0
-    return K**degree if kernel == "poly" else np.tanh(K, out=K)
-
-
-def _dots(A, B) -> NDArray[np.float64]:
-    """The matrix of <a_i, b_j>, dense and C-ordered.
-
-    A sparse operand of at most 2^22 entries is made dense for BLAS; a larger one, or a
-    sparse B against a few rows A (one Gram row), stays sparse.
-    """
-    few = A.shape[0] <= 64
-    A, B = _dense_if_small(A), B if few else _dense_if_small(B)
-    if sp.issparse(B) and not sp.issparse(A):
-        return np.ascontiguousarray(np.asarray(B @ A.T).T)
-    product = A @ B.T
-    product = product.toarray() if sp.issparse(product) else np.asarray(product)
-    return np.ascontiguousarray(product, dtype=np.float64)
-
-
-def _dense_if_small(A):
-    return A.toarray() if sp.issparse(A) and A.shape[0] * A.shape[1] <= 2**22 else A
-
-
-def _squared_norms(A) -> NDArray[np.float64]:
-    """||a_i||^2 of every row, accumulated in float64 (also for float32 A)."""
-    if sp.issparse(A):
-        A = A.astype(np.float64, copy=False)
-        return np.asarray(A.multiply(A).sum(axis=1)).ravel()
-    return np.einsum("ij,ij->i", A, A, dtype=np.float64)
-
-
-def as_float64(A):
-    """A as float64 (CSR stays CSR), without a copy when it already is."""
-    if sp.issparse(A):
-        return A.astype(np.float64, copy=False)
-    return np.asarray(A, dtype=np.float64)
 
 
 # Gram rows computed together when the dual loop stops for a missing one. Measured on
@@ -285,13 +146,13 @@ class GramRows:
         self.n_blocks = 0
         self.whole = self.dense and self.capacity == n
         if self.dense:
-            self.Xd, self.sq = as_float64(X), _squared_norms(X)
+            self.Xd, self.sq = as_float64(X), squared_norms(X)
             rows = max(2, self.block)  # a product of one row would be BLAS's gemv: see _blas
             self.tile = np.zeros((rows, X.shape[1]))
             widths = {min(n, GRAM_COLUMNS), n % GRAM_COLUMNS or GRAM_COLUMNS}  # all, the last
             self.dots = {width: np.empty((rows, width)) for width in widths}
         elif gram is None and kernel_rows is None:
-            self.Xk, self.sq = loop_input(X), _squared_norms(X)
+            self.Xk, self.sq = loop_input(X), squared_norms(X)
             self.Zt = np.zeros((X.shape[1], self.block))
             parallel = self.block * X.nnz >= PARALLEL_WORK and numba.get_num_threads() > 1
             self.gram_rows = kd.gram_rows_parallel if parallel else kd.gram_rows
@@ -583,7 +444,7 @@ def training_gram(X, kernel: str | Callable, *, degree: int = 3, gamma: float | 
         return GramRows(X, cache_size, spec=(0, 0.0, 0.0, 0.0, c), gram=gram)
     if callable(kernel):
         return GramRows(X, cache_size, spec=(0, 0.0, 0.0, 0.0, c),
-                        kernel_rows=partial(_callable_matrix, kernel, B=X))
+                        kernel_rows=partial(callable_matrix, kernel, B=X))
     gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
     spec = (_KIND[kernel], gamma, float(coef0), float(degree), c)
     return GramRows(X, cache_size, spec=spec)

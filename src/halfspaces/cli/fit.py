@@ -7,9 +7,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 from __future__ import annotations
 
 import dataclasses
-import os
 import sys
-import time
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -17,6 +15,20 @@ from typing import Annotated, Any
 import typer
 
 from halfspaces.cli import _collector, _output
+from halfspaces.cli._fit_checks import (
+    RESUME_OPTIONS,
+    check_outputs,
+    check_streamable,
+    check_usage,
+    one_file_unless_dask,
+)
+from halfspaces.cli._fit_measures import BOUND_CELLS  # noqa: F401 (re-exported: its old home)
+
+# under their names from before the split: fit calls them through these module globals, so
+# that a caller replacing fit._timed (the tests, a profiler) reaches every fit
+from halfspaces.cli._fit_measures import accuracy as _accuracy
+from halfspaces.cli._fit_measures import mistake_bound as _mistake_bound
+from halfspaces.cli._fit_measures import timed as _timed
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     ModelName,
@@ -47,9 +59,6 @@ DEFAULT_EPOCHS = 10
 non-separable data such as a9a every epoch is spent, and the perceptron family's test
 accuracy has levelled off after a handful of passes, so 10 keeps ``halfspaces fit`` quick.
 With ``--stream`` the default is one pass over the file."""
-
-BOUND_CELLS = 200_000
-"""The Novikoff bound (a QP) is reported only for data up to this many matrix cells."""
 
 
 class Selection(str, Enum):
@@ -214,7 +223,7 @@ def fit(
         return _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
                          show_progress)
     estimator = make_model(model, params or {}, defaults)
-    _check_outputs((data, test), out, None if stream is None else stream.checkpoint)
+    check_outputs((data, test), out, None if stream is None else stream.checkpoint)
     _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
@@ -252,32 +261,11 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
     from halfspaces.io import expand_paths
 
     # the files the patterns name, as read_files will expand them: --out must be none of them
-    _check_outputs(expand_paths([*paths, *(tests or [])]), out, None)
+    check_outputs(expand_paths([*paths, *(tests or [])]), out, None)
     return fit_on_cluster(paths, dask=dask, test=tests, model=model, params=params or {},
                           defaults=defaults, label_column=label_column, format=format,
                           out=out, show_progress=show_progress, timed=_timed,
                           report=_report, save=_save)
-
-
-def _check_outputs(inputs, out, checkpoint) -> None:
-    """Refuse, before any training, outputs that would destroy an input or cannot be written.
-
-    `inputs` are the files the command reads (None entries are skipped).
-    """
-    from halfspaces.io import OutputFileError, check_output
-
-    for name, path in (("--out", out), ("--checkpoint", checkpoint)):
-        if path is not None and str(path) == "-":
-            raise OutputFileError(path, "a model file cannot go to standard output, which "
-                                        f"carries the report; give a file name to {name}")
-    if out is not None:
-        check_output(out, (*inputs, checkpoint))
-    if checkpoint is not None:
-        check_output(checkpoint, inputs)
-    if out is not None and checkpoint is not None and \
-            os.path.realpath(out) == os.path.realpath(checkpoint):
-        raise OutputFileError(out, "it is also the --checkpoint, which the model would "
-                                   "replace; give them different names")
 
 
 def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
@@ -330,73 +318,6 @@ def _is_svmlight(data: Path | None, format: str | None) -> bool:
         return data is not None and data.is_file() and detect_format(data, format) == "svmlight"
     except (OSError, ValueError):  # reading the data reports it
         return False
-
-
-def _timed(work) -> tuple[float, float, tuple[str, ...]]:
-    """Run `work`: (seconds outside Numba's compiler, seconds inside it, warnings as notes).
-
-    Numba's event API times its compiler: ``numba:compiler_lock`` spans every compilation
-    and every load from the cache, nested calls counted once. A first run spends seconds
-    compiling loops that then run in milliseconds (10 averaged-perceptron epochs on a9a
-    take 20 ms), so a fit time that includes the compiler says nothing about the algorithm.
-    """
-    from numba.core.event import TimingListener, install_listener
-
-    compiling = TimingListener()
-    # a ConvergenceWarning is the expected outcome on non-separable data such as a9a:
-    # it belongs in the report, not in a Python warning dump
-    with _output.caught_warnings() as notes, \
-            install_listener("numba:compiler_lock", compiling):
-        start = time.perf_counter()
-        work()
-        seconds = time.perf_counter() - start
-    compile_seconds = compiling.duration if compiling.done else 0.0
-    return max(seconds - compile_seconds, 0.0), compile_seconds, tuple(notes)
-
-
-def _accuracy(estimator, X, y) -> float:
-    """``estimator.score(X, y)``, without importing ``sklearn.metrics`` for labels in one column.
-
-    ``score`` is scikit-learn's ``accuracy_score``, whose module imports ``scipy.stats``
-    (0.55 s, which the command line otherwise defers). For one column of class labels it is
-    the mean of ``y == predict(X)``, after the checks repeated here: both sides binary or
-    multiclass, not strings mixed with numbers. The mean of zeros and ones is a whole
-    number divided by n, so both ways give the same float. Anything else goes to ``score``.
-    """
-    import numpy as np
-    from sklearn.utils.multiclass import type_of_target, unique_labels
-
-    predicted, y = estimator.predict(X), np.asarray(y)
-    types = {type_of_target(y, input_name="y_true"), type_of_target(predicted)}
-    if y.ndim != 1 or y.shape != predicted.shape or not types <= {"binary", "multiclass"}:
-        return float(estimator.score(X, y))
-    unique_labels(y, predicted)  # refuses strings mixed with numbers, as accuracy_score does
-    return float(np.mean(y == predicted))
-
-
-def _mistake_bound(model: str, estimator, X, y) -> tuple[float | None, tuple[str, ...]]:
-    """Novikoff's bound when it is cheap (perceptron family, two classes, small data), and
-    a note when it could not be computed for another reason than non-separable data.
-
-    An optional field never aborts a fit: a failure of the LP behind it (or anything else)
-    leaves the field empty and says why in the report's notes.
-    """
-    import numpy as np
-
-    if model not in PERCEPTRON_FAMILY or len(estimator.classes_) != 2:
-        return None, ()
-    if X.shape[0] * X.shape[1] > BOUND_CELLS:
-        return None, ()
-    from halfspaces.exceptions import NotSeparableError
-    from halfspaces.theory import perceptron_mistake_bound
-
-    try:
-        bound = perceptron_mistake_bound(X, y, fit_intercept=estimator.fit_intercept)
-    except NotSeparableError:  # no finite bound exists: the field's documented None
-        return None, ()
-    except Exception as exc:  # noqa: BLE001 (reported, not hidden)
-        return None, (f"mistake_bound not computed: {type(exc).__name__}: {exc}",)
-    return (float(bound), ()) if np.isfinite(bound) else (None, ())
 
 
 def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_names) -> None:
@@ -538,15 +459,15 @@ def fit_cli(
     dask: DaskOption = None,
 ) -> None:
     """Train a classifier; print its train and test accuracy; save it with --out."""
-    data = _one_file_unless_dask(data, dask, stream, test_fraction)
-    _check_usage(data, test, test_fraction, stream, checkpoint, checkpoint_every, resume)
+    data = one_file_unless_dask(data, dask, stream, test_fraction)
+    check_usage(data, test, test_fraction, stream, checkpoint, checkpoint_every, resume)
     try:
         params = parse_params(param)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--param") from None
     options = StreamOptions(chunk_size, checkpoint, checkpoint_every, resume) if stream else None
     if stream:
-        _check_streamable(_name(model))
+        check_streamable(_name(model))
     from halfspaces.io.streaming import CheckpointMismatchError
 
     try:
@@ -558,7 +479,7 @@ def fit_cli(
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
     except CheckpointMismatchError as exc:  # name the option that differs from the checkpoint's
-        raise typer.BadParameter(str(exc), param_hint=_RESUME_OPTIONS.get(
+        raise typer.BadParameter(str(exc), param_hint=RESUME_OPTIONS.get(
             exc.setting, f"--param {exc.setting}")) from None
     except ValueError as exc:
         if type(exc).__name__ != "InvalidParameterError":  # scikit-learn's bad-value error
@@ -570,52 +491,6 @@ def fit_cli(
                    labels=_LABELS)
     if not quiet:
         _output.note(notes)
-
-
-_RESUME_OPTIONS = {
-    "model": "--model", "fit_intercept": "--intercept/--no-intercept", "random_state": "--seed",
-    "selection": "--selection", "max_epochs": "--epochs", "max_iter": "--epochs",
-    "data": "DATA", "chunk_size": "--chunk-size", "checkpoint_every": "--checkpoint-every",
-    "format": "--format", "label_column": "--label-column",
-}
-"""What a setting of a checkpoint that ``--resume`` refuses is called on the command line."""
-
-
-def _one_file_unless_dask(data, dask, stream, test_fraction):
-    """DATA as fit takes it: the list of files with --dask, else the one file (or None)."""
-    if dask is not None:
-        if not data:
-            raise typer.BadParameter("--dask needs DATA files.", param_hint="DATA")
-        if stream or test_fraction is not None:
-            raise typer.BadParameter("--dask trains on the whole data; drop --stream and "
-                                     "--test-fraction.", param_hint="--dask")
-        return list(data)
-    if data and len(data) > 1:
-        raise typer.BadParameter("several DATA files need --dask.", param_hint="DATA")
-    return data[0] if data else None
-
-
-def _check_usage(data, test, test_fraction, stream, checkpoint, every, resume) -> None:
-    if test is not None and test_fraction is not None:
-        raise typer.BadParameter("give --test or --test-fraction, not both.",
-                                 param_hint="--test-fraction")
-    if not stream and (checkpoint or every or resume):
-        raise typer.BadParameter("checkpoints need --stream.", param_hint="--checkpoint")
-    if stream and data is None:
-        raise typer.BadParameter("--stream needs a training file DATA.", param_hint="--stream")
-    if stream and test_fraction is not None:
-        raise typer.BadParameter("--stream cannot hold out a fraction; give --test.",
-                                 param_hint="--test-fraction")
-    if resume and checkpoint is None:
-        raise typer.BadParameter("--resume needs --checkpoint PATH.", param_hint="--resume")
-
-
-def _check_streamable(model: str) -> None:
-    from halfspaces.cli._models import model_class
-
-    if not hasattr(model_class(model)(), "partial_fit"):
-        raise typer.BadParameter(f"--model {model} cannot learn from a stream (it has no "
-                                 "partial_fit); drop --stream.", param_hint="--stream")
 
 
 def _name(model) -> str:

@@ -1,4 +1,9 @@
-"""One entry point per job over every format: :func:`read`, :func:`scan`, :func:`iter_chunks`."""
+"""One entry point per job over every format: :func:`read`, :func:`scan`, :func:`iter_chunks`.
+
+Here too: finding a file's format, and svmlight's chunks (its text cut at line ends by a
+compiled scan and parsed by a pool of threads, :func:`svmlight_raw_chunks`). The tabular
+formats' chunks come from :mod:`halfspaces.io._table_chunks`.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,7 @@ import dataclasses
 import glob
 import itertools
 import os
-import queue
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -18,9 +21,11 @@ import numpy as np
 
 from halfspaces._fast.svmlight import cut_lines
 from halfspaces.io import svmlight, tabular
+from halfspaces.io._ahead import ahead
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
 from halfspaces.io._source import open_data
+from halfspaces.io._table_chunks import array_chunks, first_data_line, is_data_line, text_chunks
 
 __all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "column_names", "detect_format",
            "expand_paths", "iter_chunks", "read", "scan"]
@@ -147,14 +152,9 @@ def _sniff(path) -> str:
             return binary
         # the rest of the line the signature bytes end in (they may hold a line or more)
         lines = itertools.chain((head + handle.readline()).splitlines(keepends=True), handle)
-        first = next((line for line in lines if _is_data(line)), b"")
+        first = next((line for line in lines if is_data_line(line)), b"")
     tokens = first.split(b"#", 1)[0].split()
     return "svmlight" if len(tokens) > 1 and b":" in tokens[1] else "csv"
-
-
-def _is_data(line: bytes) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and not stripped.startswith(b"#")
 
 
 def read(path: str | os.PathLike, *, format: str | None = None,
@@ -229,7 +229,7 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     """
     if detect_format(path, format) != "csv":
         return None
-    number, first = _header(path)
+    number, first = first_data_line(path)
     if first is None:
         return None
     layout = tabular.text_layout(path, first, label_column, line=number)
@@ -274,11 +274,11 @@ def _label_texts(path, fmt, chunk_size, label_column) -> set[str]:
     """Every label of a CSV/TSV or text .npy file, as text (the formats whose chunks can
     differ in the type of their labels)."""
     if fmt == "csv":
-        chunks = _text_chunks(path, chunk_size, None, label_column, None, 0, None,
-                              text_labels=True)
+        chunks = text_chunks(path, chunk_size, None, label_column, None, 0, None,
+                             text_labels=True)
     else:
-        chunks = _array_chunks(path, fmt, chunk_size, None, label_column, None, 0,
-                               text_labels=True)
+        chunks = array_chunks(path, fmt, chunk_size, None, label_column, None, 0,
+                              text_labels=True)
     return set().union(*(np.unique(y).tolist() for _, y in chunks))
 
 
@@ -314,7 +314,7 @@ def svmlight_raw_chunks(path, chunk_size: int | None, *, shift: int = 0,
     jobs = (pool.submit(parse, first, text)
             for first, text in _svmlight_texts(path, chunk_size, skip))
     try:
-        for job in _ahead(jobs, depth=workers + 1):
+        for job in ahead(jobs, depth=workers + 1):
             yield job.result()
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
@@ -362,56 +362,8 @@ def _svmlight_texts(path, chunk_size, skip: int):
             yield first, _joined(parts)
 
 
-def _offer(items: queue.Queue, item, stop: threading.Event) -> bool:
-    """Put `item` once there is room, unless the consumer has stopped (then False)."""
-    while not stop.is_set():
-        try:
-            items.put(item, timeout=0.5)
-            return True
-        except queue.Full:
-            continue
-    return False
-
-
 def _joined(parts):
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _ahead(blocks: Iterator, depth: int = 2) -> Iterator:
-    """Items of `blocks`, produced by a thread up to `depth` items ahead of the consumer.
-
-    The svmlight parser releases the GIL, so parsing the next block overlaps training on
-    this one. An exception in the thread is raised here, at the item where it occurred; a
-    consumer that stops early stops the thread (and closes the file) within a second.
-    """
-    items: queue.Queue = queue.Queue(depth)
-    stop = threading.Event()
-    done = object()
-
-    def produce():
-        error = None
-        try:
-            for item in blocks:
-                if not _offer(items, (item, None), stop):
-                    break
-        except BaseException as exc:  # handed to the consumer, raised in its thread
-            error = exc
-        finally:
-            blocks.close()
-        _offer(items, (done, error), stop)
-
-    thread = threading.Thread(target=produce, name="halfspaces-reader", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item, error = items.get()
-            if item is done:
-                if error is not None:
-                    raise error
-                return
-            yield item
-    finally:
-        stop.set()
 
 
 def _sorted(labels: set):
@@ -476,9 +428,9 @@ def iter_chunks(
     if fmt == "svmlight":
         return _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip)
     if fmt == "csv":
-        return _text_chunks(path, chunk_size, n_features, label_column, classes, skip,
-                            feature_names)
-    return _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip)
+        return text_chunks(path, chunk_size, n_features, label_column, classes, skip,
+                           feature_names)
+    return array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip)
 
 
 def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
@@ -488,138 +440,3 @@ def _svmlight_chunks(path, chunk_size, n_features, zero_based, classes, skip):
     shift = 0 if zero_based is True else 1
     yield from svmlight_raw_chunks(path, chunk_size, shift=shift, n_features=n_features,
                                    classes=classes, skip=skip)
-
-
-def _text_chunks(path, chunk_size, n_features, label_column, classes, skip, feature_names,
-                 text_labels=False):
-    header_number, first = _header(path)
-    if first is None:
-        return
-    layout = tabular.text_layout(path, first, label_column, line=header_number)
-    if feature_names is not None and layout.header:
-        layout = tabular.match_columns(path, layout, feature_names)
-    elif _unlabelled(layout.n_columns, n_features, label_column):
-        layout = dataclasses.replace(layout, label=None)
-    width = len(layout.feature_columns)
-    if width == 0:
-        raise DataFileError(path, _NO_FEATURES)
-    if n_features is not None and n_features != width:
-        raise DataFileError(path, f"{width} feature columns where {n_features} are expected")
-    skip_header = header_number if layout.header else 0
-    for _, numbers, lines in _line_blocks(path, chunk_size, skip, False, skip_header):
-        yield tabular.parse_rows(path, lines, numbers, layout, classes,
-                                 text_labels=text_labels)
-
-
-def _header(path) -> tuple[int, bytes | None]:
-    with open_data(path) as handle:
-        return next(((n, line) for n, line in enumerate(handle, 1) if _is_data(line)),
-                    (0, None))
-
-
-def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int = 0):
-    """(first line number, data line numbers, lines) per block of `chunk_size` data lines.
-
-    With `keep_all`, blank and comment lines inside a block are kept (svmlight's parser
-    skips them) so that the block's lines are consecutive.
-    """
-    limit = chunk_size or float("inf")
-    with open_data(path) as handle:
-        lines, numbers = [], []
-        for number, line in enumerate(handle, 1):
-            if not _is_data(line) or number == header_line:
-                if keep_all and lines:
-                    lines.append(line)
-                continue
-            if skip:
-                skip -= 1
-                continue
-            lines.append(line)
-            numbers.append(number)
-            if len(numbers) >= limit:
-                yield numbers[0], numbers, lines
-                lines, numbers = [], []
-        if numbers:
-            yield numbers[0], numbers, lines
-
-
-def _array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip,
-                  text_labels=False):
-    if fmt == "parquet":
-        blocks = tabular.read_parquet(path, label_column, batch_size=chunk_size or 65_536)
-        blocks = _rechunk(blocks, chunk_size, skip)
-    elif fmt == "npy":
-        data, label = tabular.read_numpy(path, label_column, mmap=True)
-        if _unlabelled(data.shape[1], n_features, label_column):
-            label = None
-        # text labels stay text where the expected classes are text (a chunk of them may
-        # all be numbers)
-        text_labels = text_labels or _is_text(classes)
-        blocks = (tabular.split_label(path, data[i:i + _step(chunk_size, data)], label, i,
-                                      text_labels=text_labels)
-                  for i in range(skip, data.shape[0], _step(chunk_size, data)))
-    else:
-        blocks = _npz_blocks(path, chunk_size, skip)
-    for X, y in blocks:
-        yield _check_block(path, X, y, n_features, classes)
-
-
-def _npz_blocks(path, chunk_size, skip):
-    """Slices of an .npz file's arrays. A function of its own: a generator expression reads
-    its free names when each block is made, and in the caller's scope the loop over the
-    blocks rebinds X and y, so every block after the first would slice the first block."""
-    X, y = tabular.read_numpy(path)
-    step = _step(chunk_size, X)
-    return ((X[i:i + step], y[i:i + step]) for i in range(skip, X.shape[0], step))
-
-
-def _step(chunk_size, data) -> int:
-    return chunk_size or max(1, data.shape[0])
-
-
-def _rechunk(blocks, chunk_size, skip):
-    """Blocks of exactly `chunk_size` rows (None: one block) from blocks of any size."""
-    pending = []
-    for X, y in blocks:
-        if skip >= X.shape[0]:
-            skip -= X.shape[0]
-            continue
-        X, y, skip = X[skip:], y[skip:], 0
-        pending.append((X, y))
-        rows = sum(x.shape[0] for x, _ in pending)
-        while chunk_size and rows >= chunk_size:
-            X, y = _concat(pending)
-            yield X[:chunk_size], y[:chunk_size]
-            pending, rows = [(X[chunk_size:], y[chunk_size:])], rows - chunk_size
-    if pending and sum(x.shape[0] for x, _ in pending):
-        yield _concat(pending)
-
-
-def _concat(pending):
-    return np.vstack([x for x, _ in pending]), np.concatenate([y for _, y in pending])
-
-
-def _unlabelled(n_columns: int, n_features: int | None, label_column) -> bool:
-    """Whether a table holds features only: as many columns as the model has features."""
-    return label_column is None and n_features is not None and n_columns == n_features
-
-
-_NO_FEATURES = "no feature columns: its only column is the label"
-
-
-def _is_text(classes) -> bool:
-    return classes is not None and np.asarray(classes).dtype.kind in "US"
-
-
-def _check_block(path, X, y, n_features, classes):
-    if X.shape[1] == 0:
-        raise DataFileError(path, _NO_FEATURES)
-    if n_features is not None and X.shape[1] != n_features:
-        raise DataFileError(path, f"{X.shape[1]} feature columns where {n_features} are "
-                                  "expected")
-    if classes is not None and y is not None:
-        bad = ~np.isin(y, np.asarray(classes))
-        if bad.any():
-            raise DataFileError(path, f"label {y[np.argmax(bad)]!r} is not one of the "
-                                      f"expected labels ({', '.join(map(str, classes))})")
-    return X, y

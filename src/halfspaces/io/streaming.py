@@ -12,23 +12,31 @@ parameters, the same chunking and reading options, and the same data (its size, 
 time and a hash of its first and last 64 KiB are recorded); its progress fields are checked
 for type and range. Anything else is a :class:`CheckpointMismatchError` or a
 :class:`~halfspaces.io.model.ModelFileError` naming the checkpoint and the difference.
+
+The one-pass training of the perceptron family (widening the model as the file's width
+shows) is in :mod:`halfspaces.io._one_pass`; the data file's fingerprint and the checks of
+a checkpoint's progress fields are in :mod:`halfspaces.io._checkpoint`.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import hashlib
 import itertools
 import os
-import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from halfspaces.io import svmlight
+from halfspaces.io._checkpoint import (
+    beyond_end_check,
+    identity,
+    progress_plan,
+    same_value,
+    unreadable,
+)
 from halfspaces.io._errors import DataFileError, shown
 from halfspaces.io._files import (
     DEFAULT_CHUNK_SIZE,
@@ -38,6 +46,7 @@ from halfspaces.io._files import (
     scan,
     svmlight_raw_chunks,
 )
+from halfspaces.io._one_pass import Plan, Unforeseen, growable, grown, settle
 from halfspaces.io._write import check_output
 from halfspaces.io.model import ModelFileError, load_with_extra, save
 
@@ -45,7 +54,6 @@ __all__ = ["CheckpointMismatchError", "StreamCounts", "StreamFit", "evaluate_str
            "fit_stream"]
 
 _EPS = float(np.finfo(np.float64).eps)  # scikit-learn's log_loss clips probabilities here
-_FINGERPRINT_BYTES = 2**16
 _SAME_RUN = ("data", "chunk_size", "checkpoint_every", "format", "label_column")
 
 
@@ -94,20 +102,6 @@ class StreamFit:
     n_seen: int
     resumed_at: tuple[int, int] | None
     n_checkpoints: int
-
-
-@dataclasses.dataclass
-class _Plan:
-    """Where the stream starts and what every chunk must look like."""
-
-    epoch: int
-    position: int
-    n_features: int
-    zero_based: bool
-    classes: Any
-    resumed: bool
-    growing: bool = False  # one pass: widen the model as indices appear (see _grown)
-    seen: Any = None  # growing: the labels met so far
 
 
 def fit_stream(
@@ -185,13 +179,13 @@ def fit_stream(
     every = _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every)
     settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
                 "checkpoint_every": every, "epochs": epochs, "format": format,
-                "label_column": label_column, **_identity(path)}
+                "label_column": label_column, **identity(path)}
     known = None if n_features is None or classes is None else (n_features, classes)
     fresh = copy.deepcopy(model.__dict__)
     try:
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
                     checkpoint, resume, on_progress, settings, known, one_pass=True)
-    except _Unforeseen:
+    except Unforeseen:
         # the one-pass guess about the labels was wrong: start again, after a first pass
         model.__dict__.clear()
         model.__dict__.update(fresh)
@@ -213,10 +207,6 @@ def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> 
     return chunk_size if checkpoint_every is None else checkpoint_every
 
 
-class _Unforeseen(Exception):
-    """A one-pass run met a label outside the classes it assumed (or missed one of them)."""
-
-
 def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based, checkpoint,
          resume, on_progress, settings, known, one_pass) -> StreamFit:
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
@@ -235,9 +225,9 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
         position = plan.position if epoch == plan.epoch else 0
         chunks = read(position)
         if plan.resumed and epoch == plan.epoch and position:
-            chunks = _beyond_end_check(chunks, read, path, checkpoint, position)
+            chunks = beyond_end_check(chunks, read, path, checkpoint, position)
         if plan.growing:
-            chunks = _grown(chunks, model, plan, path, zero_based)
+            chunks = grown(chunks, model, plan, path, zero_based)
         for X, y in _pieces(chunks, position, chunk_size, every):
             model.partial_fit(X, y, classes=plan.classes)
             position += len(y)
@@ -249,7 +239,7 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
             if on_progress is not None:
                 on_progress(len(y))
         if plan.growing:
-            _settle(plan)
+            settle(plan)
         if checkpoint is not None:
             _write_checkpoint(model, checkpoint, settings, plan, epoch + 1, 0)
             n_checkpoints += 1
@@ -257,82 +247,6 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
         raise DataFileError(path, "the file holds no samples")
     resumed_at = (plan.epoch, plan.position) if plan.resumed else None
     return StreamFit(model, plan.n_features, plan.zero_based, n_seen, resumed_at, n_checkpoints)
-
-
-# One pass (svmlight, an estimator with ``widen``: the perceptron family). The model is
-# widened, with zero weights, whenever a chunk holds a larger index than any before; see
-# Perceptron.widen for why the result is the full-width run's, bit for bit. The index base
-# "auto" (0-based iff some line uses index 0) is taken as LIBSVM's 1-based until a line with
-# index 0 turns up; then every feature moves up one column (widen with offset=1), the new
-# column 0 having zero weights as no line used it before. The labels are those of the first
-# chunk, completed to the pair {-1, 1} or {0, 1} when it holds one label of that pair (a
-# lone 1 is taken as LIBSVM's {-1, 1}); classes_ is sorted, so the larger label, classes_[1],
-# is the positive class, as in the two-pass run. A first chunk with one label of neither
-# pair, a later label outside the classes, or a class never seen by the end of the first
-# epoch restarts the run after a first pass over the file, so the result is always the
-# two-pass one.
-_PAIRS = (np.array([-1.0, 1.0]), np.array([0.0, 1.0]))
-
-
-def _growable(model, path, format, label_column) -> bool:
-    return (callable(getattr(model, "widen", None)) and label_column is None
-            and detect_format(path, format) == "svmlight")
-
-
-def _grown(chunks, model, plan: _Plan, path, zero_based) -> Iterator[tuple[Any, Any]]:
-    """Pass `chunks` on at the model's width (widening the model first where a chunk is
-    wider, or where index 0 shows an "auto" file to be 0-based), checking their labels."""
-    for X, y in chunks:
-        _check_labels(plan, y)
-        if zero_based == "auto":
-            X = _in_assumed_base(X, model, plan)
-        width = max(plan.n_features, X.shape[1])
-        if width > plan.n_features:
-            svmlight.check_width(path, width + (not plan.zero_based))
-            if hasattr(model, "coef_"):
-                model.widen(width)
-            plan.n_features = width
-        if X.shape[1] < width:
-            X.resize(X.shape[0], width)
-        yield X, y
-
-
-def _check_labels(plan: _Plan, y) -> None:
-    """Assume the classes from the first chunk, then check each chunk against them (a
-    comparison per class, no sort: this runs on every chunk of the stream)."""
-    if plan.classes is None:
-        labels = np.unique(y)
-        pair = next((p for p in _PAIRS if np.isin(labels, p).all()), None)
-        plan.classes = labels if pair is None else pair
-        if len(plan.classes) < 2:
-            raise _Unforeseen  # one label, not of a known pair: no guess to make
-    elif not np.isin(y, plan.classes).all():
-        raise _Unforeseen
-    if plan.seen is None or len(plan.seen) < len(plan.classes):
-        found = [c for c in plan.classes if (y == c).any()]
-        plan.seen = np.union1d([] if plan.seen is None else plan.seen, found)
-
-
-def _in_assumed_base(X, model, plan: _Plan):
-    """A raw chunk of an "auto" file in the base assumed so far: 1-based until index 0
-    appears, 0-based from then on (the model's features then move up one column)."""
-    if not plan.zero_based and X.nnz and X.indices.min() == 0:
-        plan.zero_based = True
-        if hasattr(model, "coef_"):  # else nothing is trained yet, at any width
-            model.widen(plan.n_features + 1, offset=1)
-            plan.n_features += 1
-    if plan.zero_based:
-        return X
-    X.indices -= 1  # in place: the parser's fresh arrays are ours
-    X.resize(X.shape[0], max(X.shape[1] - 1, 0))  # every index is below: nothing is cut
-    return X
-
-
-def _settle(plan: _Plan) -> None:
-    """End of a one-pass first epoch: every assumed class must have been seen."""
-    if plan.seen is None or not np.array_equal(plan.seen, plan.classes):
-        raise _Unforeseen
-    plan.growing = False
 
 
 def _start(model, path, settings, checkpoint, format, label_column, zero_based, chunk_size,
@@ -346,7 +260,7 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
             raise ModelFileError(f"{shown(checkpoint)} is a model file, not a checkpoint")
         _check_same_run(checkpoint, progress, settings)
         _check_same_model(checkpoint, saved, model)
-        plan = _progress_plan(checkpoint, progress, saved, settings["epochs"])
+        plan = progress_plan(checkpoint, progress, saved, settings["epochs"])
         if plan.growing and progress.get("zero_based_setting") != zero_based:
             raise CheckpointMismatchError(
                 f"{shown(checkpoint)} was written by a run with zero_based="
@@ -359,38 +273,14 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
                 "zero_based")
         return saved, plan
     if known is not None:
-        return model, _Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
-    if one_pass and _growable(model, path, format, label_column):
-        return model, _Plan(0, 0, 0, zero_based is True, None, False, growing=True)
+        return model, Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
+    if one_pass and growable(model, path, format, label_column):
+        return model, Plan(0, 0, 0, zero_based is True, None, False, growing=True)
     info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
                 chunk_size=chunk_size)
     if info.n_samples == 0:
         raise DataFileError(path, "the file holds no samples")
-    return model, _Plan(0, 0, info.n_features, info.zero_based, info.classes, False)
-
-
-def _identity(path) -> dict:
-    """Size, modification time and a hash of the first and last 64 KiB of the data file,
-    enough to notice that it was replaced or rewritten without reading it all.
-
-    Only for a regular file: a FIFO, a pipe or a device is never opened here, since opening
-    a FIFO again waits for a writer that may never come (the reader buffers its content
-    once, see :mod:`halfspaces.io._source`), and reading a pipe would take data from it.
-    """
-    try:
-        found = os.stat(path)
-        if not stat.S_ISREG(found.st_mode):
-            return {}
-        digest = hashlib.sha256(str(found.st_size).encode())
-        with open(path, "rb") as handle:
-            digest.update(handle.read(_FINGERPRINT_BYTES))
-            if found.st_size > _FINGERPRINT_BYTES:
-                handle.seek(max(_FINGERPRINT_BYTES, found.st_size - _FINGERPRINT_BYTES))
-                digest.update(handle.read(_FINGERPRINT_BYTES))
-    except OSError:  # the reader names the file and the problem
-        return {}
-    return {"data_size": found.st_size, "data_mtime_ns": found.st_mtime_ns,
-            "data_hash": digest.hexdigest()[:32]}
+    return model, Plan(0, 0, info.n_features, info.zero_based, info.classes, False)
 
 
 def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
@@ -401,7 +291,7 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
                 f"{settings[key]!r}: resume with the same data and settings, or delete it.",
                 key)
     missing = "data_size" in progress and "data_size" not in settings
-    if missing and (reason := _unreadable(settings["data"])) is not None:
+    if missing and (reason := unreadable(settings["data"])) is not None:
         raise DataFileError(settings["data"], f"cannot read it to resume from {shown(checkpoint)} "
                                               f"({reason})")
     # checkpoints from before these were recorded lack them; the others must match
@@ -416,15 +306,6 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
             "data")
 
 
-def _unreadable(path) -> str | None:
-    """Why `path` cannot be opened (missing, no permission...), or None if it can."""
-    try:
-        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # a FIFO must not block here
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    return None
-
-
 def _check_same_model(checkpoint, saved, model) -> None:
     """The checkpoint's estimator must be the one this run asked for, parameter by parameter."""
     if type(saved) is not type(model):
@@ -433,83 +314,13 @@ def _check_same_model(checkpoint, saved, model) -> None:
             "this run trains: resume with the same model, or delete it.", "model")
     theirs, ours = saved.get_params(deep=False), model.get_params(deep=False)
     for key, value in ours.items():
-        if not _same_value(theirs.get(key), value):
+        if not same_value(theirs.get(key), value):
             raise CheckpointMismatchError(
                 f"{shown(checkpoint)} was written by a run with {key}={theirs.get(key)!r}, not "
                 f"{value!r}: resume with the same model parameters, or delete it.", key)
 
 
-def _same_value(a, b) -> bool:
-    if isinstance(a, np.random.RandomState) and isinstance(b, np.random.RandomState):
-        return all(np.array_equal(u, v) for u, v in zip(a.get_state(), b.get_state(),
-                                                         strict=True))
-    if type(a) is not type(b) and not (isinstance(a, int | float) and isinstance(b, int | float)):
-        return False
-    try:
-        return bool(np.all(a == b))
-    except (TypeError, ValueError):
-        return False
-
-
-def _progress_plan(checkpoint, progress: dict, saved, epochs: int) -> _Plan:
-    """The plan a checkpoint's progress fields describe, each checked for type and range."""
-
-    def field(key, kind, ok, rule):
-        value = progress.get(key)
-        if type(value) is not kind or not ok(value):
-            raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: {key} is "
-                                 f"{value!r}, not {rule}")
-        return value
-
-    if not hasattr(saved, "n_features_in_"):
-        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: its model is not fitted")
-    epoch = field("epoch", int, lambda e: 0 <= e <= epochs,
-                  f"an epoch in [0, {epochs}] (the run's epochs)")
-    position = field("position", int, lambda p: p >= 0, "a row number >= 0")
-    n_features = field("n_features", int, lambda n: n == saved.n_features_in_,
-                       f"the model's n_features_in_ = {saved.n_features_in_}")
-    zero_based = field("zero_based", bool, lambda z: True, "true or false")
-    classes = field("classes", list, lambda c: _same_classes(c, saved), "the model's classes_")
-    growing = progress.get("growing", False)  # absent from checkpoints of two-pass runs
-    if type(growing) is not bool or (growing and epoch != 0):
-        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: growing is "
-                             f"{growing!r}, not false, or true in the first epoch")
-    plan = _Plan(epoch, position, n_features, zero_based, np.asarray(classes), True, growing)
-    if growing:
-        plan.seen = np.asarray(field("seen", list, lambda c: _some_classes(c, saved),
-                                     "some of the model's classes_"))
-    return plan
-
-
-def _some_classes(labels: list, saved) -> bool:
-    return (len(labels) > 0 and all(isinstance(c, int | float) and not isinstance(c, bool)
-                                    for c in labels)
-            and bool(np.isin(labels, saved.classes_).all()))
-
-
-def _same_classes(classes: list, saved) -> bool:
-    ours = getattr(saved, "classes_", None)
-    if ours is None:
-        return True
-    if not all(isinstance(c, int | float | str) and not isinstance(c, bool) for c in classes):
-        return False
-    return np.array_equal(np.asarray(classes), ours) and len(classes) == len(ours)
-
-
-def _beyond_end_check(chunks, read, path, checkpoint, position: int):
-    """Pass `chunks` on; if there are none, the file must still hold `position` rows (else the
-    checkpoint points past its end, and the rest of the epoch would be skipped silently).
-    ``read(skip, rows)`` reads the file as the run does."""
-    empty = True
-    for chunk in chunks:
-        empty = False
-        yield chunk
-    if empty and next(iter(read(position - 1, 1)), None) is None:
-        raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: position {position} is "
-                             f"beyond the end of {shown(path)}")
-
-
-def _write_checkpoint(model, checkpoint, settings, plan: _Plan, epoch: int, position: int,
+def _write_checkpoint(model, checkpoint, settings, plan: Plan, epoch: int, position: int,
                       zero_based: bool | str = "auto"):
     progress = {**settings, "epoch": epoch, "position": position,
                 "n_features": plan.n_features, "zero_based": plan.zero_based,
