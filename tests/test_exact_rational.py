@@ -428,3 +428,41 @@ def test_a_support_beyond_the_budget_tries_the_support_without_its_noise(monkeyp
     found = exact_certificate(rows, a)
     assert found.checked and found.certificate is not None
     assert found.certificate[:4].tolist() == [0.25] * 4 and not found.certificate[4:].any()
+
+
+# Rows separable by w = (1, 2^11): the second scores -1e-320 + 2^11 * 5e-324 > 0. The float
+# check passes (0.5, 0.5, 0) (a residual of 2.5e-324 in a column of max 1), no exact
+# dependence exists, and the least-squares candidate weighs the second row by 1 / 1e-320:
+# inf, then nan. Its empty support was "proved" a certificate: the zero vector, exact=True.
+SUBNORMAL_SEPARABLE = np.array([[1.0, 0.0], [-1e-320, 5e-324], [0.0, 1.0]])
+
+
+def exact_score(z, w) -> Fraction:
+    return sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(z, w, strict=True))
+
+
+def test_rows_with_subnormal_sizes_get_no_empty_certificate():
+    Z = SUBNORMAL_SEPARABLE
+    assert all(exact_score(z, [1.0, 2.0**11]) > 0 for z in Z)  # separable, exactly
+    check = exact_certificate(Z, np.zeros(3))
+    assert check.certificate is None
+    with pytest.raises(SolverError, match="cannot be decided"):
+        decide(Z)
+
+
+@pytest.mark.parametrize("Z", [np.array([[1e175], [-3e-147]]),
+                               np.array([[-2e-63], [3e-136], [1e175]])],
+                         ids=["two-rows", "three-rows"])
+def test_the_least_squares_certificate_survives_row_sizes_beyond_float64(Z):
+    # 1e175 beside 3e-147 in one column: their sizes, scaled to the column's max, are
+    # subnormal, and c / size overflowed (a RuntimeWarning, then nan weights and the zero
+    # "certificate"); rows of both signs in one column are never separable
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = decide(Z)
+    a = found.certificate
+    assert found.exact and np.all(a >= 0) and a.sum() == pytest.approx(1.0)
+    support = Z[a > 0, 0]
+    assert support.min() < 0 < support.max()  # Gordan's combination exists on these rows

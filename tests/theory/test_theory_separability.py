@@ -271,7 +271,7 @@ def values_float64_rounds():
     return [
         pytest.param(big, "9007199254740993 (row 1, column 0)", id="int64-2**53+1"),
         pytest.param(big.tolist(), "9007199254740993 (row 1, column 0)", id="python-ints"),
-        pytest.param(sp.csr_matrix(big), "9007199254740993,", id="csr-int64"),
+        pytest.param(sp.csr_matrix(big), "9007199254740993 (row 1, column 0)", id="csr-int64"),
         pytest.param(big.astype(np.uint64), "9007199254740993 (row 1", id="uint64"),
         pytest.param(tiny_step, "1.0000000000000000009 (row 1, column 0)", id="longdouble"),
         pytest.param(np.array([[Fraction(1, 3)], [Fraction(1)]], dtype=object), "1/3 (row 0",
@@ -279,6 +279,30 @@ def values_float64_rounds():
         pytest.param(np.array([[1.0], tiny_step[1]], dtype=object),
                      "1.0000000000000000009 (row 1, column 0)",
                      id="object-longdouble"),
+        *values_float64_rounds_before_any_check(),
+    ]
+
+
+def values_float64_rounds_before_any_check():
+    """Inputs whose int entries NumPy or SciPy rounds before a check of the array sees
+    them: each was once proved "exactly" inseparable (or not shattered) as one point."""
+    import pandas as pd
+
+    big = np.array([[2**53], [2**53 + 1]], dtype=np.int64)
+    # int64 duplicates 2^53 and 1 at one place are the entry 2^53 + 1, summed in float64
+    # to 2^53, which each duplicate alone did not show
+    summed = sp.csr_matrix((np.array([2**53, 2**53, 1], dtype=np.int64),
+                            np.array([0, 0, 0]), np.array([0, 1, 3])), shape=(2, 1))
+    return [
+        pytest.param([[2**53, 0.5], [2**53 + 1, 0.5]], "9007199254740993 (row 1, column 0)",
+                     id="list-of-ints-and-floats"),
+        pytest.param(pd.DataFrame({"a": [2**53, 2**53 + 1], "b": [0.5, 0.5]}),
+                     "9007199254740993 (row 1, column 0)", id="dataframe-int-and-float"),
+        pytest.param(sp.lil_matrix(big), "9007199254740993 (row 1, column 0)", id="lil-int64"),
+        pytest.param(sp.dok_matrix(big), "9007199254740993 (row 1, column 0)", id="dok-int64"),
+        pytest.param(summed, "9007199254740993 (row 1, column 0)", id="csr-int64-duplicates"),
+        pytest.param(sp.csc_matrix(np.hstack([big, big[::-1]])),
+                     "9007199254740993 (row 0, column 1)", id="csc-int64"),
     ]
 
 

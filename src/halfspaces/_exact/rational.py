@@ -78,6 +78,10 @@ def exact_certificate(Z, a: NDArray) -> ExactCheck:
     checked = False
     for weights in _candidates(Z, a):
         support = np.flatnonzero(weights > 0)
+        if support.size == 0 or not np.all(np.isfinite(weights)):
+            # no rows, no proof: an empty support once "proved" the zero vector a
+            # certificate (exact=True) of separable rows
+            continue
         rows = _nonzero_columns(Z.take(support))
         if not exact_fits(*rows.shape):
             continue
@@ -112,7 +116,10 @@ def _candidates(Z, a: NDArray):
     rhs[-1] = 1.0
     c, _ = nnls(system, rhs)
     if np.any(c > 0):
-        b = c / size
+        # b = c / size, divided by the least size on the support first: sizes span up to
+        # 2^2098 (column maxima 1e175 beside entries 3e-147 make subnormal sizes), and
+        # c / size overflowed to inf, and b / b.sum() to nan
+        b = c * (size[c > 0].min() / size)
         yield b / b.sum()
 
 

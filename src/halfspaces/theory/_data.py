@@ -47,21 +47,72 @@ def refuse_rounded_values(given, found, name: str = "X") -> None:
     as floats they are one point, "exactly" not separable). Decimal text is not checked
     here: a reader has already made it the nearest float64 (0.1 is not one), and the
     answers are about the values read.
+
+    The values are compared where they are the matrix's entries: a sparse matrix's once its
+    duplicates are summed (int64 entries 2^53 - 1 and 2 at one place are 2^53 + 1, their
+    float64 sum 2^53), a DataFrame's column by column in the column's own dtype, and a
+    list's as the Python numbers it holds (NumPy makes [2^53 + 1, 0.5] float64 before any
+    check could see the int).
     """
-    original = given.data if sp.issparse(given) else given
-    if not isinstance(original, np.ndarray):
-        original = np.asarray(original)
-    converted = found.data if sp.issparse(found) else found
-    bad = _first_rounded(original.ravel(), converted.ravel())
-    if bad is None:
+    for original, converted, where in _value_pairs(given, found):
+        bad = _first_rounded(original, converted)
+        if bad is None:
+            continue
+        raise ValueError(
+            f"{name} holds {_shown(original[bad])}{where(bad)}, which float64 cannot "
+            f"represent exactly (it becomes {float(converted[bad])!r}); halfspaces.theory "
+            "proves its answers about float64 values, so the proof would be about other "
+            f"data. Round it yourself (np.asarray({name}, dtype=float)) to certify the "
+            "rounded data, or rescale it so that float64 holds it.")
+
+
+def _value_pairs(given, found):
+    """(original values, their float64 values, position of a flat index) to compare, as
+    flat arrays of one length: one pair, or one per DataFrame column."""
+    if sp.issparse(given):
+        if _may_round(given.dtype):
+            yield _sparse_pair(given, found)
         return
-    where = _position(given, original, bad)
-    raise ValueError(
-        f"{name} holds {_shown(original.flat[bad])}{where}, which float64 cannot represent exactly "
-        f"(it becomes {float(converted.flat[bad])!r}); halfspaces.theory proves its "
-        "answers about float64 values, so the proof would be about other data. Round it "
-        f"yourself (np.asarray({name}, dtype=float)) to certify the rounded data, or rescale "
-        "it so that float64 holds it.")
+    columns = getattr(given, "iloc", None)
+    if columns is not None and hasattr(given, "dtypes"):  # pandas: no common dtype first
+        for j in range(found.shape[1]):
+            column = np.asarray(columns[:, j])
+            if _may_round(column.dtype):
+                yield (column.ravel(), _dense_column(found, j),
+                       lambda i, j=j: f" (row {i}, column {j})")
+        return
+    original = given if isinstance(given, np.ndarray) else np.asarray(given)
+    if isinstance(given, list | tuple) and original.dtype.kind in "fiub":
+        # NumPy's common dtype of Python ints and floats is float64, rounding the ints
+        original = np.asarray(given, dtype=object)
+    if _may_round(original.dtype):
+        yield original.ravel(), found.ravel(), lambda i: _position(original, i)
+
+
+def _dense_column(found, j: int) -> NDArray:
+    """Column j of the float64 matrix (CSR for a DataFrame of sparse columns), dense."""
+    column = found[:, [j]].toarray() if sp.issparse(found) else found[:, j]
+    return np.asarray(column).ravel()
+
+
+def _may_round(dtype: np.dtype) -> bool:
+    """Whether float64 may change a value of this dtype (see :func:`_first_rounded`)."""
+    return (dtype.kind in "iu" and dtype.itemsize >= 8 or dtype.kind == "f"
+            and dtype.itemsize > 8 or dtype.kind == "O")
+
+
+def _sparse_pair(given, found):
+    """A sparse matrix's entries, its duplicates summed in its own dtype, beside the float64
+    matrix's entries at the same places (any format: LIL's data holds lists, DIA's holds
+    padding, CSC's is in another order)."""
+    original = sp.csr_matrix(given, copy=True)
+    original.sum_duplicates()
+    converted = sp.csr_matrix(found, copy=True)
+    converted.sum_duplicates()
+    rows = np.repeat(np.arange(original.shape[0]), np.diff(original.indptr))
+    values = np.asarray(converted[rows, original.indices]).ravel()
+    return (original.data, values,
+            lambda i: f" (row {rows[i]}, column {original.indices[i]})")
 
 
 def _first_rounded(original: NDArray, converted: NDArray) -> int | None:
@@ -78,7 +129,7 @@ def _first_rounded(original: NDArray, converted: NDArray) -> int | None:
         suspects = np.flatnonzero(original != converted)
         changed = (True for _ in suspects)
     elif kind == "O":
-        suspects = range(original.size)
+        suspects = [i for i, value in enumerate(original) if type(value) is not float]
         changed = (not _same_number(original[i], converted[i]) for i in suspects)
     else:
         return None
@@ -90,6 +141,8 @@ def _same_number(value, converted: float) -> bool:
     without an exact ratio (as_integer_ratio: int, Fraction, Decimal, NumPy floats) pass."""
     from fractions import Fraction
 
+    if isinstance(value, np.integer):  # no as_integer_ratio: compared as a Python int
+        value = int(value)
     ratio = getattr(value, "as_integer_ratio", None)
     if isinstance(value, str) or ratio is None:
         return True  # text: made the nearest float64, as a reader does
@@ -104,8 +157,8 @@ def _shown(value) -> str:
     return np.format_float_positional(value) if isinstance(value, np.floating) else str(value)
 
 
-def _position(given, original: NDArray, flat: int) -> str:
-    if sp.issparse(given) or original.ndim != 2:
+def _position(original: NDArray, flat: int) -> str:
+    if original.ndim != 2:
         return ""
     row, column = divmod(flat, original.shape[1])
     return f" (row {row}, column {column})"
