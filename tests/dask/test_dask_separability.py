@@ -161,3 +161,24 @@ def test_best_freund_schapire_bound_of_extreme_entries_is_the_serial_bound(
     theirs = theory.best_freund_schapire_bound(X, y, fit_intercept)
     assert ours.bound == pytest.approx(theirs.bound, rel=1e-6)
     assert np.linalg.norm(ours.u) == pytest.approx(1.0)
+
+
+@pytest.mark.filterwarnings("ignore:Perceptron made mistakes")
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("tool", ["separability", "max_margin", "radius",
+                                  "best_freund_schapire_bound"])
+def test_values_that_float64_rounds_are_refused_as_the_serial_tools_refuse_them(
+        client, fmt, tool):
+    # int64 2^53 + 1 and 2^53 are one point in float64: the partitions converted them before
+    # any check, and separability "proved" exactly that the two labels cannot be separated
+    X = np.array([[0.5, 1.0], [2**53 + 1, 0.5], [2**53, 0.5]], dtype=np.int64)
+    X[0] = [3, 1]
+    y = np.array([1, 1, -1])
+    with pytest.raises(ValueError, match=r"float64 cannot represent exactly"):
+        getattr(theory, tool)(X, y)
+    blocks = X if fmt == "dense" else sp.csr_matrix(X)
+    with pytest.raises(ValueError, match=r"partition 1: X holds 9007199254740993 \(row 0, "
+                                         r"column 0\), which float64 cannot represent"):
+        getattr(hd, tool)(*dask_chunked(blocks, y, [1, 2]))
+    # the estimators convert as scikit-learn's do: a Dask fit of the same blocks runs
+    hd.Perceptron(max_epochs=1).fit(*dask_chunked(blocks, y, [1, 2]))

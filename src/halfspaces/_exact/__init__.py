@@ -46,6 +46,7 @@ from halfspaces._exact.rows import (
     split_intercept,
     tolerance_scale,
 )
+from halfspaces._exact.values import refuse_rounded_values
 
 __all__ = [
     "CERTIFICATE_TOL",
@@ -71,6 +72,7 @@ __all__ = [
     "power_of_two_scales",
     "proved",
     "proved_separator",
+    "refuse_rounded_values",
     "score_error_bound",
     "scale_columns",
     "scores",

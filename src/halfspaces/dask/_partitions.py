@@ -103,7 +103,7 @@ class Partitions:
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def from_collections(cls, X, y, client=None, *, accept_sparse: bool = True,
-                         targets: str | None = None) -> Partitions:
+                         targets: str | None = None, exact_values: bool = False) -> Partitions:
         """Validate and persist the row partitions of dask collections X and y.
 
         Parameters
@@ -121,6 +121,11 @@ class Partitions:
             "classes" collects the distinct labels of y; "continuous" requires float y,
             finite, and collects none (regression); "encoded" keeps y as it is (targets
             already encoded for a datafit) and collects none.
+        exact_values : bool, default=False
+            True refuses a block whose values float64 would round (integers beyond 2^53,
+            long doubles), naming the partition, row and column: what the theory tools
+            prove is about float64 values (:func:`halfspaces._exact.refuse_rounded_values`).
+            The estimators convert as scikit-learn's do.
 
         Returns
         -------
@@ -136,11 +141,12 @@ class Partitions:
             )
         pair = _dask_delayed()(_pair, pure=True)
         pairs = [pair(xb, yb) for xb, yb in zip(x_parts, y_parts, strict=True)]
-        return cls.from_blocks(pairs, client, accept_sparse=accept_sparse, targets=targets)
+        return cls.from_blocks(pairs, client, accept_sparse=accept_sparse, targets=targets,
+                               exact_values=exact_values)
 
     @classmethod
     def from_blocks(cls, futures_or_delayed, client=None, *, accept_sparse: bool = True,
-                    targets: str | None = None) -> Partitions:
+                    targets: str | None = None, exact_values: bool = False) -> Partitions:
         """Validate and persist blocks given as futures or delayed ``(X_block, y_block)``.
 
         Parameters as in :meth:`from_collections`; each element of ``futures_or_delayed``
@@ -151,7 +157,8 @@ class Partitions:
         items = list(futures_or_delayed)
         where = _placement(client, len(items))
         raw = [_as_future(client, item, on) for item, on in zip(items, where, strict=True)]
-        checked = [client.submit(_validated, item, i, accept_sparse, mode, pure=True, **on)
+        checked = [client.submit(_validated, item, i, accept_sparse, mode, exact_values,
+                                 pure=True, **on)
                    for i, (item, on) in enumerate(zip(raw, where, strict=True))]
         X_blocks = [client.submit(operator.getitem, c, 0, pure=True) for c in checked]
         y_blocks = [client.submit(operator.getitem, c, 1, pure=True) for c in checked]
@@ -305,11 +312,11 @@ def _pair(X, y):
     return X, y
 
 
-def _validated(item, index: int, accept_sparse: bool, mode: str):
+def _validated(item, index: int, accept_sparse: bool, mode: str, exact_values: bool = False):
     """(X, y, stats) for one block, X and y validated; errors name the partition."""
     try:
         X, y = item
-        return _check_block(X, y, accept_sparse, mode)
+        return _check_block(X, y, accept_sparse, mode, exact_values)
     except (ValueError, TypeError) as err:
         raise type(err)(f"partition {index}: {err}") from err
 
@@ -322,7 +329,7 @@ def _transformed(fn, X, y, index: int, args: tuple, mode: str):
         raise type(err)(f"partition {index}: {err}") from err
 
 
-def _check_block(X, y, accept_sparse: bool, mode: str):
+def _check_block(X, y, accept_sparse: bool, mode: str, exact_values: bool = False):
     from sklearn.utils import check_array
     from sklearn.utils.validation import column_or_1d
 
@@ -331,8 +338,13 @@ def _check_block(X, y, accept_sparse: bool, mode: str):
     if sp.issparse(X) and not accept_sparse:
         raise TypeError("X is sparse and this model takes dense data only; pass X.todense() "
                         "blocks or use a model that accepts sparse X.")
-    X = checked_input(check_array(check_sparse_structure(X), ensure_min_samples=0,
-                                  **FIT_INPUT), X)
+    given = check_sparse_structure(X)
+    converted = check_array(given, ensure_min_samples=0, **FIT_INPUT)
+    if exact_values:
+        from halfspaces._exact import refuse_rounded_values  # on the worker: theory only
+
+        refuse_rounded_values(given, converted, "X")
+    X = checked_input(converted, X)
     y = column_or_1d(np.asarray(y), warn=True)
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels; give X "

@@ -51,7 +51,7 @@ __all__ = ["AveragedPerceptron", "Perceptron", "as_partitions"]
 
 
 def as_partitions(X, y=None, *, accept_sparse: bool = True,
-                  targets: str | None = None) -> Partitions:
+                  targets: str | None = None, exact_values: bool = False) -> Partitions:
     """Partitions of (X, y): X itself when it is one (y must then be None)."""
     if isinstance(X, Partitions):
         if y is not None:
@@ -60,7 +60,8 @@ def as_partitions(X, y=None, *, accept_sparse: bool = True,
     if y is None:
         raise ValueError("y is required with dask collections X (or pass a Partitions, as "
                          "halfspaces.dask.read_files returns).")
-    return Partitions.from_collections(X, y, accept_sparse=accept_sparse, targets=targets)
+    return Partitions.from_collections(X, y, accept_sparse=accept_sparse, targets=targets,
+                                       exact_values=exact_values)
 
 
 @dataclass

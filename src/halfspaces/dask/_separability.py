@@ -177,7 +177,7 @@ def signed_partitions(X, y=None, fit_intercept: bool = True) -> PartitionedRows:
 
     Labels in {-1, +1} keep their sign; any two other values map the larger one to +1.
     """
-    parts = as_partitions(X, y)
+    parts = as_partitions(X, y, exact_values=True)  # proofs are about float64 values
     signs = plus_minus(parts.classes, parts.classes.size)
     return PartitionedRows(parts.map_targets(_Signs(parts.classes, signs)), fit_intercept)
 
@@ -280,7 +280,7 @@ def radius(X, y=None, fit_intercept: bool = False) -> float:
     >>> f"{R:.6g}", R == theory.radius(X)  # squared first, it was inf
     ('5e+200', True)
     """
-    R = max(as_partitions(X, y).map(_max_feature_norm), default=0.0)
+    R = max(as_partitions(X, y, exact_values=True).map(_max_feature_norm), default=0.0)
     return float(np.hypot(1.0, R)) if fit_intercept else float(R)
 
 
