@@ -6,6 +6,8 @@ exception: Hypothesis garbles one line of a valid file and checks exactly that.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -69,6 +71,63 @@ def test_parquet_and_numpy_match(tmp_path, problem):
     for name, column in (("d.parquet", "target"), ("d.npy", 0), ("d.npz", None)):
         X_read, y_read = read(tmp_path / name, label_column=column)
         assert np.array_equal(X_read, X) and np.array_equal(y_read, y), name
+
+
+BIG = 2**53 + 1  # the first integer float64 cannot hold: it becomes 2^53
+
+
+def binary_files_with_big_ints(tmp_path):
+    """(file, label column, what the error names) of binary files whose int64 values
+    float64 would round, one place each: features of .npy, .npz and Parquet (an int64
+    column beside a float one, which column_stack made float64 before any check), and
+    labels of .npz and Parquet."""
+    X = np.array([[1, 2], [3, BIG], [5, 6]], dtype=np.int64)
+    y = np.array([1, -1, 1], dtype=np.int64)
+    cases = []
+    np.save(tmp_path / "x.npy", np.column_stack([y, X]))
+    cases.append(("x.npy", 0, "features, row 1, column 1: the int64 value 9007199254740993"))
+    np.savez(tmp_path / "x.npz", X=X, y=y)
+    cases.append(("x.npz", None, "array 'X', row 1, column 1: the int64 value"))
+    np.savez(tmp_path / "y.npz", X=X[:, :1], y=np.array([2**53, BIG, 2**53], np.uint64))
+    cases.append(("y.npz", None, "array 'y', row 1: the uint64 value 9007199254740993"))
+    np.save(tmp_path / "y.npy", np.column_stack([[2**53, BIG, 2**53], X[:, :1]]))
+    cases.append(("y.npy", 0, "labels, row 1: the int64 value 9007199254740993"))
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return cases
+    pd.DataFrame({"a": [0.5, 1.5, 2.5], "b": X[:, 1], "t": y}).to_parquet(tmp_path / "x.pq")
+    cases.append(("x.pq", "t", "column 'b', row 1: the int64 value 9007199254740993"))
+    pd.DataFrame({"a": [0.5, 1.5, 2.5], "t": [2**53, BIG, 2**53]}).to_parquet(
+        tmp_path / "y.parquet")
+    cases.append(("y.parquet", "t", "column 't', row 1: the int64 value"))
+    return cases
+
+
+def test_binary_ints_that_float64_rounds_are_refused_by_place(tmp_path):
+    # int64 2^53 + 1 and 2^53 were read as one float64: certify then proved "exactly"
+    # that two points with opposite labels could not be separated, and two labels became
+    # one class; decimal text stays the nearest float64 (documented), binary ints do not
+    for name, column, shown in binary_files_with_big_ints(tmp_path):
+        with pytest.raises(DataFileError, match=re.escape(shown)) as caught:
+            read(tmp_path / name, label_column=column)
+        assert str(tmp_path / name) in str(caught.value) and "float64" in str(caught.value)
+        chunks = iter_chunks(tmp_path / name, label_column=column, chunk_size=1)
+        with pytest.raises(DataFileError, match=re.escape(shown.split(",")[0])):
+            list(chunks)
+    # ints float64 holds (up to 2^53) are read exactly, whatever their dtype
+    exact = np.array([[2**53, -(2**53)], [7, 2**52 + 1]], dtype=np.int64)
+    np.savez(tmp_path / "ok.npz", X=exact, y=np.array([2**53, 1], np.int64))
+    X, y = read(tmp_path / "ok.npz")
+    assert X.tolist() == exact.tolist() and y.tolist() == [2**53, 1]
+
+
+def test_certify_refuses_a_file_whose_ints_float64_rounds(tmp_path):
+    from _cli import cli_error
+
+    np.save(tmp_path / "a.npy", np.array([[1, BIG], [-1, 2**53]], dtype=np.int64))
+    code, err = cli_error("certify", str(tmp_path / "a.npy"), "--json")
+    assert code == 1 and "features, row 0, column 0: the int64 value 9007199254740993" in err
 
 
 def write_binary(path, fmt: str, X, y) -> None:

@@ -46,7 +46,7 @@ from halfspaces._exact.rows import (
     split_intercept,
     tolerance_scale,
 )
-from halfspaces._exact.values import refuse_rounded_values
+from halfspaces._exact.values import first_rounded, refuse_rounded_values
 
 __all__ = [
     "CERTIFICATE_TOL",
@@ -64,6 +64,7 @@ __all__ = [
     "exact_dependence",
     "exact_fits",
     "exact_margin",
+    "first_rounded",
     "hinge_lp",
     "max_row_norm",
     "max_square_norm",

@@ -12,7 +12,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-__all__ = ["refuse_rounded_values"]
+__all__ = ["first_rounded", "refuse_rounded_values"]
 
 
 def refuse_rounded_values(given, found, name: str = "X") -> None:
@@ -32,7 +32,7 @@ def refuse_rounded_values(given, found, name: str = "X") -> None:
     check could see the int).
     """
     for original, converted, where in _value_pairs(given, found):
-        bad = _first_rounded(original, converted)
+        bad = first_rounded(original, converted)
         if bad is None:
             continue
         raise ValueError(
@@ -73,7 +73,7 @@ def _dense_column(found, j: int) -> NDArray:
 
 
 def _may_round(dtype: np.dtype) -> bool:
-    """Whether float64 may change a value of this dtype (see :func:`_first_rounded`)."""
+    """Whether float64 may change a value of this dtype (see :func:`first_rounded`)."""
     return (dtype.kind in "iu" and dtype.itemsize >= 8 or dtype.kind == "f"
             and dtype.itemsize > 8 or dtype.kind == "O")
 
@@ -92,7 +92,7 @@ def _sparse_pair(given, found):
             lambda i: f" (row {rows[i]}, column {original.indices[i]})")
 
 
-def _first_rounded(original: NDArray, converted: NDArray) -> int | None:
+def first_rounded(original: NDArray, converted: NDArray) -> int | None:
     """The first flat index where float64 changed a value, or None.
 
     bool, ints of 32 bits or less and float16/32/64 always survive; a 64-bit int can only

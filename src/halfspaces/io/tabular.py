@@ -318,7 +318,11 @@ def _arrow_to_xy(path, table, label: int, start: int):
             raise DataFileError(path, f"column {name!r} has missing values (row "
                                       f"{start + _first_null(column)})")
         columns.append(column.to_numpy(zero_copy_only=False))
+    names = table.schema.names
     y = columns.pop(label)
+    for name, column in zip(_without(names, label), columns, strict=True):
+        if column.dtype.kind in "iu":  # column_stack of int64 and float64 columns rounds
+            refuse_rounded(path, column, column.astype(np.float64), f"column {name!r}", start)
     try:
         X = np.column_stack(columns).astype(np.float64) if columns else \
             np.empty((len(y), 0))
@@ -326,7 +330,8 @@ def _arrow_to_xy(path, table, label: int, start: int):
         bad = next(n for n, c in zip(_without(table.schema.names, label), columns, strict=True)
                    if c.dtype.kind not in "biuf")
         raise DataFileError(path, f"column {bad!r} is not numeric") from None
-    return _checked_xy(path, X, _plain_labels(y), start)
+    return _checked_xy(path, X, _plain_labels(y, path, f"column {names[label]!r}", start),
+                       start)
 
 
 def _first_null(column) -> int:
@@ -338,8 +343,12 @@ def _without(names: Sequence[str], index: int) -> list[str]:
     return [n for i, n in enumerate(names) if i != index]
 
 
-def _plain_labels(y: NDArray) -> NDArray:
-    return y.astype(np.float64) if y.dtype.kind in "biuf" else y.astype(str)
+def _plain_labels(y: NDArray, path, what: str, start: int = 0) -> NDArray:
+    if y.dtype.kind not in "biuf":
+        return y.astype(str)
+    labels = y.astype(np.float64)
+    refuse_rounded(path, y, labels, what, start)
+    return labels
 
 
 def _checked_xy(path, X: NDArray, y: NDArray, start: int):
@@ -402,7 +411,7 @@ def _npz_xy(path, arrays: dict):
     _check_kind(path, y, "array 'y'", _NUMBERS + "US")
     X = _as_numbers(path, X, "array 'X'")
     try:  # bytes labels that are not ASCII
-        labels = _plain_labels(y)
+        labels = _plain_labels(y, path, "array 'y'")
     except ValueError as exc:
         raise DataFileError(path, f"array 'y': {exc}") from None
     return _checked_xy(path, X, labels, 0)
@@ -410,17 +419,43 @@ def _npz_xy(path, arrays: dict):
 
 def _as_numbers(path, array: NDArray, what: str, start: int = 0) -> NDArray:
     """`array` (2-D, its first row being row `start` of the file) as float64; a text value
-    that is not a number is an error naming `what`, the row (from 0) and the value."""
+    that is not a number, or a number float64 would round, is an error naming `what`, the
+    row (from 0) and the value."""
     try:
-        return np.asarray(array, dtype=np.float64)
+        converted = np.asarray(array, dtype=np.float64)
     except ValueError:
         pass
+    else:
+        refuse_rounded(path, array, converted, what, start)
+        return converted
     for row, values in enumerate(array.tolist()):
         bad = next((v for v in values if not _is_number(_text(v))), None)
         if bad is not None:
             raise DataFileError(path, f"{what}, row {start + row}: "
                                       f"{_shorten(_text(bad))!r} is not a number")
     raise DataFileError(path, f"{what}: a value is not a number")  # float() and NumPy differ
+
+
+def refuse_rounded(path, array: NDArray, converted: NDArray, what: str, start: int = 0) -> None:
+    """Refuse a number of `array` (64-bit ints beyond 2^53, long doubles) that its float64
+    conversion `converted` changed: halfspaces computes in float64, and ``certify`` would
+    prove its answers about other data (int64 2^53 + 1 and 2^53 are one float64, so two
+    points with opposite labels were "exactly" inseparable); two labels would become one
+    class. Decimal text is not refused: it is read as the nearest float64, as 0.1 is."""
+    if array.dtype.kind not in "iuf" or array.dtype.itemsize < 8 or array.dtype == np.float64:
+        return
+    from halfspaces._exact import first_rounded  # only for 64-bit ints and long doubles
+
+    bad = first_rounded(array.ravel(), converted.ravel())
+    if bad is None:
+        return
+    row, column = divmod(bad, array.shape[1]) if array.ndim == 2 else (bad, None)
+    where = f"row {start + row}" + ("" if column is None else f", column {column}")
+    raise DataFileError(path, f"{what}, {where}: the {array.dtype} value "
+                              f"{array.ravel()[bad]} cannot be held exactly in float64 (it "
+                              f"would be {float(converted.ravel()[bad])!r}); halfspaces "
+                              "computes in float64: save the data as float64 if that "
+                              "rounding is acceptable, or rescale it")
 
 
 def _text(value) -> str:
@@ -434,15 +469,15 @@ def split_label(path, block: NDArray, label: int | None, start: int, *,
     if label is None:
         return _checked_xy(path, _as_numbers(path, block, "features", start), None, start)
     X = _as_numbers(path, np.delete(block, label, axis=1), "features", start)
-    y = _block_labels(np.asarray(block[:, label]), text_labels)
+    y = _block_labels(path, np.asarray(block[:, label]), start, text_labels)
     return _checked_xy(path, X, y, start)
 
 
-def _block_labels(y: NDArray, text: bool = False) -> NDArray:
+def _block_labels(path, y: NDArray, start: int, text: bool = False) -> NDArray:
     """Labels of an .npy column: numbers as float64, and a text array's labels as float64
     too where all of them are numbers (as a CSV file's) unless `text`, else as text."""
     if y.dtype.kind not in "US" or text:
-        return _plain_labels(y)
+        return _plain_labels(y, path, "labels", start)
     try:
         return y.astype(np.float64)
     except ValueError:
