@@ -155,7 +155,7 @@ class LinearRegression(RegressorMixin, GLM):
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):
-            return _lstsq(X, y, obj.alpha, self.fit_intercept)
+            return _lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs)
         return _normal_equations(X, y, obj)
 
     def predict(self, X: ArrayLike) -> NDArray:
@@ -199,16 +199,20 @@ class LinearRegression(RegressorMixin, GLM):
         """
         from sklearn.metrics import r2_score
 
-        from halfspaces._exact import power_of_two_scale
-
         predicted = self.predict(X)
         y = np.asarray(y, dtype=np.float64)
-        finite = np.r_[y.ravel(), predicted][np.isfinite(np.r_[y.ravel(), predicted])]
-        c = power_of_two_scale(finite)
+        top = max(np.max(np.abs(y), initial=0.0), np.max(np.abs(predicted), initial=0.0))
+        if top == 0.0 or 2.0**-100 <= top <= 2.0**100:  # no sum of squares can overflow
+            return float(r2_score(y, predicted, sample_weight=sample_weight))
+        from halfspaces._exact import power_of_two_scale
+
+        both = np.r_[y.ravel(), predicted]  # (r2_score names a non-finite value itself)
+        c = power_of_two_scale(both[np.isfinite(both)])
         return float(r2_score(y * c, predicted * c, sample_weight=sample_weight))
 
 
-def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray:
+def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool,
+           column_max: NDArray) -> NDArray:
     """Centre, stack sqrt(N alpha) I under X for the penalty, solve by SVD, recover b.
 
     Columns outside [2^-100, 2^100] are scaled by powers of two first
@@ -220,7 +224,7 @@ def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool) -> NDArray
     x_mean = X.mean(axis=0, dtype=np.float64) if fit_intercept else np.zeros(X.shape[1])
     y_mean = y.mean() if fit_intercept else 0.0
     A, rhs = np.asarray(X, dtype=np.float64) - x_mean, y - y_mean
-    D = normal_equation_scales(np.abs(X).max(axis=0, initial=0.0), alpha)
+    D = normal_equation_scales(column_max, alpha)  # max_i |x_ij|, as the objective found it
     scaled = not np.all(D == 1.0)
     if scaled:
         A = A * D
