@@ -85,3 +85,40 @@ def test_widen_refuses_what_it_cannot_do():
     with pytest.raises(ValueError, match="feature names"):
         named.widen(2)
     assert model.n_features_in_ == 2 and named.n_features_in_ == 1
+
+
+@pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)
+def test_a_widen_that_runs_out_of_memory_leaves_the_model_as_it_was(cls, monkeypatch):
+    # widen replaced the states' arrays one by one: a MemoryError on the third left two
+    # states wider than the third and than n_features_in_, a model that neither predicted
+    # nor continued; the oracle is the same sequence without the failed widen
+    from halfspaces import perceptron
+
+    rng = np.random.default_rng(4)
+    X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, size=40)
+    model, twin = cls(random_state=0), cls(random_state=0)
+    for m in (model, twin):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.partial_fit(X, y, classes=[0, 1, 2])
+    calls = []
+    real = perceptron.widened
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("simulated")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(perceptron, "widened", failing)
+    with pytest.raises(MemoryError):
+        model.widen(5, offset=1)
+    monkeypatch.undo()
+    assert model.n_features_in_ == 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for m in (model, twin):
+            m.partial_fit(X[::-1], y[::-1])
+    assert_same_model(model, twin)
+    assert np.array_equal(model.widen(5, offset=1).decision_function(np.ones((2, 5))),
+                          twin.widen(5, offset=1).decision_function(np.ones((2, 5))))

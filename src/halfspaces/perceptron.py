@@ -206,16 +206,22 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 "widen: this model was fitted with feature names, and the new columns would "
                 "have none; fit on arrays without column names to widen it.")
         check_dense_vectors(n_features, 2 * len(self._states), "the widened model")
-        for state in self._states:
-            state.w = widened(state.w, n_features, offset, intercept=True)
-            state.aux = widened(state.aux, n_features, offset, intercept=True)
-        self.coef_ = widened(self.coef_, n_features, offset)
-        self._widen_rows(n_features, offset)
-        self.n_features_in_ = n_features
+        # every wider array is made before any is set: a MemoryError part of the way left
+        # some states wider than the others and than n_features_in_, a model that could
+        # neither predict nor continue
+        states = [(widened(state.w, n_features, offset, intercept=True),
+                   widened(state.aux, n_features, offset, intercept=True))
+                  for state in self._states]
+        wider = {"coef_": widened(self.coef_, n_features, offset),
+                 **self._widened_rows(n_features, offset)}
+        for state, (w, aux) in zip(self._states, states, strict=True):
+            state.w, state.aux = w, aux
+        vars(self).update(wider, n_features_in_=n_features)
         return self
 
-    def _widen_rows(self, n_features: int, offset: int) -> None:
-        """Widen the stored training rows, where a variant keeps some."""
+    def _widened_rows(self, n_features: int, offset: int) -> dict:
+        """The stored training rows, widened, by attribute, where a variant keeps some."""
+        return {}
 
     def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
         """Why the state cannot continue on data of these classes and features, or None.
@@ -443,8 +449,8 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         self.vote_counts_ = counts
         self._fit_intercept = bool(self.fit_intercept)
 
-    def _widen_rows(self, n_features: int, offset: int) -> None:
-        self.support_vectors_ = widened(self.support_vectors_, n_features, offset)
+    def _widened_rows(self, n_features: int, offset: int) -> dict:
+        return {"support_vectors_": widened(self.support_vectors_, n_features, offset)}
 
     def _state_fits(self, classes: NDArray, n_features: int) -> bool:
         # the log of updates is extended too: its rows, and one list entry per problem
