@@ -466,3 +466,24 @@ def test_the_least_squares_certificate_survives_row_sizes_beyond_float64(Z):
     assert found.exact and np.all(a >= 0) and a.sum() == pytest.approx(1.0)
     support = Z[a > 0, 0]
     assert support.min() < 0 < support.max()  # Gordan's combination exists on these rows
+
+
+def test_a_row_off_the_support_with_a_subnormal_size_keeps_the_certificate():
+    # x and -x (one point with both labels) beside a row of size 1e-320 that the
+    # least-squares candidate gives no weight: 0 * (least size / 1e-320) = 0 * inf = nan
+    # lost the candidate, and the proof became a SolverError (found by review)
+    import warnings
+
+    from halfspaces import theory
+
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [1e-320, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = theory.separability(X, [1, -1, 1], fit_intercept=False)
+    assert not found.separable and found.exact
+    a = found.certificate
+    assert np.all(a >= 0) and a[:2].sum() > 0
+    # Gordan's combination, in exact arithmetic: sum_i a_i y_i x_i = 0
+    signed = [[Fraction(float(v)) * s for v in row] for row, s in zip(X, [1, -1, 1])]
+    total = [sum(Fraction(float(ai)) * row[j] for ai, row in zip(a, signed)) for j in range(2)]
+    assert total == [0, 0]

@@ -118,8 +118,11 @@ def _candidates(Z, a: NDArray):
     if np.any(c > 0):
         # b = c / size, divided by the least size on the support first: sizes span up to
         # 2^2098 (column maxima 1e175 beside entries 3e-147 make subnormal sizes), and
-        # c / size overflowed to inf, and b / b.sum() to nan
-        b = c * (size[c > 0].min() / size)
+        # c / size overflowed to inf, and b / b.sum() to nan; off the support b is 0, not
+        # 0 * (least / subnormal size) = 0 * inf = nan, which lost a valid certificate
+        on = c > 0
+        b = np.zeros_like(c)
+        b[on] = c[on] * (size[on].min() / size[on])
         yield b / b.sum()
 
 
