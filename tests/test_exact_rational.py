@@ -484,6 +484,8 @@ def test_a_row_off_the_support_with_a_subnormal_size_keeps_the_certificate():
     a = found.certificate
     assert np.all(a >= 0) and a[:2].sum() > 0
     # Gordan's combination, in exact arithmetic: sum_i a_i y_i x_i = 0
-    signed = [[Fraction(float(v)) * s for v in row] for row, s in zip(X, [1, -1, 1])]
-    total = [sum(Fraction(float(ai)) * row[j] for ai, row in zip(a, signed)) for j in range(2)]
+    signed = [[Fraction(float(v)) * s for v in row]
+              for row, s in zip(X, [1, -1, 1], strict=True)]
+    total = [sum(Fraction(float(ai)) * row[j] for ai, row in zip(a, signed, strict=True))
+             for j in range(2)]
     assert total == [0, 0]

@@ -103,7 +103,8 @@ def first_rounded(original: NDArray, converted: NDArray) -> int | None:
         suspects = np.flatnonzero(np.abs(converted) >= 2.0**53)
         changed = (int(original[i]) != int(converted[i]) for i in suspects)
     elif kind == "f" and original.dtype.itemsize > 8:
-        suspects = np.flatnonzero(original != converted)
+        # a NaN stays NaN (unequal to itself); the readers name it as a NaN afterwards
+        suspects = np.flatnonzero((original != converted) & ~np.isnan(original))
         changed = (True for _ in suspects)
     elif kind == "O":
         suspects = [i for i, value in enumerate(original) if type(value) is not float]

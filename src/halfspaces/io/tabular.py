@@ -321,7 +321,8 @@ def _arrow_to_xy(path, table, label: int, start: int):
     names = table.schema.names
     y = columns.pop(label)
     for name, column in zip(_without(names, label), columns, strict=True):
-        if column.dtype.kind in "iu":  # column_stack of int64 and float64 columns rounds
+        if column.dtype.kind in "iu" and column.dtype.itemsize >= 8:  # column_stack of
+            # int64 and float64 columns makes float64, rounding, before any check
             refuse_rounded(path, column, column.astype(np.float64), f"column {name!r}", start)
     try:
         X = np.column_stack(columns).astype(np.float64) if columns else \
@@ -412,6 +413,8 @@ def _npz_xy(path, arrays: dict):
     X = _as_numbers(path, X, "array 'X'")
     try:  # bytes labels that are not ASCII
         labels = _plain_labels(y, path, "array 'y'")
+    except DataFileError:  # a ValueError too, already naming the file and the array
+        raise
     except ValueError as exc:
         raise DataFileError(path, f"array 'y': {exc}") from None
     return _checked_xy(path, X, labels, 0)
