@@ -196,3 +196,17 @@ def assert_same_state(a, b):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     else:
         assert a == b
+
+
+def test_the_global_generator_is_not_rewound():
+    # random_state=None draws from NumPy's global RandomState, which other code and other
+    # threads draw from too: a failed call must not write its old state back over theirs
+    # (the snapshot was restored by a raw memory copy, without the generator's lock)
+    from halfspaces import _sklearn
+
+    est = halfspaces.LogisticRegression(solver="sgd", random_state=None)
+    est.partial_fit(*batches("LogisticRegression")[0])
+    assert est._rng is np.random.random.__self__
+    assert _sklearn._generator_states(vars(est).values()) == []
+    mine = np.random.RandomState(1)
+    assert [g for g, _ in _sklearn._generator_states([mine, est._rng])] == [mine]

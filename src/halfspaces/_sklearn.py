@@ -246,7 +246,12 @@ def fit_context(method):
 def _generator_states(values) -> list[tuple]:
     """(generator, a copy of its state) for each NumPy random generator among `values`."""
     states = []
+    shared = np.random.random.__self__  # NumPy's global RandomState (random_state=None)
     for value in values:
+        if value is shared:
+            # not ours to rewind: other code (other threads) draws from it too, and a run
+            # with random_state=None is not meant to be repeatable
+            continue
         if isinstance(value, np.random.RandomState):
             states.append((value, _mt_bytes(value) or value.get_state(legacy=False)))
         elif isinstance(value, np.random.Generator):
