@@ -7,7 +7,9 @@ rather than raising. Tests of those checks run the risky call here.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -54,3 +56,25 @@ def refused(call):
 """
 """A first part for :func:`run_child`: ``refused(lambda: ...)`` prints "refused: " and the
 message of the ValueError raised, or "accepted"."""
+
+
+@contextlib.contextmanager
+def read_only_install(tmp_path: Path):
+    """A copy of the package under test in ``tmp_path/site`` that nobody can write into, as
+    a system-wide install is for its users: yields the folder to put on PYTHONPATH, and
+    makes it writable again afterwards, so that tmp_path can be removed.
+
+    Root writes through permission bits, so a file stands where the in-tree Numba cache
+    folder (``_fast/__pycache__``) would go: that makes it just as unusable for root.
+    """
+    site = tmp_path / "site"
+    shutil.copytree(Path(halfspaces.__file__).parent, site / "halfspaces",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (site / "halfspaces" / "_fast" / "__pycache__").write_text("")
+    for path in [site, *site.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~0o222)
+    try:
+        yield site
+    finally:
+        for path in [site, *site.rglob("*")]:
+            path.chmod(path.stat().st_mode | 0o200)

@@ -495,18 +495,8 @@ def test_first_run_notes_and_times_compilation_apart(svmlight_pair, tmp_path):
 
 def test_read_only_install_caches_loops_in_the_users_cache_folder(tmp_path):
     # a system-wide install: a copy of the package in a folder this user cannot write
-    import shutil
+    from _child import read_only_install
 
-    site = tmp_path / "site"
-    shutil.copytree(Path(halfspaces.__file__).parent, site / "halfspaces",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    if os.geteuid() == 0:
-        # root writes through permission bits: a file where the cache folder would go makes
-        # the package folder just as unusable for Numba's cache
-        (site / "halfspaces" / "_fast" / "__pycache__").write_text("")
-    for path in [site, *site.rglob("*")]:
-        path.chmod(path.stat().st_mode & ~0o222)
-    before = sorted(site.rglob("*"))
     code = ("import numpy as np\n"
             "from halfspaces._fast import cache_folder, is_cached\n"
             "from halfspaces._fast.labels import two_or_fewer\n"
@@ -514,14 +504,12 @@ def test_read_only_install_caches_loops_in_the_users_cache_folder(tmp_path):
             "two_or_fewer(np.array([1.0, -1.0]))\n"
             "print(is_cached('labels'))\n")
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
-    env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"),
-               HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1")
-    try:
+    with read_only_install(tmp_path) as site:
+        before = sorted(site.rglob("*"))
+        env.update(PYTHONPATH=str(site), XDG_CACHE_HOME=str(tmp_path / "cache"),
+                   HOME=str(tmp_path / "home"), PYTHONDONTWRITEBYTECODE="1")
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                 env=env, cwd=tmp_path, timeout=300)
-    finally:
-        for path in [site, *site.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o200)  # so that tmp_path can be removed
     assert result.returncode == 0, result.stderr
     (folder, cold), (warm,) = (line.split() for line in result.stdout.splitlines())
     assert Path(folder).is_relative_to(tmp_path / "cache" / "numba")

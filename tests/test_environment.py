@@ -20,11 +20,10 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from _child import SOURCE
+from _child import SOURCE, read_only_install
 from _cli import run_cli_text
 from sklearn.datasets import dump_svmlight_file
 
-import halfspaces
 from halfspaces import _fast
 from halfspaces.cli import _output, main
 from halfspaces.io import OutputFileError, safe_write
@@ -83,31 +82,20 @@ def test_loops_compile_and_cache_where_numba_has_no_writable_cache_folder(tmp_pa
     # a system-wide install run by a user whose home and NUMBA_CACHE_DIR cannot be written:
     # Numba found no folder ("cannot cache function ... no locator available") and every
     # loop module failed to import
-    site = tmp_path / "site"
-    shutil.copytree(Path(halfspaces.__file__).parent, site / "halfspaces",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    # a file where the in-tree cache folder would go: unusable even for root, who writes
-    # through permission bits
-    (site / "halfspaces" / "_fast" / "__pycache__").write_text("")
-    for path in [site, *site.rglob("*")]:
-        path.chmod(path.stat().st_mode & ~0o222)
-    before = sorted(site.rglob("*"))
     code = ("import numpy as np\n"
             "from halfspaces._fast import cache_folder, is_cached\n"
             "from halfspaces._fast.labels import two_or_fewer\n"
             "two_or_fewer(np.array([1.0, -1.0]))\n"
             "print(cache_folder('labels'), is_cached('labels'))\n")
     (tmp_path / "tmp").mkdir()
-    env = environment(PYTHONPATH=str(site), HOME=str(unusable(tmp_path)),
-                      XDG_CACHE_HOME=str(unusable(tmp_path)),
-                      NUMBA_CACHE_DIR=str(unusable(tmp_path)),
-                      TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
-    try:
+    with read_only_install(tmp_path) as site:
+        before = sorted(site.rglob("*"))
+        env = environment(PYTHONPATH=str(site), HOME=str(unusable(tmp_path)),
+                          XDG_CACHE_HOME=str(unusable(tmp_path)),
+                          NUMBA_CACHE_DIR=str(unusable(tmp_path)),
+                          TMPDIR=str(tmp_path / "tmp"), PYTHONDONTWRITEBYTECODE="1")
         runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                env=env, cwd=tmp_path, timeout=HANG_GUARD) for _ in range(2)]
-    finally:
-        for path in [site, *site.rglob("*")]:
-            path.chmod(path.stat().st_mode | 0o200)  # so that tmp_path can be removed
     for result in runs:
         assert result.returncode == 0, result.stderr
         assert "cannot cache" not in result.stderr
