@@ -139,7 +139,9 @@ def closed_pipe_run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("args", [("fit", "t.svm", "--json", "--model", "perceptron"),
-                                  ("predict", "m.hs", "t.svm")], ids=["fit", "predict"])
+                                  ("predict", "m.hs", "t.svm"),
+                                  ("predict", "m.hs", "t.svm", "--out", "/proc/self/fd/1")],
+                         ids=["fit", "predict", "predict --out pipe"])
 def test_a_reader_that_goes_away_ends_the_command_quietly(files, args):
     # the output was still buffered at exit: Python printed "Exception ignored ...
     # BrokenPipeError" and exited with 120

@@ -188,6 +188,8 @@ def _write_in_place(path, write) -> None:
     try:
         with os.fdopen(descriptor, "wb") as handle:
             write(handle)
+    except BrokenPipeError:  # the pipe's reader left (| head): the command ends quietly
+        raise
     except OSError as exc:
         raise _about_output(path, None, exc) from None
 
