@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
 
-from halfspaces import NotSeparableError
+from halfspaces import ConvergenceWarning, NotSeparableError
 from halfspaces.perceptron import Perceptron, online_perceptron
 from halfspaces.theory import (
     best_freund_schapire_bound,
@@ -334,8 +334,9 @@ def test_all_zero_rows_have_the_freund_schapire_bound_n():
     found = best_freund_schapire_bound(np.zeros((5, 2)), [0, 1, 0, 1, 1], fit_intercept=False)
     assert found.bound == pytest.approx(5.0, rel=1e-15)
     assert found.gamma == 1.0 and np.linalg.norm(found.u) == 1.0
-    clf = Perceptron(fit_intercept=False, max_epochs=1).fit(
-        np.zeros((5, 2)), [0, 1, 0, 1, 1])
+    with pytest.warns(ConvergenceWarning, match="updates in each of its max_epochs=1"):
+        clf = Perceptron(fit_intercept=False, max_epochs=1).fit(
+            np.zeros((5, 2)), [0, 1, 0, 1, 1])
     assert int(np.sum(clf.n_updates_)) == 5
 
 
