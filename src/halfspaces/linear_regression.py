@@ -201,14 +201,13 @@ class LinearRegression(RegressorMixin, GLM):
 
         predicted = self.predict(X)
         y = np.asarray(y, dtype=np.float64)
-        top = max(np.max(np.abs(y), initial=0.0), np.max(np.abs(predicted), initial=0.0))
-        if top == 0.0 or 2.0**-100 <= top <= 2.0**100:  # no sum of squares can overflow
+        # the normal equations' target scale of both: 1 where no sum of squares can overflow
+        # or underflow, and for NaN or inf, which r2_score names itself
+        t = target_scale(np.array([np.max(np.abs(y), initial=0.0),
+                                   np.max(np.abs(predicted), initial=0.0)]))
+        if t == 1.0:
             return float(r2_score(y, predicted, sample_weight=sample_weight))
-        from halfspaces._exact import power_of_two_scale
-
-        both = np.r_[y.ravel(), predicted]  # (r2_score names a non-finite value itself)
-        c = power_of_two_scale(both[np.isfinite(both)])
-        return float(r2_score(y * c, predicted * c, sample_weight=sample_weight))
+        return float(r2_score(y * t, predicted * t, sample_weight=sample_weight))
 
 
 def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool,

@@ -46,7 +46,6 @@ from halfspaces._exact.rows import (
     split_intercept,
     tolerance_scale,
 )
-from halfspaces._exact.values import first_rounded, refuse_rounded_values
 
 __all__ = [
     "CERTIFICATE_TOL",
@@ -64,7 +63,6 @@ __all__ = [
     "exact_dependence",
     "exact_fits",
     "exact_margin",
-    "first_rounded",
     "hinge_lp",
     "max_row_norm",
     "max_square_norm",
@@ -73,7 +71,6 @@ __all__ = [
     "power_of_two_scales",
     "proved",
     "proved_separator",
-    "refuse_rounded_values",
     "score_error_bound",
     "scale_columns",
     "scores",

@@ -23,6 +23,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._memory import check_dense_vectors
+from halfspaces._rounding import refuse_rounded_values
 from halfspaces._validation import (
     FIT_INPUT,
     check_sparse_structure,
@@ -124,7 +125,7 @@ class Partitions:
         exact_values : bool, default=False
             True refuses a block whose values float64 would round (integers beyond 2^53,
             long doubles), naming the partition, row and column: what the theory tools
-            prove is about float64 values (:func:`halfspaces._exact.refuse_rounded_values`).
+            prove is about float64 values (:func:`halfspaces._rounding.refuse_rounded_values`).
             The estimators convert as scikit-learn's do.
 
         Returns
@@ -341,8 +342,6 @@ def _check_block(X, y, accept_sparse: bool, mode: str, exact_values: bool = Fals
     given = check_sparse_structure(X)
     converted = check_array(given, ensure_min_samples=0, **FIT_INPUT)
     if exact_values:
-        from halfspaces._exact import refuse_rounded_values  # on the worker: theory only
-
         refuse_rounded_values(given, converted, "X")
     X = checked_input(converted, X)
     y = column_or_1d(np.asarray(y), warn=True)

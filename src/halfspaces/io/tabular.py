@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from halfspaces._rounding import first_rounded, may_round
 from halfspaces.io import _npfiles
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
@@ -320,10 +321,12 @@ def _arrow_to_xy(path, table, label: int, start: int):
         columns.append(column.to_numpy(zero_copy_only=False))
     names = table.schema.names
     y = columns.pop(label)
-    for name, column in zip(_without(names, label), columns, strict=True):
-        if column.dtype.kind in "iu" and column.dtype.itemsize >= 8:  # column_stack of
-            # int64 and float64 columns makes float64, rounding, before any check
-            refuse_rounded(path, column, column.astype(np.float64), f"column {name!r}", start)
+    for j, name in enumerate(_without(names, label)):
+        if _may_round_number(columns[j]):  # column_stack of int64 and float64 columns
+            # makes float64, rounding, before any check: each is converted and checked here
+            converted = columns[j].astype(np.float64)
+            _refuse_rounded(path, columns[j], converted, f"column {name!r}", start)
+            columns[j] = converted
     try:
         X = np.column_stack(columns).astype(np.float64) if columns else \
             np.empty((len(y), 0))
@@ -348,7 +351,7 @@ def _plain_labels(y: NDArray, path, what: str, start: int = 0) -> NDArray:
     if y.dtype.kind not in "biuf":
         return y.astype(str)
     labels = y.astype(np.float64)
-    refuse_rounded(path, y, labels, what, start)
+    _refuse_rounded(path, y, labels, what, start)
     return labels
 
 
@@ -429,7 +432,7 @@ def _as_numbers(path, array: NDArray, what: str, start: int = 0) -> NDArray:
     except ValueError:
         pass
     else:
-        refuse_rounded(path, array, converted, what, start)
+        _refuse_rounded(path, array, converted, what, start)
         return converted
     for row, values in enumerate(array.tolist()):
         bad = next((v for v in values if not _is_number(_text(v))), None)
@@ -439,16 +442,14 @@ def _as_numbers(path, array: NDArray, what: str, start: int = 0) -> NDArray:
     raise DataFileError(path, f"{what}: a value is not a number")  # float() and NumPy differ
 
 
-def refuse_rounded(path, array: NDArray, converted: NDArray, what: str, start: int = 0) -> None:
+def _refuse_rounded(path, array: NDArray, converted: NDArray, what: str, start: int = 0) -> None:
     """Refuse a number of `array` (64-bit ints beyond 2^53, long doubles) that its float64
     conversion `converted` changed: halfspaces computes in float64, and ``certify`` would
     prove its answers about other data (int64 2^53 + 1 and 2^53 are one float64, so two
     points with opposite labels were "exactly" inseparable); two labels would become one
     class. Decimal text is not refused: it is read as the nearest float64, as 0.1 is."""
-    if array.dtype.kind not in "iuf" or array.dtype.itemsize < 8 or array.dtype == np.float64:
+    if not _may_round_number(array):
         return
-    from halfspaces._exact import first_rounded  # only for 64-bit ints and long doubles
-
     bad = first_rounded(array.ravel(), converted.ravel())
     if bad is None:
         return
@@ -459,6 +460,12 @@ def refuse_rounded(path, array: NDArray, converted: NDArray, what: str, start: i
                               f"would be {float(converted.ravel()[bad])!r}); halfspaces "
                               "computes in float64: save the data as float64 if that "
                               "rounding is acceptable, or rescale it")
+
+
+def _may_round_number(array: NDArray) -> bool:
+    """A 64-bit int or a long double (text, Decimals and other objects are read as the
+    nearest float64, as decimal text is)."""
+    return array.dtype.kind in "iuf" and may_round(array.dtype)
 
 
 def _text(value) -> str:

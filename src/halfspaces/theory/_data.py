@@ -13,7 +13,8 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
-from halfspaces._exact import refuse_rounded_values, signed_rows
+from halfspaces._exact import signed_rows
+from halfspaces._rounding import refuse_rounded_values
 from halfspaces._validation import (
     check_sparse_structure,
     checked_input,

@@ -4,6 +4,9 @@ Every answer of :mod:`halfspaces.theory` (and its Dask twin, and ``halfspaces ce
 file) is proved about float64 values. Where the given values differ from their float64
 conversion (integers beyond 2^53, long doubles, Fractions), a proof would be about other
 data, so they are refused by name, with the position of the first one.
+
+A middle-layer module of its own, not part of :mod:`halfspaces._exact`: the data readers
+check every 64-bit column with it, and importing ``_exact`` loads HiGHS.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-__all__ = ["first_rounded", "refuse_rounded_values"]
+__all__ = ["first_rounded", "may_round", "refuse_rounded_values"]
 
 
 def refuse_rounded_values(given, found, name: str = "X") -> None:
@@ -47,14 +50,14 @@ def _value_pairs(given, found):
     """(original values, their float64 values, position of a flat index) to compare, as
     flat arrays of one length: one pair, or one per DataFrame column."""
     if sp.issparse(given):
-        if _may_round(given.dtype):
+        if may_round(given.dtype):
             yield _sparse_pair(given, found)
         return
     columns = getattr(given, "iloc", None)
     if columns is not None and hasattr(given, "dtypes"):  # pandas: no common dtype first
         for j in range(found.shape[1]):
             column = np.asarray(columns[:, j])
-            if _may_round(column.dtype):
+            if may_round(column.dtype):
                 yield (column.ravel(), _dense_column(found, j),
                        lambda i, j=j: f" (row {i}, column {j})")
         return
@@ -62,7 +65,7 @@ def _value_pairs(given, found):
     if isinstance(given, list | tuple) and original.dtype.kind in "fiub":
         # NumPy's common dtype of Python ints and floats is float64, rounding the ints
         original = np.asarray(given, dtype=object)
-    if _may_round(original.dtype):
+    if may_round(original.dtype):
         yield original.ravel(), found.ravel(), lambda i: _position(original, i)
 
 
@@ -72,7 +75,7 @@ def _dense_column(found, j: int) -> NDArray:
     return np.asarray(column).ravel()
 
 
-def _may_round(dtype: np.dtype) -> bool:
+def may_round(dtype: np.dtype) -> bool:
     """Whether float64 may change a value of this dtype (see :func:`first_rounded`)."""
     return (dtype.kind in "iu" and dtype.itemsize >= 8 or dtype.kind == "f"
             and dtype.itemsize > 8 or dtype.kind == "O")
