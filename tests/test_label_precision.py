@@ -10,7 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
+from numpy.typing import NDArray
 from sklearn.base import clone, is_classifier
+from sklearn.linear_model import Perceptron as SklearnPerceptron
+from sklearn.preprocessing import LabelEncoder
 from test_estimator_checks import estimators_with_partial_fit, public_estimators
 
 from halfspaces._validation import encode_targets
@@ -96,3 +99,47 @@ def test_encode_targets_compares_like_python(y, classes):
 def test_encode_targets_names_the_label_that_only_rounds_to_a_class():
     with pytest.raises(ValueError, match=r"labels \[9007199254740993\] that are not"):
         encode_targets(np.array([-1, 2**53 + 1]), np.array([-1.0, 2.0**53]))
+
+
+CLASSIFIERS = [e for e in public_estimators() if is_classifier(e)]
+LABELS = {f"{np.dtype(t).name}-{k}": np.array([0, 9, 200][:k]).astype(t)
+          for t in (np.float32, np.float16, np.uint8, np.int16, np.uint64, np.bool_)
+          for k in (2, 3) if k == 2 or t is not np.bool_}
+
+
+def centred_clusters(labels: NDArray) -> tuple[NDArray, NDArray]:
+    """Points near one corner per label, 8 per label: every estimator separates them."""
+    rng = np.random.default_rng(0)
+    which = np.tile(np.arange(labels.size), 8)
+    X = np.eye(labels.size)[which] * 10.0 + rng.normal(scale=0.5, size=(which.size, labels.size))
+    return X, labels[which]
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("estimator", CLASSIFIERS, ids=ids)
+@pytest.mark.parametrize("labels", LABELS.values(), ids=LABELS.keys())
+def test_classes_keep_the_dtype_of_y_as_in_scikit_learn(estimator, labels):
+    # with two classes, float32 or float16 labels gave float64 classes_ and predictions,
+    # uint8 ones int64; with three, float16 gave float32. The oracle is scikit-learn's
+    # LabelEncoder (np.unique) and its Perceptron
+    X, y = centred_clusters(labels)
+    oracle = LabelEncoder().fit(y).classes_
+    assert oracle.dtype == SklearnPerceptron().fit(X, y).classes_.dtype
+    model = clone(estimator).fit(X, y)
+    assert model.classes_.dtype == oracle.dtype
+    assert model.classes_.tolist() == oracle.tolist()
+    pred = model.predict(X)
+    assert pred.dtype == y.dtype and pred.tolist() == y.tolist()
+
+
+@pytest.mark.parametrize("estimator", estimators_with_partial_fit(), ids=ids)
+@pytest.mark.parametrize("classes", [np.array([9.0, 0.0, 200.0], dtype=np.float16),
+                                     np.array([0, 9], dtype=np.uint8), [0, 9, 200]],
+                         ids=["float16", "uint8", "list"])
+def test_partial_fit_classes_keep_the_dtype_of_the_classes_given(estimator, classes):
+    # float16 classes were widened to float32 classes_; scikit-learn keeps np.unique(classes)
+    X, y = centred_clusters(np.asarray(classes))
+    oracle = SklearnPerceptron().partial_fit(X, y, classes=classes).classes_
+    model = clone(estimator).partial_fit(X, y, classes=classes)
+    assert model.classes_.dtype == oracle.dtype == np.unique(classes).dtype
+    assert model.predict(X).dtype == oracle.dtype

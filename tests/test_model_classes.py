@@ -52,6 +52,9 @@ def test_a_loaded_model_predicts_the_same_labels_bit_for_bit(cls, labels, tmp_pa
     X, y = numeric_clusters(labels.size, labels)
     model = fit_quietly(cls(**FAST.get(cls.__name__, {})), X, y)
     loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    # y's own dtype, as scikit-learn keeps it (np.unique); binary models held float64 or
+    # int64, so a model file could not give back y's dtype
+    assert model.classes_.dtype == np.unique(y).dtype
     assert loaded.classes_.dtype == model.classes_.dtype
     assert loaded.classes_.tobytes() == model.classes_.tobytes()
     before, after = model.predict(X), loaded.predict(X)
@@ -104,3 +107,17 @@ def test_a_crafted_classes_is_a_model_file_error_naming_it(saved_numeric, cls, n
                   ("state", "classes_", "$array"), change)
     message = refused(path)
     assert "classes_" in message.replace(str(path), "")  # the path names the test
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda c: c.__name__)
+def test_a_file_with_the_widened_classes_of_older_versions_still_loads(cls, tmp_path):
+    # before classes_ kept y's dtype, uint8 labels of a binary model were saved as int64
+    # classes: such a file loads, and predicts the same labels in that dtype
+    X, y = numeric_clusters(2, np.array([3, 200], dtype=np.uint8))
+    model = fit_quietly(cls(**FAST.get(cls.__name__, {})), X, y)
+    path = tmp_path / "old.hs"
+    rewrite_array(halfspaces.save(model, tmp_path / "m").read_bytes(), path,
+                  ("state", "classes_", "$array"), lambda a: a.astype(np.int64))
+    loaded = halfspaces.load(path)
+    assert loaded.classes_.dtype == np.int64
+    assert loaded.predict(X).tolist() == model.predict(X).tolist()

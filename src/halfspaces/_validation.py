@@ -301,11 +301,16 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
 
     With ``classes`` given (partial_fit), every label must be one of them.
     """
-    y = _numeric_labels(np.asarray(y))
+    given = np.asarray(y)
+    y = _numeric_labels(given)
     found = _distinct_numeric(y)
     if found is None:
         check_classification_targets(y)
         found = np.unique(y)
+    if y is not given:
+        # classes_ keeps y's dtype, as np.unique (scikit-learn) does: the loops never see
+        # it, they compare the labels with a class cast to the labels' dtype
+        found = found.astype(given.dtype)
     if classes is None:
         classes = found
         if classes.size < 2:
@@ -361,7 +366,7 @@ def _distinct_numeric(y: NDArray) -> NDArray | None:
     if y.size == 0:
         return None
     a, b, at_most_two = two_or_fewer(y)
-    values, count = (np.array([a, b]), 2) if at_most_two else distinct_few(y, 32)
+    values, count = (np.array([a, b], y.dtype), 2) if at_most_two else distinct_few(y, 32)
     if count < 0:
         return None
     if y.dtype.kind == "f" and np.any(values != np.floor(values)):
@@ -390,7 +395,7 @@ def partial_fit_classes(y: ArrayLike, classes: ArrayLike | None, known: NDArray 
                 "batch holds fewer than 2 labels."
             )
         return classes
-    classes = _numeric_labels(np.asarray(classes))
+    classes = np.asarray(classes)
     # the labels fit would refuse (NaN, 0.5) are refused as classes too: NaN was accepted,
     # and the pocket perceptron then predicted it
     if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
