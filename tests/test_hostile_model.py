@@ -840,6 +840,25 @@ def test_checkpoint_progress_is_checked(stream, tmp_path, key, value, match):
     assert str(path) in str(caught.value)
 
 
+@pytest.mark.parametrize("progress, match", [
+    ({"classes": {"$list": [-1, 2.0**53]}, "seen": {"$list": [-1]}}, "classes is"),
+    ({"classes": {"$list": [-1, 2**53 + 1]}, "seen": {"$list": [2.0**53]}}, "seen is"),
+])
+def test_checkpoint_classes_are_compared_exactly(stream, tmp_path, progress, match):
+    # compared in float64, the model's class 2**53 + 1 (int64) and the checkpoint's 2.0**53
+    # were one number: the checkpoint passed, and its run went on with other classes
+    data, _, blob = stream
+    members, document = unpack(blob)
+    name, _ = array_of(members, document, "state", "classes_", "$array")
+    members[name] = npy(np.array([-1, 2**53 + 1]))
+    document["extra"]["$dict"]["checkpoint"]["$dict"].update(progress)
+    path = tmp_path / "ck"
+    path.write_bytes(pack(members, document))
+    with pytest.raises(ModelFileError, match=match) as caught:
+        resume(data, path)
+    assert str(path) in str(caught.value)
+
+
 def test_cli_resume_names_the_option(stream, tmp_path):
     data, _, blob = stream
     (tmp_path / "ck").write_bytes(blob)

@@ -77,6 +77,20 @@ def test_resumed_run_equals_uninterrupted(cls, stream_file, tmp_path):
             assert_same_model(full.model, resumed.model)
 
 
+def test_a_run_given_unsorted_classes_resumes(stream_file, tmp_path):
+    # the checkpoint records the classes as given, [1, -1]; its model's classes_ are sorted,
+    # and the checkpoint was refused as damaged ("classes is [1, -1]")
+    settings = dict(epochs=2, chunk_size=64, n_features=6, classes=[1, -1])
+    full = fit_stream(halfspaces.AveragedPerceptron(), stream_file, **settings)
+    with pytest.raises(Interrupted):
+        fit_stream(halfspaces.AveragedPerceptron(), stream_file, checkpoint=tmp_path / "c",
+                   on_progress=interrupt_after(300), **settings)
+    resumed = fit_stream(halfspaces.AveragedPerceptron(), stream_file,
+                         checkpoint=tmp_path / "c", resume=True, **settings)
+    assert resumed.resumed_at == (0, 320)
+    assert_same_model(full.model, resumed.model)
+
+
 def test_stream_equals_partial_fit_on_the_whole_file(stream_file):
     X, y = load_svmlight_file(str(stream_file))
     reference = halfspaces.AveragedPerceptron().partial_fit(X, y)

@@ -25,7 +25,7 @@ __all__ = [
     "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment",
     "canonical_csr", "check_sparse_structure", "checked_input", "column_max_abs",
     "encode_targets", "partial_fit_classes",
-    "per_problem", "plus_minus", "refuse_dask", "validate_data",
+    "per_problem", "plus_minus", "refuse_dask", "unknown_labels", "validate_data",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
@@ -331,15 +331,20 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
     return Targets(classes, np.searchsorted(classes, y), tuple(problems))
 
 
-def _refuse_unknown(found: list, classes: NDArray) -> None:
-    """Refuse the labels of `found` (Python numbers) that equal no class exactly.
+def unknown_labels(labels: list, classes: NDArray) -> list:
+    """The labels of `labels` (Python values) that equal no class exactly.
 
     Compared as Python numbers, which compare ints and floats exactly: NumPy compares
     uint64 with int64, or int64 beyond 2**53 with float64, in float64, which rounds, so
     labels 2**63 (float) passed as class 2**63 + 1 (uint64), and trained it.
     """
     known = set(classes.tolist())
-    unknown = [label for label in found if label not in known]
+    return [label for label in labels if label not in known]
+
+
+def _refuse_unknown(found: list, classes: NDArray) -> None:
+    """Refuse the labels of `found` (Python numbers) that equal no class exactly."""
+    unknown = unknown_labels(found, classes)
     if unknown:
         raise ValueError(f"y contains labels {unknown!r} that are not in classes_ "
                          f"{classes!r} (compared exactly, whatever their dtypes).")

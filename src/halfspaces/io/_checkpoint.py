@@ -16,6 +16,7 @@ import stat
 
 import numpy as np
 
+from halfspaces._validation import unknown_labels
 from halfspaces.io._errors import shown
 from halfspaces.io._one_pass import Plan
 from halfspaces.io.model import ModelFileError
@@ -102,18 +103,23 @@ def progress_plan(checkpoint, progress: dict, saved, epochs: int) -> Plan:
 
 
 def _some_classes(labels: list, saved) -> bool:
+    """Labels that are all classes of the model, compared exactly (np.isin compared an
+    int64 class beyond 2**53 with a float label in float64, where they could be equal)."""
     return (len(labels) > 0 and all(isinstance(c, int | float) and not isinstance(c, bool)
                                     for c in labels)
-            and bool(np.isin(labels, saved.classes_).all()))
+            and not unknown_labels(labels, saved.classes_))
 
 
 def _same_classes(classes: list, saved) -> bool:
+    """The model's classes, compared exactly, in any order: a run's ``classes`` may be
+    given unsorted, and its checkpoint was then refused as damaged."""
     ours = getattr(saved, "classes_", None)
     if ours is None:
         return True
     if not all(isinstance(c, int | float | str) and not isinstance(c, bool) for c in classes):
         return False
-    return np.array_equal(np.asarray(classes), ours) and len(classes) == len(ours)
+    return (len(set(classes)) == len(classes) == len(ours)
+            and not unknown_labels(classes, ours))
 
 
 def beyond_end_check(chunks, read, path, checkpoint, position: int):
