@@ -819,6 +819,7 @@ def test_resume_notices_the_data_file_changed(stream, tmp_path, change):
     ("position", "150", "position is '150'"),
     ("position", -5, "position is -5"),
     ("position", 10**9, "beyond the end"),
+    ("position", 10**30, "position is 10"),  # was an OverflowError from the line cutter
     ("epoch", 10**9, "epoch is 1000000000"),
     ("epoch", -1, "epoch is -1"),
     ("epoch", True, "epoch is True"),

@@ -86,7 +86,8 @@ def progress_plan(checkpoint, progress: dict, saved, epochs: int) -> Plan:
         raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: its model is not fitted")
     epoch = field("epoch", int, lambda e: 0 <= e <= epochs,
                   f"an epoch in [0, {epochs}] (the run's epochs)")
-    position = field("position", int, lambda p: p >= 0, "a row number >= 0")
+    # within int64: the compiled line cutter got 10**30 and raised OverflowError
+    position = field("position", int, lambda p: 0 <= p < 2**63, "a row number in [0, 2**63)")
     n_features = field("n_features", int, lambda n: n == saved.n_features_in_,
                        f"the model's n_features_in_ = {saved.n_features_in_}")
     zero_based = field("zero_based", bool, lambda z: True, "true or false")
