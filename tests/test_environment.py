@@ -25,6 +25,7 @@ from _cli import run_cli_text
 from sklearn.datasets import dump_svmlight_file
 
 from halfspaces import _fast
+from halfspaces._descriptors import point_at_null
 from halfspaces.cli import _output, main
 from halfspaces.io import OutputFileError, safe_write
 
@@ -148,6 +149,21 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(files, args):
     result = closed_pipe_run(*args, cwd=files)
     assert result.returncode == 1
     assert result.stderr == b""
+
+
+def test_point_at_null_moves_the_descriptor_itself(tmp_path, monkeypatch):
+    # the one step the CLI (after a reader went away) and the HiGHS guard (stderr closed)
+    # share; a file in tmp_path stands for the null device
+    null, target = tmp_path / "null", tmp_path / "target"
+    null.write_bytes(b"")
+    monkeypatch.setattr(os, "devnull", str(null))
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT)
+    try:
+        point_at_null(descriptor)
+        os.write(descriptor, b"discarded")
+    finally:
+        os.close(descriptor)
+    assert target.read_bytes() == b"" and null.read_bytes() == b"discarded"
 
 
 def test_a_closed_stdout_is_an_error_not_a_silent_success(files):

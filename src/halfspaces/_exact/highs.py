@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces._descriptors import point_at_null
 from halfspaces.exceptions import SolverError
 
 __all__ = ["INF", "HighsResult", "SolverError", "qp_iteration_limit", "solve"]
@@ -150,11 +151,7 @@ def _point_at_stderr(descriptor: int) -> None:
     try:
         os.dup2(2, descriptor)
     except OSError:
-        null = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(null, descriptor)
-        finally:
-            os.close(null)
+        point_at_null(descriptor)
 
 
 def _flush_c_stdio() -> None:

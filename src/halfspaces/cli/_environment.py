@@ -35,6 +35,8 @@ import os
 import sys
 from collections.abc import Iterator
 
+from halfspaces._descriptors import point_at_null
+
 __all__ = ["MAX_COLUMNS", "MIN_COLUMNS", "check_working_directory", "prepared",
            "quiet_broken_pipe"]
 
@@ -65,11 +67,7 @@ def quiet_broken_pipe() -> None:
         descriptor = sys.stdout.fileno()
     except (AttributeError, OSError, ValueError):  # not a real file (a test's StringIO)
         return
-    null = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(null, descriptor)
-    finally:
-        os.close(null)
+    point_at_null(descriptor)
 
 
 def check_working_directory() -> None:
