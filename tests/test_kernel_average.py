@@ -23,6 +23,7 @@ from halfspaces import (
     VotedKernelPerceptron,
     VotedPerceptron,
 )
+from halfspaces._progress import listen
 from halfspaces.kernel import kernel_matrix
 
 # parameters whose kernel values are integers on integer data (every sum exact), and two
@@ -445,6 +446,22 @@ def predicts_as_before(cls):
     found = outcomes(setup, "predicts_as_before(VotedKernelPerceptron)",
                      "predicts_as_before(KernelPerceptron)")
     assert found == ["returned", "returned"], found
+
+
+def test_predict_keeps_the_kernel_it_started_with_when_set_params_changes_it():
+    # gamma, degree and coef0 were read from the model for each block of rows: a
+    # set_params between two blocks (here by the progress listener, which hears each
+    # block) mixed two kernels in one prediction. They are read once, with the arrays
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    model = quiet_fit(VotedKernelPerceptron(kernel="rbf", gamma=0.5, cache_size=1e-6,
+                                            max_epochs=3), X, y)
+    before = model.decision_function(X)
+    with listen(lambda done, total: model.set_params(gamma=5.0)):
+        during = model.decision_function(X)
+    assert_array_equal(during, before)
+    assert not np.array_equal(model.decision_function(X), before)  # the next call's kernel
 
 
 # ---------------------------------------------------------------- the point: accuracy

@@ -41,14 +41,19 @@ class Expansion:
     these arrays: a partial_fit in another thread replaces the attributes one by one, and
     VotedKernelPerceptron.decision_function, which read them again for every block of
     rows, mixed two models (update indices beyond the test kernel matrix's columns, which
-    the compiled vote reads without bounds checks: a segmentation fault). ``kernel`` is the
-    kernel of this call; ``columns`` the columns of X a precomputed kernel reads; ``size``
+    the compiled vote reads without bounds checks: a segmentation fault). ``kernel``,
+    ``degree``, ``gamma`` and ``coef0`` are the kernel of this call, read with the arrays so
+    that every block of rows has the same one; ``columns`` the columns of X a precomputed
+    kernel reads; ``size``
     the support vectors (the columns of every test kernel matrix); ``votes`` the voted
     model's (update rows, signs, vote counts, update steps) per problem, whose largest row
     is below ``top``.
     """
 
     kernel: str | Callable
+    degree: int
+    gamma: float | None
+    coef0: float
     precomputed: bool
     vectors: Any
     columns: NDArray
@@ -83,8 +88,8 @@ def read_expansion(model, width: int) -> Expansion:
             raise _disagree(f"{name} has shape {np.shape(value)} where the {size} support "
                             f"vectors of {p} binary problem(s) call for {expected}")
     votes, top = _checked_votes(votes, p, size)
-    return Expansion(kernel, precomputed, vectors, columns, size, *arrays.values(),
-                      votes=votes, top=top)
+    return Expansion(kernel, model.degree, model.gamma, model.coef0, precomputed, vectors,
+                     columns, size, *arrays.values(), votes=votes, top=top)
 
 
 def _check_kind(kernel, precomputed: bool, shape: tuple) -> None:

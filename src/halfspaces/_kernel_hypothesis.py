@@ -10,9 +10,9 @@ compiled vote of :mod:`halfspaces._fast.perceptron`), or through primal weights 
 linear kernel (:func:`linear_scores`). It starts the binary runs of a fit
 (:func:`binary_runner`), which continue the last hypothesis on a warm start or a
 ``partial_fit``, and appends what they learnt to the expansion (:func:`grown_expansion`).
-Like :mod:`halfspaces._kernel_expansion`, it reads a model's parameters (``kernel``,
-``degree``, ``gamma``, ``coef0``, ``fit_intercept``, ``cache_size``) by name and imports no
-estimator; :mod:`halfspaces.kernel` sets the attributes.
+Like :mod:`halfspaces._kernel_expansion`, which holds the kernel a prediction uses, it
+reads a model's parameters by name (the kernel of a new run, ``fit_intercept`` and
+``cache_size``) and imports no estimator; :mod:`halfspaces.kernel` sets the attributes.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def expansion_scores(model, X, fitted: Expansion, coef, intercept) -> NDArray[np
         return linear_scores(X, linear_weights(fitted.vectors, coef).T, intercept)
     scores = np.empty((X.shape[0], coef.shape[0]))
     for rows in gen_batches(X.shape[0], _block(model.cache_size, fitted.size)):
-        K = _test_kernel(model, fitted, X[rows], rows.start)
+        K = _test_kernel(fitted, X[rows], rows.start)
         with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row
             scores[rows] = K @ coef.T + intercept
     return _finite_rows(scores, 0)  # the sums can overflow where no kernel value did
@@ -176,7 +176,7 @@ def kernel_votes(model, X, fitted: Expansion) -> NDArray[np.float64]:
     n_problems, n = len(fitted.votes), X.shape[0]
     votes = np.empty((n_problems, n))
     for rows in gen_batches(n, _block(model.cache_size, fitted.size)):
-        G = np.ascontiguousarray(_test_kernel(model, fitted, X[rows], rows.start),
+        G = np.ascontiguousarray(_test_kernel(fitted, X[rows], rows.start),
                                  dtype=np.float64)
         # the compiled vote reads G[r, update_support_[k]] unchecked
         if G.shape != (rows.stop - rows.start, fitted.size) or fitted.size < fitted.top:
@@ -194,7 +194,7 @@ def _block(cache_size: float, n_support: int) -> int:
     return max(1, int(cache_size * 2**20) // (8 * max(1, n_support)))
 
 
-def _test_kernel(model, fitted: Expansion, X, start: int) -> NDArray[np.float64]:
+def _test_kernel(fitted: Expansion, X, start: int) -> NDArray[np.float64]:
     """k(x, s_j) for the rows of X (rows start, start + 1, ... of the caller's X) and
     the support vectors s_j of ``fitted``: a (rows, fitted.size) matrix."""
     if fitted.precomputed:
@@ -203,8 +203,8 @@ def _test_kernel(model, fitted: Expansion, X, start: int) -> NDArray[np.float64]
     if fitted.size == 0:
         return np.zeros((X.shape[0], 0))
     with np.errstate(over="ignore", invalid="ignore"):  # refused below, by row, as at fit
-        K = kernel_block(X, fitted.vectors, fitted.kernel, model.degree, model.gamma,
-                         model.coef0)
+        K = kernel_block(X, fitted.vectors, fitted.kernel, fitted.degree, fitted.gamma,
+                         fitted.coef0)
     return _finite_rows(K, start)
 
 
