@@ -25,8 +25,8 @@ Anything else is refused when saving, with the estimator and attribute named. Lo
 builds only the classes those two registries name, refuses files from a newer format
 version, reads only the arrays the JSON refers to (each .npy header checked before its data
 is read: no Python objects, a size that matches the member, and all of them together within
-:data:`MAX_EXPANSION` times the file's size), checks the parameters against the class's
-declared constraints and the fitted state against its schema
+:data:`MAX_EXPANSION` times the file's size; :mod:`halfspaces.io._members`), checks the
+parameters against the class's declared constraints and the fitted state against its schema
 (:func:`halfspaces.io._state.check_state`: names, dtypes, shapes, finiteness, index ranges),
 and only then builds the model. Anything that fails is a :class:`ModelFileError` naming the
 file. A model may come through a pipe or FIFO (``predict <(cat model.hs) data.svm``): it is
@@ -52,7 +52,8 @@ from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, sta
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
 from halfspaces.io._errors import shown
-from halfspaces.io._npfiles import memory_budget, read_exactly
+from halfspaces.io._members import Members, references
+from halfspaces.io._npfiles import memory_budget
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
 
@@ -69,10 +70,7 @@ MAX_EXPANSION = 32
 archive comes near it, and a "zip bomb" (a small file declaring gigabytes of zeros) is
 refused before anything is decompressed."""
 
-_SLACK = 2**20
 _CHUNK = 2**20
-_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0,
-                   (2, 0): np.lib.format.read_array_header_2_0}
 # What a damaged or hostile file can raise while being read, decoded or checked: each becomes
 # a ModelFileError naming the file. RecursionError (a RuntimeError, as are the archive's
 # "encrypted" and "unsupported compression" errors) comes from JSON nested thousands deep,
@@ -249,13 +247,13 @@ def _read(path) -> tuple[dict, dict[str, np.ndarray]]:
         raise ModelFileError(f"{shown(path)} is not a halfspaces model file")
     try:
         with zipfile.ZipFile(source) as archive:
-            members = _Members(archive, MAX_EXPANSION * size + _SLACK)
+            members = Members(archive, size, MAX_EXPANSION)
             text = members.read(META)
             if text.dtype != np.uint8 or text.ndim != 1:
                 raise ValueError(f"{META} is not a byte string")
             document = json.loads(text.tobytes().decode())
             _check_header(path, document)
-            arrays = {key: members.read(key) for key in sorted(_references(document))}
+            arrays = {key: members.read(key) for key in sorted(references(document))}
     except ModelFileError:
         raise
     except _DAMAGE as exc:
@@ -292,65 +290,6 @@ def _read_within(handle, budget: int) -> bytes | None:
         if total > budget:
             return None
     return b"".join(chunks)
-
-
-class _Members:
-    """Reads .npy members of an archive, each only after its header passed the checks."""
-
-    def __init__(self, archive: zipfile.ZipFile, budget: int) -> None:
-        self.archive, self.budget = archive, budget
-
-    def read(self, key: str) -> np.ndarray:
-        if not isinstance(key, str):
-            raise ValueError(f"an array reference {key!r} is not a name")
-        name = key + ".npy"
-        info = self.archive.getinfo(name)
-        self._spend(name, info.file_size)
-        with self.archive.open(info) as handle:
-            version = np.lib.format.read_magic(handle)
-            if version not in _HEADER_READERS:
-                raise ValueError(f"{name}: unsupported .npy version {version}")
-            shape, fortran, dtype = _HEADER_READERS[version](handle)
-            if dtype.hasobject:
-                raise ValueError(f"{name} holds Python objects, which are never unpickled")
-            nbytes = math.prod(shape) * dtype.itemsize
-            if nbytes != info.file_size - handle.tell():
-                raise ValueError(f"{name}: its header declares {shape} {dtype} ({nbytes} "
-                                 f"bytes) but the member holds {info.file_size} bytes")
-            try:
-                buffer = read_exactly(handle, nbytes)
-            except EOFError:
-                raise EOFError(f"{name} is truncated") from None
-        array = np.frombuffer(buffer, dtype=dtype) if nbytes else np.empty(0, dtype)
-        return array.reshape(shape, order="F" if fortran else "C")
-
-    def _spend(self, name: str, nbytes: int) -> None:
-        self.budget -= nbytes
-        if self.budget < 0:
-            raise ValueError(f"{name} declares {nbytes} bytes: the arrays would take more "
-                             f"than {MAX_EXPANSION} times the file's size (a zip bomb?)")
-
-
-def _references(document: dict) -> set[str]:
-    """The array names the JSON refers to: the only members that are read."""
-    found: set[str] = set()
-    stack = [document.get(k) for k in ("params", "state", "extra")]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, dict):
-            for tag, body in value.items():
-                if tag in ("$array", "$scalar"):
-                    found.add(body)
-                elif tag == "$sparse" and isinstance(body, dict):
-                    found.update(body[p] for p in ("data", "indices", "indptr", "row", "col")
-                                 if p in body)
-                elif tag == "$random_state" and isinstance(body, dict) and "keys" in body:
-                    found.add(body["keys"])
-                else:
-                    stack.append(body)
-    return found
 
 
 def _check_header(path, document) -> None:
