@@ -54,7 +54,7 @@ def documented_at(module: str, name: str) -> str | None:
 def _kind(obj: object) -> str:
     if inspect.isclass(obj):
         return "class"
-    if callable(obj):
+    if inspect.isroutine(obj):
         return "function"
     return "data"
 
@@ -69,7 +69,7 @@ def page(module: str, title: str, summary: str, names: list[str]) -> str:
         chosen = [n for n in own if _kind(getattr(mod, n)) == kind]
         if not chosen:
             continue
-        template = {"class": "class.rst", "function": "function.rst", "data": "data.rst"}[kind]
+        template = f"autosummary/{kind}.rst"  # docs/_templates/autosummary/
         lines += [heading, "-" * len(heading), "", ".. autosummary::",
                   "   :toctree: generated", f"   :template: {template}", "",
                   *(f"   {n}" for n in chosen), ""]

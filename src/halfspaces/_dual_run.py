@@ -271,7 +271,8 @@ class KernelRun:
     converged : bool
         Whether the last pass made no update.
     sums : ndarray of int64 of shape (n_samples,) or None
-        Per example, the sum of t - 1 over the steps t of its updates (None unless asked).
+        Per example, the sum of t - 1 over the steps t of its updates (always set by
+        :func:`run_kernel_perceptron`).
     n_steps : int
         The step count T at the end, earlier runs' steps included.
     update_rows, update_steps : ndarray of int64 or None
@@ -316,7 +317,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     selection : {"cyclic", "shuffle"}, default="cyclic"
         The order of each pass.
     rng : numpy.random.RandomState or None, default=None
-        Draws the permutations of ``selection="shuffle"``.
+        Draws the permutations of ``selection="shuffle"`` (which needs it).
     f0 : ndarray of shape (n_samples,) or None, default=None
         The decision values of the hypothesis a resumed run continues (None: 0).
     n_steps : int, default=0

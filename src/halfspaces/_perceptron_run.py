@@ -383,8 +383,8 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
         Learn an intercept per class.
     max_epochs : int, default=1
         The most passes.
-    selection : {"cyclic", "shuffle", "worst"}, default="cyclic"
-        The order of the examples, as for :class:`halfspaces.Perceptron`.
+    selection : {"cyclic", "shuffle"}, default="cyclic"
+        The order of each pass: as given, or a fresh permutation drawn from `rng`.
     average : bool, default=False
         Return the mean of the weights after every step.
     rng : numpy.random.RandomState or None, default=None

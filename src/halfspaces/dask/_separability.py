@@ -272,7 +272,7 @@ class PartitionedRows(SignedRows):
         Returns
         -------
         tuple of (float, ndarray of shape (n_columns,))
-            The value and its gradient's sum.
+            ||(1 - Zv)_+||^2 and Z^T (1 - Zv)_+.
         """
         return add_in_order(self.parts.map(_squared_hinge, *self._args(), v))
 

@@ -147,7 +147,7 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
     path : str or os.PathLike
         The data file (a pipe or FIFO too).
     format : str or None, default=None
-        One of :data:`FORMATS`, which then wins.
+        One of :data:`FORMATS` (or "tsv", read as "csv"), which then wins.
 
     Returns
     -------
