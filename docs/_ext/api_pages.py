@@ -59,20 +59,40 @@ def _kind(obj: object) -> str:
     return "data"
 
 
+def _table(heading: str, kind: str, names: list[str]) -> list[str]:
+    template = f"autosummary/{kind}.rst"  # docs/_templates/autosummary/
+    return [heading, "-" * len(heading), "", ".. autosummary::", "   :toctree: generated",
+            f"   :template: {template}", "", *(f"   {n}" for n in names), ""]
+
+
+def _renamed(mod, name: str) -> str | None:
+    """The name an object of ``mod.__all__`` is documented under, when it is an alias."""
+    real = getattr(getattr(mod, name), "__name__", name)
+    return real if real != name and real in getattr(mod, "__all__", ()) else None
+
+
 def page(module: str, title: str, summary: str, names: list[str]) -> str:
     """The reST of one module's page: an autosummary table per kind of name."""
     mod = importlib.import_module(module)
     lines = [title, "=" * len(title), "", f".. currentmodule:: {module}", "", summary, ""]
+    if module == "halfspaces":  # the registry's own grouping
+        for heading, table in (("Estimators", _registry.ESTIMATORS),
+                               ("Functions", _registry.FUNCTIONS),
+                               ("Exceptions and warnings", _registry.EXCEPTIONS)):
+            chosen = sorted(n for n in names if n in table)
+            lines += _table(heading, _kind(getattr(mod, chosen[0])), chosen)
+        return "\n".join(lines)
     aliases = [n for n in names if documented_at(module, n)]
-    own = [n for n in names if n not in aliases]
+    renamed = {n: _renamed(mod, n) for n in names if n not in aliases and _renamed(mod, n)}
+    own = [n for n in names if n not in aliases and n not in renamed]
     for kind, heading in (("class", "Classes"), ("function", "Functions"), ("data", "Data")):
         chosen = [n for n in own if _kind(getattr(mod, n)) == kind]
-        if not chosen:
-            continue
-        template = f"autosummary/{kind}.rst"  # docs/_templates/autosummary/
-        lines += [heading, "-" * len(heading), "", ".. autosummary::",
-                  "   :toctree: generated", f"   :template: {template}", "",
-                  *(f"   {n}" for n in chosen), ""]
+        if chosen:
+            lines += _table(heading, kind, chosen)
+    if renamed:
+        lines += ["Other names", "-" * 11, "",
+                  *(f"- ``{module}.{n}`` is :obj:`{module}.{real}` (the same object)"
+                    for n, real in renamed.items()), ""]
     if aliases:
         lines += ["Also exported by the package root", "-" * 33, "",
                   *(f"- ``{module}.{n}`` is :obj:`halfspaces.{n}`" for n in aliases), ""]
