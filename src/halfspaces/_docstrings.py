@@ -57,7 +57,7 @@ PERCEPTRON_ATTRIBUTES_DOC = """
         Whether the last pass made no update (in every binary problem).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 """
 

@@ -261,6 +261,22 @@ class KernelRun:
     average of the coefficients after every step is alpha - sums / T (Freund and Schapire
     1999). ``update_rows`` and ``update_steps`` list the row and step of every update, in
     order, when the run recorded them (the voted perceptron's hypotheses).
+
+    Attributes
+    ----------
+    alpha : ndarray of int64 of shape (n_samples,)
+        Updates per example in this run.
+    n_updates, n_epochs : int
+        Updates and passes made by this run.
+    converged : bool
+        Whether the last pass made no update.
+    sums : ndarray of int64 of shape (n_samples,) or None
+        Per example, the sum of t - 1 over the steps t of its updates (always set by
+        :func:`run_kernel_perceptron`).
+    n_steps : int
+        The step count T at the end, earlier runs' steps included.
+    update_rows, update_steps : ndarray of int64 or None
+        Row and step of every update, in order (None unless recorded).
     """
 
     alpha: NDArray[np.int64]
@@ -287,6 +303,32 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     alpha then counts the new updates only. Arguments of the wrong length, shape or type
     (y not one label per row of ``gram``, f0 not one finite value per label) raise
     ValueError naming them.
+
+    Parameters
+    ----------
+    gram : GramRows
+        The rows k(x_i, .) + c of the training Gram matrix, computed as updates need them.
+    y : ndarray of shape (n_samples,)
+        The labels.
+    positive : object, default=1.0
+        The label that is +1.
+    max_epochs : int, default=1
+        The most passes.
+    selection : {"cyclic", "shuffle"}, default="cyclic"
+        The order of each pass.
+    rng : numpy.random.RandomState or None, default=None
+        Draws the permutations of ``selection="shuffle"`` (which needs it).
+    f0 : ndarray of shape (n_samples,) or None, default=None
+        The decision values of the hypothesis a resumed run continues (None: 0).
+    n_steps : int, default=0
+        The steps made before this run.
+    record_updates : bool, default=False
+        Record the row and step of every update (the voted perceptron).
+
+    Returns
+    -------
+    KernelRun
+        The dual coefficients and the run's counts.
     """
     y, f0 = _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps)
     if selection == "shuffle" and rng is None:

@@ -36,7 +36,19 @@ __all__ = ["OnlineRun", "online_perceptron"]
 
 @dataclass(frozen=True)
 class OnlineRun:
-    """One pass of the online protocol: the final weights and where the mistakes were."""
+    """One pass of the online protocol: the final weights and where the mistakes were.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_features,)
+        The weights w after the pass.
+    intercept : float
+        The intercept b after the pass.
+    mistakes : ndarray of bool of shape (n_samples,)
+        Whether the prediction of example t was a mistake.
+    classes : ndarray of shape (2,)
+        The labels; classes[1] is +1.
+    """
 
     coef: NDArray[np.float64]
     intercept: float
@@ -45,6 +57,7 @@ class OnlineRun:
 
     @property
     def n_mistakes(self) -> int:
+        """The number of mistakes of the pass."""
         return int(self.mistakes.sum())
 
 

@@ -340,6 +340,17 @@ class MulticlassRun:
     """The outcome of :func:`run_multiclass_perceptron`.
 
     ``coef`` (k, d) and ``intercept`` (k,) are the discriminants (averaged when asked).
+
+    Attributes
+    ----------
+    coef : ndarray of shape (n_classes, n_features)
+        The weights of each class's discriminant.
+    intercept : ndarray of shape (n_classes,)
+        Their intercepts.
+    n_updates, n_epochs : int
+        Mistakes and passes made.
+    converged : bool
+        Whether the last pass made no mistake.
     """
 
     coef: NDArray[np.float64]
@@ -359,6 +370,30 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
     construction makes it the binary perceptron on k(d + 1) coordinates). Stops after a pass
     with no mistake (converged) or after ``max_epochs`` passes; ``average`` returns the mean
     of the weights after every step, kept as a running sum.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse.csr_matrix of shape (n_samples, n_features)
+        Validated training data (float32 or float64).
+    labels : ndarray of int64 of shape (n_samples,)
+        The class index of each row.
+    n_classes : int
+        The number of classes k.
+    fit_intercept : bool, default=True
+        Learn an intercept per class.
+    max_epochs : int, default=1
+        The most passes.
+    selection : {"cyclic", "shuffle"}, default="cyclic"
+        The order of each pass: as given, or a fresh permutation drawn from `rng`.
+    average : bool, default=False
+        Return the mean of the weights after every step.
+    rng : numpy.random.RandomState or None, default=None
+        Draws the permutations of ``selection="shuffle"``.
+
+    Returns
+    -------
+    MulticlassRun
+        The discriminants and the run's counts.
     """
     # the loop indexes W's rows by label without bounds checks
     if labels.shape != (X.shape[0],) or labels.size and not (

@@ -155,6 +155,20 @@ class LinearClassifierMixin(_LinearClassifierMixin):
     collections refused (:func:`halfspaces._validation.refuse_dask`)."""
 
     def decision_function(self, X):
+        """Signed scores <w, x> + b of each sample (one column per class beyond two).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples; a CSR matrix's structure is checked first, and dask collections
+            are refused (:mod:`halfspaces.dask` takes them).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            A positive score predicts ``classes_[1]`` in the binary case; beyond two
+            classes the largest score wins.
+        """
         refuse_dask(type(self).__name__, X=X)
         return super().decision_function(check_sparse_structure(X))
 

@@ -295,7 +295,7 @@ class ZeroOneERMClassifier(_ERMClassifier):
     exactly by the separability LP, and ``n_errors_`` is recounted on the final hyperplane.
     0-1 ERM for halfspaces is NP-hard in general (Feldman et al. 2009): the time grows
     exponentially with the sample in the worst case, hence ``time_limit`` and ``node_limit``.
-    The MILP is solved on the columns of x' scaled by powers of two to max |x'_ij| in [1, 2),
+    The MILP is solved on the columns of x' scaled by powers of two to ``max |x'_ij|`` in [1, 2),
     so its margin and box do not depend on the units of X.
 
     Parameters

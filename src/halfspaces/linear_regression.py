@@ -65,7 +65,7 @@ class LinearRegression(RegressorMixin, GLM):
         minibatch.
     tol : float, default=1e-6
         gd stops when every partial derivative is small on the scale of its feature,
-        |dJ/dw_j| <= tol min(1, max_i |x_ij|) (tol for the intercept), sgd and minibatch
+        ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept), sgd and minibatch
         when J changes by at most tol (relative) between epochs.
     [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
 
@@ -83,7 +83,7 @@ class LinearRegression(RegressorMixin, GLM):
         Whether the stopping rule was met.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     See Also

@@ -110,7 +110,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         Whether the stopping rule was met within max_iter.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when X had string column names.
 
     See Also

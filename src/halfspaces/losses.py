@@ -49,7 +49,18 @@ __all__ = ["LOSSES", "Loss", "get_loss", "hinge", "logistic", "perceptron", "squ
 
 
 def zero_one(z: ArrayLike) -> NDArray:
-    """[z <= 0]: 1 for a mistake (or a point on the boundary), else 0."""
+    """[z <= 0]: 1 for a mistake (or a point on the boundary), else 0.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins z = y f(x).
+
+    Returns
+    -------
+    ndarray
+        The loss at each margin.
+    """
     return (np.asarray(z, dtype=float) <= 0).astype(float)
 
 
@@ -59,7 +70,18 @@ def zero_one_derivative(z: ArrayLike) -> NDArray:
 
 
 def logistic(z: ArrayLike) -> NDArray:
-    """ln(1 + e^{-z}), without overflow at any margin."""
+    """ln(1 + e^{-z}), without overflow at any margin.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins z = y f(x).
+
+    Returns
+    -------
+    ndarray
+        The loss at each margin.
+    """
     return np.logaddexp(0.0, -np.asarray(z, dtype=float))
 
 
@@ -69,7 +91,18 @@ def logistic_derivative(z: ArrayLike) -> NDArray:
 
 
 def hinge(z: ArrayLike) -> NDArray:
-    """max(0, 1 - z)."""
+    """max(0, 1 - z).
+
+    Parameters
+    ----------
+    z : array-like
+        Margins z = y f(x).
+
+    Returns
+    -------
+    ndarray
+        The loss at each margin.
+    """
     return np.maximum(0.0, 1.0 - np.asarray(z, dtype=float))
 
 
@@ -79,7 +112,18 @@ def hinge_derivative(z: ArrayLike) -> NDArray:
 
 
 def perceptron(z: ArrayLike) -> NDArray:
-    """max(0, -z): the perceptron's loss, zero for correct predictions of any margin."""
+    """max(0, -z): the perceptron's loss, zero for correct predictions of any margin.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins z = y f(x).
+
+    Returns
+    -------
+    ndarray
+        The loss at each margin.
+    """
     return np.maximum(0.0, -np.asarray(z, dtype=float))
 
 
@@ -89,7 +133,18 @@ def perceptron_derivative(z: ArrayLike) -> NDArray:
 
 
 def squared(z: ArrayLike) -> NDArray:
-    """(1 - z)^2 / 2: for y in {-1, +1} and z = y f, the squared error (y - f)^2 / 2."""
+    """(1 - z)^2 / 2: for y in {-1, +1} and z = y f, the squared error (y - f)^2 / 2.
+
+    Parameters
+    ----------
+    z : array-like
+        Margins z = y f(x).
+
+    Returns
+    -------
+    ndarray
+        The loss at each margin.
+    """
     return 0.5 * np.square(1.0 - np.asarray(z, dtype=float))
 
 
@@ -100,7 +155,17 @@ def squared_derivative(z: ArrayLike) -> NDArray:
 
 @dataclass(frozen=True)
 class Loss:
-    """A loss of the margin: its name, value and (sub)derivative, both vectorised."""
+    """A loss of the margin: its name, value and (sub)derivative, both vectorised.
+
+    Attributes
+    ----------
+    name : str
+        The name :func:`get_loss` takes.
+    value, derivative : callable
+        The loss and a (sub)derivative, elementwise over an array of margins.
+    convex, smooth : bool
+        Whether the loss is convex, and differentiable everywhere.
+    """
 
     name: str
     value: Callable[[ArrayLike], NDArray]

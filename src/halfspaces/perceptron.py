@@ -490,7 +490,18 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         return votes[0] if len(logs) == 1 else votes.T
 
     def predict(self, X: ArrayLike) -> NDArray:
-        """The class with the winning vote (classes_[0] on a tie of a binary vote)."""
+        """The class with the winning vote (classes_[0] on a tie of a binary vote).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted class of each sample.
+        """
         votes = self.decision_function(X)
         index = (votes > 0).astype(int) if votes.ndim == 1 else votes.argmax(axis=1)
         return self.classes_[index]

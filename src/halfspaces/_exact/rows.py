@@ -231,11 +231,11 @@ class SignedRows:
         return self.Z[rows]
 
     def column_max(self) -> NDArray:
-        """max_i |z_ij| for each column j."""
+        """The largest magnitude of each column j, ``max_i |z_ij|``."""
         return column_max(self.Z)
 
     def column_range(self, j: int) -> tuple[float, float]:
-        """(min_i |z_ij|, max_i |z_ij|) of one column."""
+        """The least and largest magnitudes of one column, ``(min_i |z_ij|, max_i |z_ij|)``."""
         c = np.abs(np.asarray(self.Z[:, j].toarray() if sp.issparse(self.Z)
                               else self.Z[:, j]).ravel())
         return float(c.min()), float(c.max())

@@ -40,6 +40,8 @@ app = typer.Typer(
     # the locals of a failed fit hold whole data matrices: never print them
     pretty_exceptions_show_locals=False,
 )
+"""The ``halfspaces`` command as a Typer application (``typer.main.get_command(app)`` is its
+Click group): the commands fit, predict, evaluate, certify, datasets and plot."""
 app.command("fit")(fit_cli)
 app.command("predict")(predict_cli)
 app.command("evaluate")(evaluate_cli)

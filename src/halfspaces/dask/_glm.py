@@ -117,6 +117,14 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
     Unlike the serial class, an unpenalised fit on separable data is not checked for
     separability (that needs a pass of its own); it warns only when it does not converge.
 
+    Parameters
+    ----------
+    solver, alpha, fit_intercept, max_iter, tol
+        As in :class:`halfspaces.LogisticRegression`; ``solver`` is "lbfgs" or "newton"
+        (the others are refused by name when fitting).
+    learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
+        As in :class:`halfspaces.LogisticRegression`.
+
     Examples
     --------
     >>> import dask.array as da, numpy as np
@@ -177,16 +185,64 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         raise AttributeError("partial_fit")
 
     def decision_function(self, X):
+        """The scores of each row, one column per class beyond two.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array or dask DataFrame
+            The samples, of shape (n_samples, n_features).
+
+        Returns
+        -------
+        scores : ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            As the serial class's; a dask array, computed block by block, for dask input.
+        """
         k = self.coef_.shape[0]
         return self._blockwise(X, "decision_function", None if k == 1 else k, np.float64)
 
     def predict(self, X):
+        """The predicted class of each row.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array or dask DataFrame
+            The samples, of shape (n_samples, n_features).
+
+        Returns
+        -------
+        y_pred : ndarray or dask array of shape (n_samples,)
+            The classes; a dask array, computed block by block, for dask input.
+        """
         return self._blockwise(X, "predict", None, self.classes_.dtype)
 
     def predict_proba(self, X):
+        """Class probabilities, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array or dask DataFrame
+            The samples, of shape (n_samples, n_features).
+
+        Returns
+        -------
+        proba : ndarray or dask array of shape (n_samples, n_classes)
+            As the serial class's; a dask array, computed block by block, for dask input.
+        """
         return self._blockwise(X, "predict_proba", self.classes_.size, np.float64)
 
     def predict_log_proba(self, X):
+        """Logarithms of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array or dask DataFrame
+            The samples, of shape (n_samples, n_features).
+
+        Returns
+        -------
+        log_proba : ndarray or dask array of shape (n_samples, n_classes)
+            As the serial class's; a dask array, computed block by block, for dask input.
+        """
         return self._blockwise(X, "predict_log_proba", self.classes_.size, np.float64)
 
 
@@ -211,6 +267,14 @@ class LinearRegression(_Distributed, SerialLinearRegression):
       normal equations, as in the serial class.
     - "cholesky": the normal equations, X'^T X' and X'^T y summed over the partitions and
       factorised on the client; one partition gives the serial solve bit for bit.
+
+    Parameters
+    ----------
+    solver, fit_intercept, alpha, max_iter, tol
+        As in :class:`halfspaces.LinearRegression`; ``solver`` is "lstsq" or "cholesky"
+        (the others are refused by name when fitting).
+    learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
+        As in :class:`halfspaces.LinearRegression`.
 
     Examples
     --------
@@ -258,6 +322,18 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         return self
 
     def predict(self, X):
+        """The predicted target of each row, <w, x> + b.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array or dask DataFrame
+            The samples, of shape (n_samples, n_features).
+
+        Returns
+        -------
+        y_pred : ndarray or dask array of shape (n_samples,)
+            The predictions; a dask array, computed block by block, for dask input.
+        """
         return self._blockwise(X, "predict", None, np.float64)
 
 

@@ -79,7 +79,7 @@ class Partitions:
         The sorted distinct labels of all blocks (None unless ``targets="classes"``). After
         :meth:`map_targets` they are still the labels the blocks were built with.
     column_max_abs : ndarray of shape (n_features,)
-        max_i |x_ij| over all rows, float64: the datafits' scales.
+        ``max_i |x_ij|`` over all rows, float64: the datafits' scales.
     zero_based : bool or None
         The index base of the svmlight files :func:`halfspaces.dask.read_files` read them
         from (None for other sources): read further files of the same data with it.
@@ -150,8 +150,16 @@ class Partitions:
                     targets: str | None = None, exact_values: bool = False) -> Partitions:
         """Validate and persist blocks given as futures or delayed ``(X_block, y_block)``.
 
-        Parameters as in :meth:`from_collections`; each element of ``futures_or_delayed``
-        produces one partition, in order.
+        Parameters
+        ----------
+        futures_or_delayed : list of distributed.Future or dask.delayed.Delayed
+            Each produces one ``(X_block, y_block)`` pair: one partition, in order.
+        client, accept_sparse, targets, exact_values
+            As in :meth:`from_collections`.
+
+        Returns
+        -------
+        Partitions
         """
         client = _client(client)
         mode = _targets_mode(targets)
@@ -198,14 +206,17 @@ class Partitions:
     # -- sizes -----------------------------------------------------------------------------
     @property
     def n_partitions(self) -> int:
+        """The number of row partitions."""
         return len(self.X_blocks)
 
     @property
     def n_samples(self) -> int:
+        """The number of rows of all partitions."""
         return int(self.n_rows.sum())
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(n_samples, n_features)."""
         return (self.n_samples, self.n_features)
 
     # -- work ------------------------------------------------------------------------------
@@ -215,11 +226,36 @@ class Partitions:
         One pure task per worker, for its partitions in order (per partition when the
         placement is unknown); arrays larger than 128 kB among the arguments travel once to
         every worker (``scatter(..., broadcast=True)``), not once per task.
+
+        Parameters
+        ----------
+        fn : callable
+            A pure function of the blocks, run on the worker that holds them.
+        *args, **kwargs
+            Passed on to `fn` after the block arguments.
+
+        Returns
+        -------
+        list
+            One result per partition, in partition order.
         """
         return self._run(fn, False, args, kwargs)
 
     def map_with_index(self, fn, *args, **kwargs) -> list:
-        """``fn(X_block, y_block, i, *args, **kwargs)`` on partition i, results in order."""
+        """``fn(X_block, y_block, i, *args, **kwargs)`` on partition i, results in order.
+
+        Parameters
+        ----------
+        fn : callable
+            A pure function of the blocks and the partition's index i.
+        *args, **kwargs
+            Passed on to `fn` after the block arguments.
+
+        Returns
+        -------
+        list
+            One result per partition, in partition order.
+        """
         return self._run(fn, True, args, kwargs)
 
     def _run(self, fn, with_index: bool, args, kwargs) -> list:
@@ -253,6 +289,18 @@ class Partitions:
         Tuples are added elementwise. The order is fixed, so the sum is the same bits
         whichever worker ran which partition; with one partition it is that partition's
         result itself.
+
+        Parameters
+        ----------
+        fn : callable
+            As for :meth:`map`: returns a number, an array or a tuple of them.
+        *args, **kwargs
+            Passed on to `fn` after the block arguments.
+
+        Returns
+        -------
+        object
+            The sum, of the type `fn` returns.
         """
         return add_in_order(self.map(fn, *args, **kwargs))
 
@@ -261,6 +309,15 @@ class Partitions:
 
         For label encoding (the classes to ±1 or to class indices); the X blocks are shared,
         not copied.
+
+        Parameters
+        ----------
+        fn : callable
+            A pure function of one y block, returning the new block (same length).
+
+        Returns
+        -------
+        Partitions
         """
         y_blocks = [self.client.submit(fn, yb, pure=True) for yb in self.y_blocks]
         return replace(self, y_blocks=y_blocks)
@@ -270,6 +327,19 @@ class Partitions:
 
         The new blocks are validated and measured like the originals (e.g. a sample of each
         partition's rows).
+
+        Parameters
+        ----------
+        fn : callable
+            A pure function ``fn(X_block, y_block, i, *args) -> (X', y')``.
+        *args
+            Passed on to `fn` after the partition's index.
+        targets : {"classes", "continuous", "encoded"} or None, default=None
+            How the new y blocks are checked, as in :meth:`from_collections`.
+
+        Returns
+        -------
+        Partitions
         """
         mode = _targets_mode(targets)
         checked = [self.client.submit(_transformed, fn, xb, yb, i, args, mode, pure=True)

@@ -263,6 +263,11 @@ class _IPMPerceptron(BaseEstimator):
 
         It predicts, scores and saves (``halfspaces.save``) like any serial fit, and
         ``warm_start`` continues from this fit's state.
+
+        Returns
+        -------
+        estimator : halfspaces.Perceptron or halfspaces.AveragedPerceptron
+            The serial class of the same name.
         """
         check_is_fitted(self)
         local = self._serial(fit_intercept=self.fit_intercept, max_epochs=self.max_epochs,
@@ -275,15 +280,50 @@ class _IPMPerceptron(BaseEstimator):
         return local
 
     def decision_function(self, X):
-        """<w, x> + b for each row: NumPy/SciPy input as the serial class, dask arrays lazily."""
+        """<w, x> + b for each row: NumPy/SciPy input as the serial class, dask arrays lazily.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or dask array of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        scores : ndarray or dask array of shape (n_samples,) or (n_samples, n_classes)
+            A dask array (computed block by block) for dask input.
+        """
         return self._local_call("decision_function", X)
 
     def predict(self, X):
-        """The predicted class of each row (a lazy dask array for dask input)."""
+        """The predicted class of each row (a lazy dask array for dask input).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or dask array of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray or dask array of shape (n_samples,)
+            The predicted classes.
+        """
         return self._local_call("predict", X)
 
     def score(self, X, y):
-        """Mean accuracy on (X, y) (computed when they are dask collections)."""
+        """Mean accuracy on (X, y) (computed when they are dask collections).
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix or dask array of shape (n_samples, n_features)
+            The samples.
+        y : array-like or dask array of shape (n_samples,)
+            Their true labels.
+
+        Returns
+        -------
+        score : float
+            The fraction of samples predicted correctly.
+        """
         predicted = self.predict(X)
         if hasattr(predicted, "compute"):
             predicted, y = predicted.compute(), np.asarray(y.compute())
@@ -361,8 +401,8 @@ _DOC = """
     coef_, intercept_, classes_, n_updates_, n_epochs_, converged_, n_features_in_
         As in the serial class: ``n_updates_`` counts the mistakes of every partition in
         every epoch.
-    mistakes_ : ndarray of shape (n_partitions, n_epochs_)
-        k_i per partition and epoch (shape (n_classes, n_partitions, n_epochs_) for
+    mistakes_ : ndarray of shape (n_partitions, ``n_epochs_``)
+        k_i per partition and epoch (shape (n_classes, n_partitions, ``n_epochs_``) for
         one-vs-rest beyond two classes; zero after a problem converged).
     mixing_weights_ : ndarray of the shape of ``mistakes_``
         mu_i per partition and epoch (NaN after a problem converged).

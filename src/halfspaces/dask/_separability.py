@@ -112,6 +112,15 @@ class PartitionedRows(SignedRows):
     The blocks of Z are built on the workers from the persisted (X, ±1) blocks when a
     method needs them (a product by a power of two per column when scaled); only the rows
     of the working set and per-partition summaries come back to the client.
+
+    Parameters
+    ----------
+    parts : Partitions
+        The (X, ±1) partitions (see :func:`signed_partitions`).
+    fit_intercept : bool
+        Whether z_i = y_i (1, x_i) (True) or y_i x_i.
+    scale : ndarray of shape (n_columns,) or None, default=None
+        Column scales (powers of two) applied to Z; None for none.
     """
 
     def __init__(self, parts: Partitions, fit_intercept: bool,
@@ -121,12 +130,25 @@ class PartitionedRows(SignedRows):
 
     @property
     def shape(self) -> tuple[int, int]:
+        """(n_rows, n_columns) of Z."""
         return (int(self.offsets[-1]), self.parts.n_features + int(self.fit_intercept))
 
     def _args(self):
         return self.fit_intercept, self.scale
 
     def take(self, rows: NDArray):
+        """Z[rows], gathered from the partitions that hold them.
+
+        Parameters
+        ----------
+        rows : ndarray of int
+            Row indices, sorted.
+
+        Returns
+        -------
+        ndarray or scipy.sparse.csr_matrix of shape (len(rows), n_columns)
+            The rows, in the given order.
+        """
         rows = np.asarray(rows, dtype=np.int64)
         blocks = self.parts.map_with_index(_take, self.offsets, rows, *self._args())
         if self.parts.sparse:
@@ -134,39 +156,134 @@ class PartitionedRows(SignedRows):
         return np.vstack(blocks)
 
     def column_max(self) -> NDArray:
+        """The largest magnitude of each column, ``max_i |z_ij|``, from the partitions' maxima.
+
+        Returns
+        -------
+        ndarray of shape (n_columns,)
+            Scaled as Z is.
+        """
         top = self.parts.column_max_abs.astype(np.float64)
         if self.fit_intercept:
             top = np.r_[1.0, top]
         return top if self.scale is None else top * self.scale
 
     def column_range(self, j: int) -> tuple[float, float]:
+        """The least and largest magnitudes of column `j` over every partition.
+
+        Parameters
+        ----------
+        j : int
+            The column.
+
+        Returns
+        -------
+        tuple of float
+            ``(min_i |z_ij|, max_i |z_ij|)``.
+        """
         ranges = self.parts.map(_column_range, *self._args(), j)
         return min(r[0] for r in ranges), max(r[1] for r in ranges)
 
     def scaled(self, s: NDArray) -> PartitionedRows:
+        """The rows of Z diag(s), computed on the workers when asked for; self when s is 1.
+
+        Parameters
+        ----------
+        s : ndarray of shape (n_columns,)
+            Column factors (powers of two).
+
+        Returns
+        -------
+        PartitionedRows
+            The same partitions, scaled.
+        """
         if np.all(s == 1.0):
             return self
         return PartitionedRows(self.parts, self.fit_intercept,
                                s if self.scale is None else self.scale * s)
 
     def check(self, w, threshold, *, strict=False, exclude=None, limit=None):
+        """The rows with <w, z_i> <= threshold (``<`` when strict), checked on every partition.
+
+        Parameters
+        ----------
+        w : ndarray of shape (n_columns,)
+            The candidate.
+        threshold : float
+            The score a row must exceed.
+        strict : bool, default=False
+            Count only scores strictly below `threshold`.
+        exclude : ndarray of int or None, default=None
+            Rows not to report (the working set).
+        limit : int or None, default=None
+            The most rows to report, those of least score first.
+
+        Returns
+        -------
+        Violations
+            The number of violated rows, the reported rows with their scores, and
+            min_i <w, z_i>.
+        """
         exclude = np.empty(0, dtype=np.int64) if exclude is None else exclude
         found = self.parts.map_with_index(_check, self.offsets, w, threshold, strict,
                                           exclude, limit, *self._args())
         return combine_violations(found, limit)
 
     def min_score(self, w: NDArray) -> float:
+        """min_i <w, z_i> over every partition.
+
+        Parameters
+        ----------
+        w : ndarray of shape (n_columns,)
+            The weights.
+
+        Returns
+        -------
+        float
+            The least score.
+        """
         return min(self.parts.map(_min_score, *self._args(), w))
 
     def transposed_product(self, a: NDArray) -> NDArray:
+        """Z^T a, the partitions' products added in partition order.
+
+        Parameters
+        ----------
+        a : ndarray of shape (n_rows,)
+            One weight per row (only its non-zero rows are read).
+
+        Returns
+        -------
+        ndarray of shape (n_columns,)
+            The product, flat.
+        """
         rows = np.flatnonzero(a)
         return add_in_order(self.parts.map_with_index(
             _transposed_product, self.offsets, rows, a[rows], *self._args()))
 
     def squared_hinge(self, v: NDArray) -> tuple[float, NDArray]:
+        """(||(1 - Zv)_+||^2, Z^T (1 - Zv)_+), added over the partitions in order.
+
+        Parameters
+        ----------
+        v : ndarray of shape (n_columns,)
+            The point.
+
+        Returns
+        -------
+        tuple of (float, ndarray of shape (n_columns,))
+            ||(1 - Zv)_+||^2 and Z^T (1 - Zv)_+.
+        """
         return add_in_order(self.parts.map(_squared_hinge, *self._args(), v))
 
     def max_row_norm(self) -> float:
+        """max_i ||z_i|| over every partition (each scaled by a power of two first).
+
+        Returns
+        -------
+        float
+            The largest row norm.
+        """
         # each partition scales by its own power of two (max_row_norm): the square root of
         # the largest squared norm overflowed at entries 1e200 and was 0 at 1e-200
         return max(self.parts.map(_max_row_norm, *self._args()))
@@ -176,6 +293,20 @@ def signed_partitions(X, y=None, fit_intercept: bool = True) -> PartitionedRows:
     """The :class:`PartitionedRows` of (X, y): labels mapped to ±1 as the theory tools map them.
 
     Labels in {-1, +1} keep their sign; any two other values map the larger one to +1.
+
+    Parameters
+    ----------
+    X : dask array, dask DataFrame or Partitions
+        The data, chunked by rows.
+    y : dask array, Series or None, default=None
+        Two-class labels with X's row partitions (None when X is a Partitions).
+    fit_intercept : bool, default=True
+        Whether each row gets the constant feature 1 (affine halfspaces).
+
+    Returns
+    -------
+    PartitionedRows
+        The signed rows z_i = y_i x'_i, held on the workers.
     """
     parts = as_partitions(X, y, exact_values=True)  # proofs are about float64 values
     signs = plus_minus(parts.classes, parts.classes.size)

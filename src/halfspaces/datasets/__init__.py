@@ -21,7 +21,19 @@ __all__ = ["A9A_N_TEST", "A9A_N_TRAIN", "DATASETS", "DatasetInfo", "list_dataset
 
 @dataclasses.dataclass(frozen=True)
 class DatasetInfo:
-    """One loadable data set: its name, size, labels and where it comes from."""
+    """One loadable data set: its name, size, labels and where it comes from.
+
+    Attributes
+    ----------
+    name : str
+        The name :func:`load` takes.
+    n_samples, n_features, n_classes : int
+        Its size and number of classes.
+    sparse : bool
+        Whether X is a SciPy CSR matrix (else a dense ndarray).
+    description : str
+        What the data are and where they come from.
+    """
 
     name: str
     n_samples: int
@@ -47,6 +59,11 @@ DATASETS = {
 
 def list_datasets() -> list[DatasetInfo]:
     """The data sets :func:`load` knows, in name order.
+
+    Returns
+    -------
+    list of DatasetInfo
+        One entry per data set.
 
     Examples
     --------

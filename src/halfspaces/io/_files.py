@@ -48,6 +48,20 @@ def check_count(value: Any, name: str, what: str = "a positive number of rows") 
     a float even when whole: a bad count once reached loops that never end (``chunk_size=-1``
     or ``2.5`` on svmlight, where the block is cut when the rows found equal the count).
 
+    Parameters
+    ----------
+    value : object
+        The count to check.
+    name : str
+        The parameter's name, for the error.
+    what : str, default="a positive number of rows"
+        What the count means, for the error.
+
+    Returns
+    -------
+    int
+        `value` itself.
+
     Examples
     --------
     >>> check_count(5, "chunk_size")
@@ -127,6 +141,18 @@ def detect_format(path: str | os.PathLike, format: str | None = None) -> str:
     check the first bytes they read: a ``data.csv`` that holds .npy, .npz or Parquet bytes
     (compressed or not), even with ``format="csv"``, is a :class:`DataFileError` naming the
     format found and the `format` or extension that reads it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file (a pipe or FIFO too).
+    format : str or None, default=None
+        One of :data:`FORMATS` (or "tsv", read as "csv"), which then wins.
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
 
     Examples
     --------
@@ -219,6 +245,18 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     returns them; None for a file without a header (or with a repeated name) or of another
     format.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    format, label_column
+        As for :func:`read`.
+
+    Returns
+    -------
+    list of str or None
+        The feature columns' names.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -243,7 +281,17 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
          chunk_size: int = DEFAULT_CHUNK_SIZE) -> DataInfo:
     """One bounded-memory pass over `path`: sizes, labels and index base, all rows checked.
 
-    Parameters are those of :func:`read`.
+    Parameters
+    ----------
+    path, format, label_column, zero_based
+        As for :func:`read`.
+    chunk_size : int, default=10000
+        Rows held in memory at a time.
+
+    Returns
+    -------
+    DataInfo
+        Rows, features, sorted classes and the index base (svmlight).
 
     Examples
     --------
@@ -409,10 +457,12 @@ def iter_chunks(
         model was trained on, from :func:`column_names`); the label is then the column
         left over. Files without a header, and other formats, are read by position.
 
-    Yields
-    ------
-    X : scipy.sparse.csr_matrix (svmlight) or ndarray of shape (rows, n_features)
-    y : ndarray of shape (rows,), or None for a file without labels
+    Returns
+    -------
+    iterator of (X, y)
+        X a scipy.sparse.csr_matrix (svmlight) or an ndarray of shape (rows, n_features);
+        y an ndarray of shape (rows,), or None for a file without labels. The arguments
+        are checked, and the format detected, before the iterator is returned.
 
     Examples
     --------

@@ -182,7 +182,20 @@ def load(path: str | os.PathLike) -> Any:
 
 
 def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
-    """Like :func:`load`, also returning the `extra` data given to :func:`save`."""
+    """Like :func:`load`, also returning the `extra` data given to :func:`save`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The model file.
+
+    Returns
+    -------
+    model : estimator
+        The fitted estimator.
+    extra : dict
+        The `extra` given to :func:`save` (empty if none).
+    """
     document, arrays = _read(path)
     cls = estimator_class(document.get("class"))
     if cls is None:

@@ -371,10 +371,12 @@ class StreamCounts:
 
     @property
     def n_samples(self) -> int:
+        """The number of examples counted."""
         return int(self.confusion.sum())
 
     @property
     def accuracy(self) -> float:
+        """The fraction of examples predicted correctly (0.0 when there were none)."""
         return float(np.trace(self.confusion) / max(1, self.n_samples))
 
 
@@ -387,6 +389,24 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     A label the model has never seen is an error naming its line, and a file without
     samples is an error. `feature_names` matches CSV/TSV columns by header name (see
     :func:`halfspaces.io.iter_chunks`).
+
+    Parameters
+    ----------
+    model : fitted classifier
+        Any fitted halfspaces classifier (the log-loss needs ``predict_proba``).
+    path : str or os.PathLike
+        A labelled data file in any format of :func:`halfspaces.io.read`.
+    chunk_size : int, default=10000
+        Rows per chunk: the memory bound.
+    format, label_column, zero_based
+        As for :func:`halfspaces.io.read`.
+    feature_names : sequence of str or None, default=None
+        The model's training columns, for a CSV/TSV file with a header.
+
+    Returns
+    -------
+    StreamCounts
+        The confusion matrix, accuracy and log-loss.
     """
     check_count(chunk_size, "chunk_size")
     classes = model.classes_

@@ -91,7 +91,19 @@ def read_svmlight_files(
 
     As in :func:`sklearn.datasets.load_svmlight_files`, "auto" means 1-based unless some
     file uses index 0, and every X gets as many columns as the widest file needs.
-    Parameters and errors are those of :func:`read_svmlight`.
+    Errors are those of :func:`read_svmlight`.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files.
+    n_features, zero_based, classes
+        As for :func:`read_svmlight`, for all the files together.
+
+    Returns
+    -------
+    list of (X, y)
+        One pair per file, in order, as :func:`read_svmlight` returns it.
     """
     return read_svmlight_base(paths, n_features=n_features, zero_based=zero_based,
                               classes=classes)[0]

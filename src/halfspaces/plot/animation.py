@@ -96,7 +96,18 @@ class PerceptronAnimation:
         ax.set_ylabel(f"feature {f[1]}")
 
     def draw_frame(self, k: int):
-        """Draw frame `k` (0 is the start, w = 0) and return the changed artists."""
+        """Draw frame `k` (0 is the start, w = 0) and return the changed artists.
+
+        Parameters
+        ----------
+        k : int
+            The frame: 0 before any update, k after the k-th update.
+
+        Returns
+        -------
+        tuple of matplotlib.lines.Line2D
+            The hyperplane's line and the ring around the updating example.
+        """
         if not hasattr(self, "figure_"):
             self._setup()
         f = list(self.features)
@@ -123,11 +134,28 @@ class PerceptronAnimation:
                              interval=interval, blit=False, repeat=False)
 
     def to_jshtml(self, interval: int = 500) -> str:
-        """The animation as a self-contained HTML/JavaScript player (for notebooks)."""
+        """The animation as a self-contained HTML/JavaScript player (for notebooks).
+
+        Parameters
+        ----------
+        interval : int, default=500
+            The delay between frames, in milliseconds.
+
+        Returns
+        -------
+        str
+            The HTML.
+        """
         return self._animation(_check_interval(interval)).to_jshtml()
 
     def gif_frames(self) -> list:
-        """Every frame rendered as a Pillow image (each distinct: the title counts updates)."""
+        """Every frame rendered as a Pillow image (each distinct: the title counts updates).
+
+        Returns
+        -------
+        list of PIL.Image.Image
+            RGB images, the start first.
+        """
         from PIL import Image
 
         images = []
@@ -141,9 +169,21 @@ class PerceptronAnimation:
     def save(self, path, interval: int = 500, *, inputs=()) -> Path:
         """Write the animation: a GIF (through Pillow) or, for .html, the JavaScript player.
 
-        `interval` is the delay between frames in milliseconds (a finite number > 0). The
-        file is written safely (:func:`halfspaces.io.safe_write`), never over one of
-        `inputs`.
+        The file is written safely (:func:`halfspaces.io.safe_write`).
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            A .gif, .html or .htm file.
+        interval : int, default=500
+            The delay between frames in milliseconds (a finite number > 0).
+        inputs : sequence of paths, default=()
+            Files that must not be overwritten (the data drawn).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
         """
         from halfspaces.io import safe_write
 

@@ -176,7 +176,16 @@ class SampleComplexityDisplay:
         return cls(eps, samples, vc_dim, delta).plot(ax=ax, **style)
 
     def plot(self, ax=None):
-        """Draw both rates on log-log axes; return the display."""
+        """Draw both rates on log-log axes; return the display.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes or None, default=None
+
+        Returns
+        -------
+        display : SampleComplexityDisplay
+        """
         figure, ax = new_axes(ax)
         self.lines_ = {kind: ax.plot(self.epsilons, m, marker=".", label=kind)[0]
                        for kind, m in self.samples.items()}

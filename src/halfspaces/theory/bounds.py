@@ -58,7 +58,17 @@ _UNIT = FloatInterval(0, 1, closed="neither")
 
 
 class FreundSchapireBound(NamedTuple):
-    """``(bound, u, gamma)``: the bound ((R + D)/gamma)^2 and the unit u and gamma giving it."""
+    """``(bound, u, gamma)``: the bound ((R + D)/gamma)^2 and the unit u and gamma giving it.
+
+    Attributes
+    ----------
+    bound : float
+        The mistake bound ((R + D)/gamma)^2.
+    u : ndarray of shape (n_features,)
+        The unit vector that gives it.
+    gamma : float
+        The margin parameter that gives it.
+    """
 
     bound: float
     u: NDArray

@@ -98,7 +98,13 @@ class CertifyReport:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python values (the certificate and ``notes`` as lists), ready for JSON."""
+        """Plain Python values (the certificate and ``notes`` as lists), ready for JSON.
+
+        Returns
+        -------
+        dict
+            Every field by name.
+        """
         out = asdict(self)
         if self.certificate is not None:
             out["certificate"] = self.certificate.tolist()

@@ -140,7 +140,7 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     second is the linear dependence behind the VC-dimension proof (Theorem 9.2). Both answers
     are checked in floating point before they are returned: the margins are recomputed, and
     the certificate must satisfy a >= 0, sum(a) = 1 and, for every column j,
-    |sum_i a_i y_i x'_ij| <= 1e-9 max_i |x'_ij|: relative to each feature's own size, so the
+    ``|sum_i a_i y_i x'_ij| <= 1e-9 max_i |x'_ij|``: relative to each feature's own size, so the
     answer does not depend on the units of X. That check alone would pass two points 1e-10
     apart with opposite labels, which are separable, so the certificate is then proved in
     exact rational arithmetic on its support (``exact``; up to a few hundred examples with
