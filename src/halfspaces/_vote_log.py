@@ -49,7 +49,8 @@ def stack_rows(A, B):
 
 
 def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: NDArray,
-                 offset: int, n_steps: Sequence) -> tuple[list, list, list, list]:
+                 offset: int, n_steps: Sequence,
+                 burn_in: int = 0) -> tuple[list, list, list, list]:
     """Each problem's log after its run: (update rows, signs, steps, survival counts).
 
     Parameters
@@ -67,6 +68,8 @@ def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: N
         The support vectors kept before these runs.
     n_steps : sequence of int
         Each problem's step count T after its run (the last vector survives to it).
+    burn_in : int, default=0
+        The first steps, whose weight vectors get no votes (:func:`survival_counts`).
 
     Returns
     -------
@@ -80,7 +83,7 @@ def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: N
         support.append(extend(before[0], offset + np.searchsorted(rows, run.update_rows)))
         signs.append(extend(before[1], targets.plus_minus(k, run.update_rows)))
         steps.append(extend(before[2], run.update_steps))
-    counts = [survival_counts(s, T) for s, T in zip(steps, n_steps, strict=True)]
+    counts = [survival_counts(s, T, burn_in) for s, T in zip(steps, n_steps, strict=True)]
     return support, signs, steps, counts
 
 
