@@ -280,3 +280,41 @@ def test_a_crafted_burn_in_in_a_model_file_is_refused(value, tmp_path):
     clf._burn_in = value
     with pytest.raises(ModelFileError, match="_burn_in"):
         halfspaces.load(halfspaces.save(clf, tmp_path / "crafted.hs"))
+
+
+# ---------------------------------------------------------------- the multiclass vote
+
+def early_and_late_classes(seed=21):
+    """Three classes: class 0 far from the others (its problem converges in a pass or two),
+    classes 1 and 2 overlapping (theirs run to max_epochs)."""
+    rng = np.random.default_rng(seed)
+    near = rng.integers(-3, 4, size=(60, 2)).astype(np.float64)
+    far = rng.integers(-2, 3, size=(20, 2)).astype(np.float64) + [30.0, 30.0]
+    X = np.vstack([far, near])
+    y = np.concatenate([np.zeros(20), np.where(near[:, 0] + rng.normal(0, 1.5, 60) > 0, 1, 2)])
+    return X, y.astype(int)
+
+
+@pytest.mark.parametrize("cls", [VotedKernelPerceptron, halfspaces.VotedPerceptron])
+def test_the_multiclass_vote_compares_each_class_by_its_fraction_of_votes(cls):
+    # the one-vs-rest problems stop after different numbers of steps: raw sums of votes
+    # are on different scales (the early class's are the smallest)
+    X, y = early_and_late_classes()
+    clf = quiet_fit(cls(max_epochs=40), X, y)
+    steps = [int(c.sum()) for c in clf.vote_counts_]
+    assert steps[0] < steps[1] == steps[2]  # class 0 converged early
+    X_test = integer_data(n=200, d=2, seed=22)[0]
+    fractions = clf.decision_function(X_test)
+    raw = fractions * steps
+    assert np.all(np.abs(fractions) <= 1)
+    assert_allclose(np.abs(raw - np.round(raw)).max(), 0, atol=1e-9)  # whole votes
+    assert_array_equal(clf.predict(X_test), clf.classes_[fractions.argmax(axis=1)])
+    assert (raw.argmax(axis=1) != fractions.argmax(axis=1)).sum() > 10  # it matters here
+    K_test = X_test @ X.T  # the twin's vote, class by class, for the linear kernel
+    for k in range(3):
+        signs = np.where(y == k, 1.0, -1.0)
+        _, hypotheses = naive.kernel_perceptron_history(X @ X.T, signs, True, 40)
+        n_votes = sum(count for _, count in hypotheses)
+        assert n_votes == steps[k]
+        assert_allclose(fractions[:, k], naive.vote(hypotheses, signs, K_test) / n_votes,
+                        rtol=1e-12)

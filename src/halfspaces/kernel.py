@@ -107,7 +107,7 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
-from halfspaces._vote_log import extend_votes
+from halfspaces._vote_log import extend_votes, vote_scores
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
@@ -513,9 +513,13 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         Returns
         -------
         votes : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Positive votes favour classes_[1] (binary) or the class of that column.
+            Positive votes favour classes_[1] (binary) or the class of that column. Beyond
+            two classes, each class's vote divided by its number of votes sum_k c_k (a
+            fraction in [-1, 1]), so that classes whose runs stopped after different
+            numbers of steps compare.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        votes = kernel_votes(self, X, read_expansion(self, X.shape[1]))
-        return votes[0] if votes.shape[0] == 1 else votes.T
+        fitted = read_expansion(self, X.shape[1])
+        votes = kernel_votes(self, X, fitted)
+        return vote_scores(votes, [counts for _, _, counts, _ in fitted.votes])
