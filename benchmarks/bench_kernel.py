@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_kernel.py [--quick] [--rounds N] [--json FILE] [--models-only]
      python benchmarks/bench_kernel.py --issue14 [gram,a9a,mnist,scale] [--rounds N]
-     [--epochs 1,3,10]
+     [--epochs 1,3,10] [--selection shuffle] [--margin 1 --margin-epochs 20 --seeds 0,1,2]
 
 Cases (issue 5):
 - KernelPerceptron(kernel="rbf") against SVC(kernel="rbf"), the same gamma, on a 10,000-row
@@ -34,6 +34,9 @@ the median of the per-round ratios reported, and the machine's load printed with
   coef0=1: averaged and voted multiclass (one-vs-rest) kernel perceptrons against SVC
   (one-vs-one, C=1), the same kernels; SVC one-vs-rest (``OneVsRestClassifier``) beside
   them, to tell the multiclass reduction's part of the gap from the binary learner's.
+  With ``--margin m``: the averaged and voted forms with that margin
+  (``KernelPerceptron(margin=m)``), ``--margin-epochs`` shuffled passes (20), averaged or
+  voted over the second half of them (``burn_in``), for each of ``--seeds``.
 - Kernels at scale: at n = 10,000 and all 32,561 a9a rows, the averaged dual (3 epochs)
   against Nystroem (1,000 components) and RBFSampler (2,000) pipelines with
   AveragedPerceptron (10 epochs), same gamma: where each wins.
@@ -324,7 +327,27 @@ def issue14_a9a(rounds: int, epochs_list) -> dict:
                    rounds)
 
 
-def issue14_mnist(rounds: int, epochs: int, selection: str = "cyclic") -> list[dict]:
+def margin_forms(margin: float, epochs: int, seeds, n_train: int, **kernel) -> dict:
+    """The averaged and voted kernel perceptrons with a margin, averaged or voted over the
+    second half of ``epochs`` shuffled passes (burn_in = half of the steps), per seed."""
+    if "margin" not in KernelPerceptron().get_params():
+        note("KernelPerceptron has no margin parameter here: margin cases skipped")
+        return {}
+    rule = dict(max_epochs=epochs, margin=margin, burn_in=epochs // 2 * n_train,
+                selection="shuffle", **kernel)
+    label = f"m {margin:g}, burn-in {epochs // 2} of {epochs} ep"
+    forms = {}
+    for seed in seeds:
+        forms[f"averaged, {label}, seed {seed}"] = partial(
+            KernelPerceptron, average=True, random_state=seed, **rule)
+        forms[f"voted, {label}, seed {seed}"] = partial(
+            halfspaces.VotedKernelPerceptron, random_state=seed, **rule)
+    return forms
+
+
+def issue14_mnist(rounds: int, epochs: int, selection: str = "cyclic",
+                  margin: float | None = None, margin_epochs: int = 20,
+                  seeds=(0,)) -> list[dict]:
     if not (SHARED_DATA / "mnist-t10k-images-idx3-ubyte").exists():
         print(f"\nMNIST: skipped, not in {SHARED_DATA}")
         return []
@@ -337,6 +360,9 @@ def issue14_mnist(rounds: int, epochs: int, selection: str = "cyclic") -> list[d
         forms = dual_forms(epochs, cache_size=600, selection=selection, random_state=0,
                            **kernel)  # the 8,000^2 Gram matrix
         forms.pop(f"last, {epochs} ep")
+        if margin is not None:
+            forms.update(margin_forms(margin, margin_epochs, seeds, train[0].shape[0],
+                                      cache_size=600, **kernel))
         # SVC one-vs-rest as well: the perceptrons are one-vs-rest, so this row separates
         # the multiclass reduction's share of the gap from the binary learner's.
         models = {"SVC (OvO, C=1)": lambda kernel=kernel: SVC(**kernel),
@@ -402,7 +428,9 @@ def issue14_gram(rounds: int) -> list[dict]:
     return results
 
 
-def issue14(sections: list[str], rounds: int, epochs_list, selection: str = "cyclic") -> list[dict]:
+def issue14(sections: list[str], rounds: int, epochs_list, selection: str = "cyclic",
+            margin: float | None = None, margin_epochs: int = 20,
+            seeds=(0,)) -> list[dict]:
     print(f"{load_note()}; numba threads {numba.get_num_threads()}")
     warm_up()
     results = []
@@ -411,7 +439,8 @@ def issue14(sections: list[str], rounds: int, epochs_list, selection: str = "cyc
     if "a9a" in sections:
         results.append(issue14_a9a(rounds, epochs_list))
     if "mnist" in sections:
-        results += issue14_mnist(rounds, max(epochs_list), selection)
+        results += issue14_mnist(rounds, max(epochs_list), selection, margin, margin_epochs,
+                                 seeds)
     if "scale" in sections:
         results += issue14_scale(rounds)
     return results
@@ -433,11 +462,20 @@ def main() -> None:
                         help="the order of the MNIST cases' passes (shuffle: seed 0)")
     parser.add_argument("--epochs", default="1,3,10",
                         help="epochs of the issue-14 a9a cases (the largest for MNIST)")
+    parser.add_argument("--margin", type=float, default=None,
+                        help="MNIST: also the averaged and voted forms with this margin, "
+                             "shuffled, averaged or voted over the second half of the passes")
+    parser.add_argument("--margin-epochs", type=int, default=20,
+                        help="the passes of the --margin cases (burn-in: half of them)")
+    parser.add_argument("--seeds", default="0",
+                        help="the random_state of each --margin case (comma-separated)")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     if args.issue14:
         epochs = [int(e) for e in args.epochs.split(",")]
-        dump(issue14(args.issue14.split(","), args.rounds, epochs, args.selection), args.json)
+        seeds = [int(seed) for seed in args.seeds.split(",")]
+        dump(issue14(args.issue14.split(","), args.rounds, epochs, args.selection,
+                     args.margin, args.margin_epochs, seeds), args.json)
         return
     n, rounds = (1_000, 1) if args.quick else (10_000, args.rounds)
     results = model_benches(rounds, args.dual)

@@ -91,13 +91,15 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
 
 
 def kernel_perceptron_history(K, y, fit_intercept=True, max_epochs=1000, selection="cyclic",
-                              rng=None):
+                              rng=None, margin=0.0):
     """:func:`kernel_perceptron`, keeping every hypothesis it visits.
 
     Returns ``(visited, hypotheses)``: ``visited`` holds alpha after each step (every
     example visited), ``hypotheses`` each distinct alpha of the run with its survival count
     (the examples it saw, counting the one whose mistake created it, before its first
     mistake), the voted perceptron of Freund and Schapire (1999) as the paper states it.
+    With a ``margin`` m, example i updates when y_i f(x_i) <= m (K[i, i] + c) (Krauth and
+    Mezard 1987).
     """
     G = K + float(fit_intercept)
     n = len(y)
@@ -108,7 +110,7 @@ def kernel_perceptron_history(K, y, fit_intercept=True, max_epochs=1000, selecti
         updates = 0
         for i in order:
             f = sum(alpha[j] * y[j] * G[j, i] for j in range(n) if alpha[j])
-            if y[i] * f <= 0:
+            if y[i] * f <= margin * G[i, i]:
                 hypotheses.append((alpha.copy(), count))
                 alpha[i] += 1
                 updates, count = updates + 1, 1
@@ -134,4 +136,16 @@ def vote(hypotheses, y, K_test, fit_intercept=True):
         for r in range(G.shape[0]):
             f = sum(alpha[j] * y[j] * G[r, j] for j in range(len(y)) if alpha[j])
             votes[r] += count if f > 0 else -count
+    return votes
+
+
+def vote_after(visited, y, K_test, burn_in, fit_intercept=True):
+    """sum over the steps t > burn_in of sign(f_t(x)), f_t the hypothesis after step t (the
+    last one alone while the run has no step past burn_in); sign(0) = -1."""
+    G = K_test + float(fit_intercept)
+    kept = visited[burn_in:] or visited[-1:]
+    votes = np.zeros(G.shape[0])
+    for alpha in kept:
+        f = G @ (alpha * y)
+        votes += np.where(f > 0, 1.0, -1.0)
     return votes

@@ -306,7 +306,7 @@ def dual_run(K, y, fit_intercept, max_epochs, present, selection="cyclic", seed=
         order, pos, k = rng.permutation(n) if selection == "shuffle" else EMPTY, 0, 0
         while pos < n:
             pos, done = kd.dual_epoch(rows, slot, (y, 1.0), order, pos, f, state, NO_LOG,
-                                      last_use)
+                                      last_use, (np.zeros(n), 0))
             assert pos >= 0
             k += done
             if pos < n:
@@ -341,7 +341,7 @@ def test_dual_epoch_returns_the_row_of_a_non_finite_value():
     f, alpha = np.zeros(3), np.zeros(3, dtype=np.int64)
     state = (alpha, np.zeros(3, dtype=np.int64), np.zeros(2, dtype=np.int64))
     pos, k = kd.dual_epoch(K, np.arange(3), (y, 1.0), EMPTY, 0, f, state, NO_LOG,
-                           np.zeros(4, np.int64))
+                           np.zeros(4, np.int64), (np.zeros(3), 0))
     assert (pos, k) == (-1 - 1, 1)  # the update on row 0 made f_1 infinite
 
 

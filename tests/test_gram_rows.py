@@ -119,7 +119,7 @@ def test_a_whole_matrix_cache_is_filled_at_once_with_the_rows_bits(fmt, name):
     params, oracle = KERNELS[name]
     gram = training_gram(X, name, **params)
     assert gram.whole
-    gram.fetch_ahead((y, 1.0), np.zeros(150), np.empty(0, dtype=np.int64), 0)
+    gram.fetch_ahead((y, 1.0), np.zeros(150), np.empty(0, dtype=np.int64), 0, np.zeros(150))
     assert gram.n_blocks == 1 and gram.n_computed == gram.used == 150
     assert_array_equal(gram.slot, np.arange(150))
     assert_same_to_rounding(gram.K[gram.slot], rows_by_blocks(X, name, **params))
@@ -134,7 +134,7 @@ def test_only_a_dense_whole_matrix_cache_is_filled_at_once(fmt, cache_size):
     X, y = noisy(100, 4, seed=13)
     gram = training_gram(in_format(X, fmt), "rbf", gamma=0.5, cache_size=cache_size)
     assert not gram.whole
-    gram.fetch_ahead((y, 1.0), np.zeros(100), np.empty(0, dtype=np.int64), 0)
+    gram.fetch_ahead((y, 1.0), np.zeros(100), np.empty(0, dtype=np.int64), 0, np.zeros(100))
     assert gram.n_computed == gram.block
 
 
@@ -178,38 +178,41 @@ def test_csr_entries_are_the_plain_sparse_dot_products(fmt):
             assert gram.K[gram.slot[i], j] == s
 
 
-def test_missing_rows_are_the_next_uncached_mistakes_in_order():
+@pytest.mark.parametrize("margin", [0.0, 0.5])
+def test_missing_rows_are_the_next_uncached_updates_in_order(margin):
     rng = np.random.default_rng(11)
     n = 50
     y = rng.choice([-1.0, 1.0], n)
     f = rng.normal(size=n)
+    threshold = margin * rng.random(n)
     slot = np.where(rng.random(n) < 0.3, 0, -1).astype(np.int64)
     order = rng.permutation(n)
     for start, limit in [(0, 4), (17, 8), (45, 16)]:
         out = np.empty(limit, dtype=np.int64)
-        count = kd.missing_rows(slot, (y, 1.0), order, start, f, out)
-        twin = [i for i in order[start:] if slot[i] < 0 and y[i] * f[i] <= 0][:limit]
-        assert_array_equal(out[:count], twin)
+        count = kd.missing_rows(slot, (y, 1.0), order, start, f, threshold, out)
+        twin = [i for i in order[start:] if slot[i] < 0 and y[i] * f[i] <= threshold[i]]
+        assert_array_equal(out[:count], twin[:limit])
     out = np.empty(3, dtype=np.int64)
-    count = kd.missing_rows(slot, (y, 1.0), np.empty(0, dtype=np.int64), 0, f, out)
-    assert_array_equal(out[:count], [i for i in range(n) if slot[i] < 0 and y[i] * f[i] <= 0][:3])
+    count = kd.missing_rows(slot, (y, 1.0), np.empty(0, dtype=np.int64), 0, f, threshold, out)
+    assert_array_equal(out[:count], [i for i in range(n)
+                                     if slot[i] < 0 and y[i] * f[i] <= threshold[i]][:3])
 
 
 def test_rows_ahead_fill_only_free_slots_and_leave_first():
     X, y = noisy(12, 3, seed=2)
     linear = (kd.LINEAR, 0.0, 0.0, 0.0, 1.0)
     gram = GramRows(X, cache_size=5 * 12 * 8 / 2**20, spec=linear, block=4)  # five rows
-    Y, f = (y, 1.0), np.zeros(12)  # every example a mistake
+    Y, f, none = (y, 1.0), np.zeros(12), np.empty(0, dtype=np.int64)  # every one a mistake
     gram.last_use[-1] = 3
-    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 0)
+    gram.fetch_ahead(Y, f, none, 0, np.zeros(12))
     assert_array_equal(np.flatnonzero(gram.slot >= 0), [0, 1, 2, 3])
     assert gram.last_use[gram.slot[0]] == gram.last_use[-1]  # asked for
     assert (gram.last_use[gram.slot[[1, 2, 3]]] == 0).all()  # ahead: the oldest
     gram.last_use[-1] += 5
-    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 4)  # one slot free: one row
+    gram.fetch_ahead(Y, f, none, 4, np.zeros(12))  # one slot free: one row
     assert gram.used == 5 and gram.n_computed == 5
     gram.last_use[gram.slot[4]] = gram.last_use[-1] = 9  # row 4 used since
-    gram.fetch_ahead(Y, f, np.empty(0, dtype=np.int64), 5)  # full: row 5 alone
+    gram.fetch_ahead(Y, f, none, 5, np.zeros(12))  # full: row 5 alone
     assert gram.slot[5] >= 0 and gram.slot[4] >= 0 and gram.slot[0] >= 0
     assert (gram.slot >= 0).sum() == 5 and gram.n_computed == 6
     assert_allclose(gram.K[gram.slot[5]], X[5] @ X.T + 1.0, rtol=1e-12)

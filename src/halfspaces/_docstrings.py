@@ -103,6 +103,25 @@ default="linear"
         run starts from its decision values and step count, and the rows that cause
         updates join its support vectors (a row already among them is added again). Not
         with a precomputed kernel, whose support vectors are not kept.
+    margin : float, default=0.0
+        Update on example i when y_i f(x_i) <= margin (k(x_i, x_i) + c), not only on a
+        mistake: the perceptron with margin (Krauth and Mezard 1987), which keeps
+        correcting examples that lie too close to the boundary and so moves towards the
+        maximum-margin hypothesis. The margin is in units of each example's own squared
+        norm in the feature space, so multiplying the kernel by a constant changes
+        nothing. On data separable with margin gamma in the feature space it still
+        converges, after at most (2 margin + 1) (R / gamma)^2 updates (R the largest
+        sqrt(k(x, x) + c)): each update adds at most (2 margin + 1) R^2 to ||w||^2 and
+        gamma to <w*, w>. A margin runs the dual loop also for the linear kernel.
+    burn_in : int, default=0
+        Steps (examples visited, over every call) at the start of the run whose
+        hypotheses take no part in the average or the vote: only the hypotheses after
+        steps burn_in + 1, ..., T count, as scikit-learn's ``SGDClassifier(average=k)``
+        starts averaging after k samples. The early hypotheses of a run are its worst, so
+        leaving them out helps on noisy data (with ``margin``, it closed the gap to SVC on
+        MNIST with the RBF kernel: ``benchmarks/RESULTS.md``, session 16). While T <=
+        burn_in the last hypothesis predicts. A warm start or ``partial_fit`` must keep the
+        burn_in of the run it continues once that run is past it.
 """
 
 KERNEL_ATTRIBUTES_DOC = """

@@ -30,6 +30,7 @@ References
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,7 +60,7 @@ from halfspaces._perceptron_run import PerceptronState, loop_targets, run_percep
 __all__ = [
     "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
     "kernel_block", "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
-    "run_linear_perceptron", "training_gram",
+    "run_linear_perceptron", "training_gram", "update_threshold",
 ]
 
 _KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
@@ -75,6 +76,9 @@ GRAM_BLOCK = 16
 # (MNIST, 784 pixels: 0.10 ms a row per 4,096 columns at 16 rows, 0.073 at 128).
 DENSE_BLOCK = 128
 GRAM_COLUMNS = 4096
+# Rows of X per call of a callable kernel for the Gram matrix's diagonal: k(A, A) of a block
+# costs DIAGONAL_BLOCK^2 values for DIAGONAL_BLOCK useful ones
+DIAGONAL_BLOCK = 64
 # Multiply-adds of a block of CSR rows (block x nnz(X)) from which its rows are split
 # between threads: starting the threads cost about 20 ms on the 2-core machine
 # shared with other jobs where this was measured (a 2.3 ms block took 20 ms in parallel), so
@@ -157,12 +161,31 @@ class GramRows:
             parallel = self.block * X.nnz >= PARALLEL_WORK and numba.get_num_threads() > 1
             self.gram_rows = kd.gram_rows_parallel if parallel else kd.gram_rows
 
+    def diagonal(self) -> NDArray[np.float64]:
+        """k(x_i, x_i) + c for every training row: what a margin is measured in, O(n)."""
+        n = self.slot.shape[0]
+        if self.kernel_rows is None and not hasattr(self, "sq"):  # the Gram matrix given
+            return np.ascontiguousarray(np.diagonal(self.K)[:n], dtype=np.float64)
+        if self.kernel_rows is None:
+            out = np.empty(n)
+            kd.gram_diagonal(self.spec, self.sq, out)
+            return out
+        out = np.empty(n)
+        for start in range(0, n, DIAGONAL_BLOCK):  # the callable sees small square blocks
+            rows = self.X[start:start + DIAGONAL_BLOCK]
+            # kernel_rows is callable_matrix with B=X bound by keyword: B=rows replaces it
+            out[start:start + rows.shape[0]] = np.diagonal(self.kernel_rows(rows, B=rows))
+        with np.errstate(invalid="ignore"):
+            return out + self.spec[4]
+
     def fetch(self, row: int) -> None:
         """Compute the row of example ``row``, in a free slot or the least recently used."""
         self.fetch_block(np.array([row], dtype=np.int64))
 
-    def fetch_ahead(self, Y, f: NDArray, order: NDArray, pos: int) -> None:
-        """Compute the missing row at position ``pos`` of the pass and up to block - 1 more."""
+    def fetch_ahead(self, Y, f: NDArray, order: NDArray, pos: int,
+                    threshold: NDArray) -> None:
+        """Compute the missing row at position ``pos`` of the pass and up to block - 1 more
+        (the next examples that would update, by the run's ``threshold``)."""
         if self.whole:
             self.fill()
             return
@@ -170,7 +193,7 @@ class GramRows:
         # cache_size=200, 10 epochs: a block's guesses evicted the next block's, 34,643 rows
         # computed where one row at a time computed 4,936)
         rows = np.empty(max(1, min(self.block, self.capacity - self.used)), dtype=np.int64)
-        count = kd.missing_rows(self.slot, Y, order, pos, f, rows)
+        count = kd.missing_rows(self.slot, Y, order, pos, f, threshold, rows)
         self.fetch_block(rows[:count])
 
     def fill(self) -> None:
@@ -256,10 +279,11 @@ class KernelRun:
 
     ``alpha[i]`` counts the updates on example i; the hypothesis is
     f(x) = sum_i alpha_i y_i (k(x_i, x) + c), added to the starting hypothesis of a resumed
-    run. ``sums[i]`` is the sum of t - 1 over the 1-based steps t of those updates, and
-    ``n_steps`` the step count T at the end (including the steps of earlier runs): the
-    average of the coefficients after every step is alpha - sums / T (Freund and Schapire
-    1999). ``update_rows`` and ``update_steps`` list the row and step of every update, in
+    run. ``sums[i]`` is the sum of max(t - 1 - burn_in, 0) over the 1-based steps t of
+    those updates, and ``n_steps`` the step count T at the end (including the steps of
+    earlier runs): the average of the coefficients after the steps burn_in + 1, ..., T is
+    alpha - sums / (T - burn_in) (Freund and Schapire 1999; burn_in = 0 averages them
+    all). ``update_rows`` and ``update_steps`` list the row and step of every update, in
     order, when the run recorded them (the voted perceptron's hypotheses).
 
     Attributes
@@ -271,8 +295,8 @@ class KernelRun:
     converged : bool
         Whether the last pass made no update.
     sums : ndarray of int64 of shape (n_samples,) or None
-        Per example, the sum of t - 1 over the steps t of its updates (always set by
-        :func:`run_kernel_perceptron`).
+        Per example, the sum of max(t - 1 - burn_in, 0) over the steps t of its updates
+        (always set by :func:`run_kernel_perceptron`).
     n_steps : int
         The step count T at the end, earlier runs' steps included.
     update_rows, update_steps : ndarray of int64 or None
@@ -293,16 +317,21 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
                           selection: str = "cyclic",
                           rng: np.random.RandomState | None = None,
                           f0: NDArray | None = None, n_steps: int = 0,
-                          record_updates: bool = False) -> KernelRun:
+                          record_updates: bool = False, margin: float = 0.0,
+                          burn_in: int = 0) -> KernelRun:
     """The dual perceptron on the targets +1 where ``y == positive``, -1 elsewhere.
 
-    Stops after a pass with no update (converged) or after ``max_epochs`` passes; with
+    Example i causes an update when y_i f(x_i) <= margin (k(x_i, x_i) + c): at margin 0
+    the perceptron's mistakes, above it the perceptron with margin (Krauth and Mezard 1987),
+    whose test does not change when the kernel is multiplied by a constant. Stops after a
+    pass with no update (converged) or after ``max_epochs`` passes; with
     ``selection="shuffle"`` each pass visits a fresh permutation drawn from ``rng``. A run
     that continues an earlier hypothesis h (warm start, partial_fit) starts from its
     decision values ``f0`` = h(x_j) on these rows and from its step count ``n_steps``;
-    alpha then counts the new updates only. Arguments of the wrong length, shape or type
-    (y not one label per row of ``gram``, f0 not one finite value per label) raise
-    ValueError naming them.
+    alpha then counts the new updates only. ``sums`` leave out the first ``burn_in`` steps
+    of all runs (:func:`halfspaces._fast.dual.dual_epoch`). Arguments of the wrong length,
+    shape or type (y not one label per row of ``gram``, f0 not one finite value per label)
+    raise ValueError naming them.
 
     Parameters
     ----------
@@ -324,6 +353,10 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
         The steps made before this run.
     record_updates : bool, default=False
         Record the row and step of every update (the voted perceptron).
+    margin : float, default=0.0
+        Update when y_i f(x_i) <= margin (k(x_i, x_i) + c) (:func:`update_threshold`).
+    burn_in : int, default=0
+        The steps, counted over all runs, that take no part in ``sums``.
 
     Returns
     -------
@@ -334,6 +367,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     if selection == "shuffle" and rng is None:
         raise ValueError("selection='shuffle' draws its permutations from rng: pass one.")
     n = y.shape[0]
+    rule = (update_threshold(gram, margin), _checked_burn_in(burn_in))
     Y = loop_targets(y, positive)
     f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
     alpha, sums = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
@@ -343,7 +377,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
 
     def one_epoch(order: NDArray[np.int64]) -> int:
         clock[1] = 0
-        k = _one_epoch(gram, Y, f, (alpha, sums, clock), log, order)
+        k = _one_epoch(gram, Y, f, (alpha, sums, clock), log, order, rule)
         if record_updates and k >= 0:
             logs.append(log[:, :clock[1]].copy())
         return k
@@ -390,6 +424,35 @@ def _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps):
     return y, f0
 
 
+def update_threshold(gram: GramRows, margin: float) -> NDArray[np.float64]:
+    """margin (k(x_i, x_i) + c) for each training row: the dual loop's update test.
+
+    Zeros at margin 0 (no kernel value computed). A diagonal entry that is not finite, or a
+    margin that overflows it, would update on every visit (inf) or never (NaN), so it is
+    refused, naming the row.
+    """
+    n = gram.slot.shape[0]
+    if not (isinstance(margin, numbers.Real) and math.isfinite(margin) and margin >= 0):
+        raise ValueError(f"margin must be a finite number >= 0; got {margin!r}.")
+    if margin == 0:
+        return np.zeros(n)
+    with np.errstate(over="ignore", invalid="ignore"):
+        threshold = float(margin) * gram.diagonal()
+    bad = np.flatnonzero(~np.isfinite(threshold))
+    if bad.size:
+        raise ValueError(
+            f"margin={margin!r} times k(x_i, x_i) + c is not finite for row {bad[0]}: the "
+            "kernel value overflowed, or the margin is too large for it; rescale X, or "
+            "lower degree, gamma or the margin.")
+    return threshold
+
+
+def _checked_burn_in(burn_in) -> int:
+    if not _is_int(burn_in) or not 0 <= burn_in <= np.iinfo(np.int64).max:
+        raise ValueError(f"burn_in must be a non-negative int64 step count; got {burn_in!r}.")
+    return int(burn_in)
+
+
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
@@ -408,8 +471,9 @@ def _check_gram_rows(gram: GramRows, n: int) -> None:
 def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = True,
                           max_epochs: int = 1, selection: str = "cyclic",
                           rng: np.random.RandomState | None = None,
-                          w0: NDArray | None = None, n_steps: int = 0) -> KernelRun:
-    """:func:`run_kernel_perceptron` with the linear kernel, run in the primal.
+                          w0: NDArray | None = None, n_steps: int = 0,
+                          burn_in: int = 0) -> KernelRun:
+    """:func:`run_kernel_perceptron` with the linear kernel at margin 0, run in the primal.
 
     The dual loop visits the examples in the same order and updates on the same sign test
     as the primal loop, whose weights are w = sum_i alpha_i y_i x'_i: the same updates, so
@@ -441,23 +505,23 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
     steps = run.update_steps if run.update_steps is not None else empty
     alpha = np.bincount(rows, minlength=n).astype(np.int64, copy=False)
     sums = np.zeros(n, dtype=np.int64)
-    np.add.at(sums, rows, steps - 1)
+    np.add.at(sums, rows, np.maximum(steps - 1 - _checked_burn_in(burn_in), 0))
     return KernelRun(alpha, run.n_updates, run.n_epochs, run.converged, sums,
                      run.state.n_steps, rows, steps)
 
 
-def _one_epoch(gram: GramRows, Y, f, state, log, order) -> int:
+def _one_epoch(gram: GramRows, Y, f, state, log, order, rule) -> int:
     """One pass of the dual loop, computing missing Gram rows (a block) where the pass stops."""
     n, pos, total = f.shape[0], 0, 0
     while True:
         pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, state, log,
-                               gram.last_use)
+                               gram.last_use, rule)
         total += k
         if pos < 0:
             return pos  # -1 - i for row i: the driver raises
         if pos == n:
             return total
-        gram.fetch_ahead(Y, f, order, pos)
+        gram.fetch_ahead(Y, f, order, pos, rule[0])
 
 
 def overflow_error(row: int) -> ValueError:

@@ -11,8 +11,9 @@ linear kernel (:func:`linear_scores`). It starts the binary runs of a fit
 (:func:`binary_runner`), which continue the last hypothesis on a warm start or a
 ``partial_fit``, and appends what they learnt to the expansion (:func:`grown_expansion`).
 Like :mod:`halfspaces._kernel_expansion`, which holds the kernel a prediction uses, it
-reads a model's parameters by name (the kernel of a new run, ``fit_intercept`` and
-``cache_size``) and imports no estimator; :mod:`halfspaces.kernel` sets the attributes.
+reads a model's parameters by name (the kernel, ``margin`` and ``burn_in`` of a new run,
+``fit_intercept`` and ``cache_size``) and imports no estimator; :mod:`halfspaces.kernel`
+sets the attributes.
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ from halfspaces._progress import report
 from halfspaces._validation import Targets
 from halfspaces._vote_log import stack_rows
 
-__all__ = ["averaged_weights", "binary_runner", "expansion_scores", "grown_expansion",
-           "intercept_of", "is_linear", "kernel_votes", "linear_scores", "linear_weights"]
+__all__ = ["averaged_weights", "averaging_steps", "binary_runner", "expansion_scores",
+           "grown_expansion", "intercept_of", "is_linear", "kernel_votes", "linear_scores",
+           "linear_weights"]
 
 
 def is_linear(kernel) -> bool:
@@ -57,21 +59,24 @@ def binary_runner(model, X, fitted: Expansion | None, *,
                   record_updates: bool) -> Callable[..., KernelRun]:
     """The binary run of problem k: the primal loop for the linear kernel, else the dual.
 
-    The named linear kernel's dual run is the primal run (the same updates), which costs
-    O(nnz of a row) per update where the dual needs a Gram row, O(n nnz); a callable
-    kernel, even a linear one, runs the dual loop. A resumed run starts from the last
-    hypothesis (``fitted``): its primal weights, or its decision values on X.
+    The named linear kernel's dual run at margin 0 is the primal run (the same updates),
+    which costs O(nnz of a row) per update where the dual needs a Gram row, O(n nnz); a
+    callable kernel, even a linear one, and a margin run the dual loop. A resumed run
+    starts from the last hypothesis (``fitted``): its primal weights, or its decision
+    values on X. The runs take the model's ``margin`` and ``burn_in``.
     """
     steps = None if fitted is None else fitted.n_steps
-    if is_linear(model.kernel):
+    burn_in = int(model.burn_in)
+    if is_linear(model.kernel) and model.margin == 0:
         weights = None if fitted is None else _primal_weights(fitted, model.fit_intercept)
 
         def linear(k, labels, **options):
             if weights is None:
                 return run_linear_perceptron(X, labels, fit_intercept=model.fit_intercept,
-                                             **options)
+                                             burn_in=burn_in, **options)
             return run_linear_perceptron(X, labels, fit_intercept=model.fit_intercept,
-                                         w0=weights[k], n_steps=int(steps[k]), **options)
+                                         w0=weights[k], n_steps=int(steps[k]),
+                                         burn_in=burn_in, **options)
         return linear
     gram = training_gram(X, model.kernel, degree=model.degree, gamma=model.gamma,
                          coef0=model.coef0, fit_intercept=model.fit_intercept,
@@ -79,12 +84,13 @@ def binary_runner(model, X, fitted: Expansion | None, *,
     scores = None if fitted is None else expansion_scores(
         model, X, fitted, fitted.last_coef, intercept_of(fitted.last_coef, model.fit_intercept))
 
+    rule = dict(margin=float(model.margin), burn_in=burn_in, record_updates=record_updates)
+
     def dual(k, labels, **options):
         if scores is None:
-            return run_kernel_perceptron(gram, labels, record_updates=record_updates,
-                                         **options)
+            return run_kernel_perceptron(gram, labels, **rule, **options)
         return run_kernel_perceptron(gram, labels, f0=scores[:, k], n_steps=int(steps[k]),
-                                     record_updates=record_updates, **options)
+                                     **rule, **options)
     return dual
 
 
@@ -152,17 +158,24 @@ def linear_weights(vectors, coef) -> NDArray[np.float64]:
     return np.asarray(vectors.T @ coef.T, dtype=np.float64)
 
 
-def averaged_weights(fitted: Expansion) -> NDArray[np.float64]:
+def averaged_weights(fitted: Expansion, burn_in: int = 0) -> NDArray[np.float64]:
     """The averaged primal weights as AveragedPerceptron forms them, w - aux / T.
 
     w = sum_i alpha_i y_i x_i and aux = sum_i sums_i y_i x_i are exact on data whose
     products are (integers, a9a's 0/1 features), so there the weights are the primal
-    ones bit for bit, where sum_i dual_coef_i x_i would round each term.
+    ones bit for bit, where sum_i dual_coef_i x_i would round each term. After a
+    ``burn_in``, T is the number of steps averaged, T - burn_in (:func:`averaging_steps`).
     """
-    T = np.maximum(fitted.n_steps, 1).astype(np.float64)
+    T = averaging_steps(fitted.n_steps, burn_in)
     W = linear_weights(fitted.vectors, fitted.last_coef) - \
         linear_weights(fitted.vectors, fitted.coef_sums) / T
     return np.ascontiguousarray(W.T)
+
+
+def averaging_steps(n_steps: NDArray, burn_in: int) -> NDArray[np.float64]:
+    """The hypotheses in each problem's average: T - burn_in, at least 1 (while T <= burn_in
+    the sums are zero and the average is the last hypothesis)."""
+    return np.maximum(np.asarray(n_steps, dtype=np.int64) - burn_in, 1).astype(np.float64)
 
 
 def kernel_votes(model, X, fitted: Expansion) -> NDArray[np.float64]:

@@ -202,14 +202,19 @@ def loop_targets(y: NDArray, positive) -> tuple:
     return y, target
 
 
-def survival_counts(steps: NDArray, n_steps: int) -> NDArray[np.int64]:
+def survival_counts(steps: NDArray, n_steps: int, burn_in: int = 0) -> NDArray[np.int64]:
     """c_0..c_K from the 1-based steps s_1..s_K of the updates and the total step count T.
 
     w_0 saw s_1 - 1 examples; w_k (created at s_k, counting that example) saw
-    s_{k+1} - s_k; the last one saw T - s_K + 1.
+    s_{k+1} - s_k; the last one saw T - s_K + 1. With a ``burn_in``, only the steps after it
+    count; while T <= burn_in the last vector gets the one vote (as the averaged form then
+    predicts with the last hypothesis).
     """
     bounds = np.concatenate([[1], steps, [n_steps + 1]])
-    return np.diff(bounds).astype(np.int64)
+    counts = np.diff(np.maximum(bounds, burn_in + 1)).astype(np.int64)
+    if burn_in and n_steps <= burn_in:
+        counts[-1] = 1
+    return counts
 
 
 @dataclass(frozen=True)

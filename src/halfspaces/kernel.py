@@ -81,6 +81,7 @@ from halfspaces._dual_run import (
 from halfspaces._kernel_expansion import Expansion, fitted_precomputed, read_expansion
 from halfspaces._kernel_hypothesis import (
     averaged_weights,
+    averaging_steps,
     binary_runner,
     expansion_scores,
     grown_expansion,
@@ -106,7 +107,7 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
-from halfspaces._vote_log import extend_votes
+from halfspaces._vote_log import extend_votes, vote_scores
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
@@ -116,6 +117,12 @@ MAX_CACHE_SIZE = 2.0**40
 """The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
 the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
 OverflowError in fit and at predict)."""
+
+
+def fitted_burn_in(model) -> int:
+    """The burn_in of the fit that made the averaging sums (0 in model files from before
+    it was kept, which were all averaged from the first step)."""
+    return int(getattr(model, "_burn_in", 0))
 
 
 class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
@@ -139,13 +146,16 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "cache_size": [FloatInterval(0, MAX_CACHE_SIZE, closed="right")],
         "warm_start": ["boolean"],
+        "margin": [FloatInterval(0, None, closed="left")],
+        "burn_in": [IntegerInterval(0, np.iinfo(np.int64).max, closed="both")],
     }
 
     def __init__(self, kernel: str | Callable = "linear", degree: int = 3,
                  gamma: float | None = None, coef0: float = 1.0, fit_intercept: bool = True,
                  max_epochs: int = 1000, selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
-                 cache_size: float = 200.0, warm_start: bool = False) -> None:
+                 cache_size: float = 200.0, warm_start: bool = False, margin: float = 0.0,
+                 burn_in: int = 0) -> None:
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -156,6 +166,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.cache_size = cache_size
         self.warm_start = warm_start
+        self.margin = margin
+        self.burn_in = burn_in
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
@@ -243,11 +255,23 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         if is_linear(self.kernel):  # the primal loop keeps weights over X's columns
             check_dense_vectors(X.shape[1], 2)
         fitted = read_expansion(self, X.shape[1]) if resume else None
+        if fitted is not None:
+            self._check_burn_in(fitted.n_steps)
         run = binary_runner(self, X, fitted, record_updates=self._voted)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
                     selection=selection, rng=rng)
                 for k, positive in enumerate(targets.positives)]
         self._set_fitted(X, targets, runs, fitted)
+
+    def _check_burn_in(self, n_steps) -> None:
+        """Refuse to continue averaging sums kept from another step than ``burn_in``."""
+        kept = fitted_burn_in(self)
+        if self._voted or kept == self.burn_in or max(n_steps) <= min(kept, self.burn_in):
+            return  # the votes are counted afresh from the log; equal sums otherwise
+        raise ValueError(
+            f"burn_in={self.burn_in} cannot continue a run averaged from step {kept + 1} "
+            f"that has made {max(n_steps)} steps: its averaging sums leave out other steps. "
+            f"Keep burn_in={kept}, or fit from scratch (warm_start=False).")
 
     @property
     def n_steps_(self):
@@ -270,6 +294,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self.support_vectors_ = vectors
         self._last_coef, self._coef_sums = last, sums
         self._n_steps = np.array([run.n_steps for run in runs], dtype=np.int64)
+        self._burn_in = int(self.burn_in)
         self.n_updates_ = per_problem(updates)
         self.n_epochs_ = max(run.n_epochs for run in runs)
         self.converged_ = all(run.converged for run in runs)
@@ -380,11 +405,12 @@ class KernelPerceptron(_BaseKernelPerceptron):
                  max_epochs: int = 1000, selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
                  cache_size: float = 200.0, warm_start: bool = False,
-                 average: bool = False) -> None:
+                 average: bool = False, margin: float = 0.0, burn_in: int = 0) -> None:
         super().__init__(kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
                          fit_intercept=fit_intercept, max_epochs=max_epochs,
                          selection=selection, random_state=random_state,
-                         cache_size=cache_size, warm_start=warm_start)
+                         cache_size=cache_size, warm_start=warm_start, margin=margin,
+                         burn_in=burn_in)
         self.average = average
 
     def _set_hypothesis(self) -> None:
@@ -392,7 +418,7 @@ class KernelPerceptron(_BaseKernelPerceptron):
             return super()._set_hypothesis()
         # the intercept as the primal averaged perceptron forms it, w_d - aux_d / T: both
         # sums are exact integers, so the two agree bit for bit
-        T = np.maximum(self._n_steps, 1).astype(np.float64)
+        T = averaging_steps(self._n_steps, fitted_burn_in(self))
         self.dual_coef_ = self._last_coef - self._coef_sums / T[:, None]
         self.intercept_ = intercept_of(self._last_coef, self.fit_intercept) - \
             intercept_of(self._coef_sums, self.fit_intercept) / T
@@ -415,7 +441,8 @@ class KernelPerceptron(_BaseKernelPerceptron):
         X = validate_data(self, X, reset=False, **FIT_INPUT)
         fitted = read_expansion(self, X.shape[1])
         if self.average and fitted.kernel == "linear":
-            scores = linear_scores(X, averaged_weights(fitted), fitted.intercept)
+            scores = linear_scores(X, averaged_weights(fitted, fitted_burn_in(self)),
+                                   fitted.intercept)
         else:
             scores = expansion_scores(self, X, fitted, fitted.dual_coef, fitted.intercept)
         return scores[:, 0] if scores.shape[1] == 1 else scores
@@ -471,7 +498,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     def _set_votes(self, targets, runs, support, offset, fitted) -> None:
         old = None if fitted is None else [(r, s, t) for r, s, _, t in fitted.votes]
         rows, signs, steps, counts = extend_votes(old, runs, targets, support, offset,
-                                                  self._n_steps)
+                                                  self._n_steps, self._burn_in)
         self.update_support_, self.update_signs_, self._update_steps = rows, signs, steps
         self.vote_counts_ = counts
 
@@ -486,9 +513,13 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
         Returns
         -------
         votes : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Positive votes favour classes_[1] (binary) or the class of that column.
+            Positive votes favour classes_[1] (binary) or the class of that column. Beyond
+            two classes, each class's vote divided by its number of votes sum_k c_k (a
+            fraction in [-1, 1]), so that classes whose runs stopped after different
+            numbers of steps compare.
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, **FIT_INPUT)
-        votes = kernel_votes(self, X, read_expansion(self, X.shape[1]))
-        return votes[0] if votes.shape[0] == 1 else votes.T
+        fitted = read_expansion(self, X.shape[1])
+        votes = kernel_votes(self, X, fitted)
+        return vote_scores(votes, [counts for _, _, counts, _ in fitted.votes])

@@ -51,7 +51,14 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
-from halfspaces._vote_log import extend_votes, log_intercept, read_vote_log, stack_rows, vote_sums
+from halfspaces._vote_log import (
+    extend_votes,
+    log_intercept,
+    read_vote_log,
+    stack_rows,
+    vote_scores,
+    vote_sums,
+)
 from halfspaces._widen import widened
 from halfspaces.exceptions import ConvergenceWarning
 
@@ -480,14 +487,17 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         Returns
         -------
         votes : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Positive votes favour classes_[1] (binary) or the class of that column.
+            Positive votes favour classes_[1] (binary) or the class of that column. Beyond
+            two classes, each class's vote divided by its number of votes sum_k c_k (a
+            fraction in [-1, 1]), so that classes whose runs stopped after different
+            numbers of steps compare.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", reset=False)
         c = 1.0 if log_intercept(self) else 0.0
         S, logs = read_vote_log(self, X.shape[1])
         votes = vote_sums(X, S, logs, c, max(1, _SCORING_BLOCK // max(1, S.shape[0])))
-        return votes[0] if len(logs) == 1 else votes.T
+        return vote_scores(votes, [counts for _, _, counts in logs])
 
     def predict(self, X: ArrayLike) -> NDArray:
         """The class with the winning vote (classes_[0] on a tie of a binary vote).

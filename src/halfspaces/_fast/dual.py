@@ -16,6 +16,11 @@ The loop also keeps what the averaged and voted perceptrons need (Freund and Sch
 the step count, and per example the sum of the steps of its updates (see
 :func:`dual_epoch`), plus a log of the updates when asked.
 
+Its ``rule`` is ``(threshold, burn_in)``: example i causes an update when
+y_i f_i <= threshold[i] (all zeros: the perceptron's mistakes; m (k(x_i, x_i) + c): the
+perceptron with margin m of Krauth and Mezard 1987), and the steps up to ``burn_in`` add
+nothing to the sums, so that the average is over the hypotheses after the later steps.
+
 Status: :func:`dual_epoch` returns ``(position, n_updates)``. ``position == n`` means the
 pass is complete; ``0 <= position < n`` means the example at that position needs an update
 and its row is not in ``K`` (the caller adds it and calls again from there); a negative
@@ -54,19 +59,22 @@ def _add_row(K, s, a, f):
 
 
 @njit(cache=True)
-def dual_epoch(K, slot, Y, order, start, f, state, log, last_use):
+def dual_epoch(K, slot, Y, order, start, f, state, log, last_use, rule):
     """Continue a pass from position ``start`` over ``order`` (all rows in turn when empty).
 
-    ``state`` is ``(alpha, sums, clock)``: on y_i f_i <= 0 at the 1-based step t (examples
-    visited over all passes and calls), alpha_i += 1, sums_i += t - 1 and
-    f += y_i K[slot[i], :]. ``clock[0]`` holds the steps made so far and ``clock[1]`` the
-    updates of this pass written to ``log`` (row, then step t), while it has room. The
-    average of the alphas after each of T steps is then alpha - sums / T: the running-sum
-    trick of the primal averaged perceptron (Freund and Schapire 1999), on the dual
-    coefficients, with no work on a correct prediction. A stop for a missing row leaves the
-    step of that row uncounted, so the resumed pass counts it once.
+    ``state`` is ``(alpha, sums, clock)`` and ``rule`` is ``(threshold, burn_in)``: on
+    y_i f_i <= threshold[i] at the 1-based step t (examples visited over all passes and
+    calls), alpha_i += 1, sums_i += max(t - 1 - burn_in, 0) and f += y_i K[slot[i], :].
+    ``clock[0]`` holds the steps made so far and ``clock[1]`` the updates of this pass
+    written to ``log`` (row, then step t), while it has room. The average of the alphas
+    after each of the steps burn_in + 1, ..., T is then alpha - sums / (T - burn_in): the
+    running-sum trick of the primal averaged perceptron (Freund and Schapire 1999), on the
+    dual coefficients, with no work on a correct prediction (an update at step t counts in
+    the T - max(t, burn_in + 1) + 1 hypotheses after it). A stop for a missing row leaves
+    the step of that row uncounted, so the resumed pass counts it once.
     """
     alpha, sums, clock = state
+    threshold, burn_in = rule
     n = f.shape[0]
     cyclic = order.shape[0] == 0
     n_updates = 0
@@ -77,13 +85,13 @@ def dual_epoch(K, slot, Y, order, start, f, state, log, last_use):
             clock[0], clock[1] = step, logged
             return -1 - i, n_updates
         yi = target(Y, i)
-        if yi * f[i] <= 0.0:
+        if yi * f[i] <= threshold[i]:
             s = slot[i]
             if s < 0:
                 clock[0], clock[1] = step, logged
                 return pos, n_updates
             alpha[i] += 1
-            sums[i] += step
+            sums[i] += max(step - burn_in, 0)
             _add_row(K, s, yi, f)
             last_use[-1] += 1
             last_use[s] = last_use[-1]
@@ -129,6 +137,14 @@ def kernel_value(spec, dot, sq_a, sq_b):
     if kind == SIGMOID:
         return math.tanh(gamma * dot + coef0)
     return dot
+
+
+@njit(cache=True)
+def gram_diagonal(spec, sq, out):
+    """out[i] = k(x_i, x_i) + c from ||x_i||^2: the diagonal of the Gram matrix, O(n)."""
+    c = spec[4]
+    for i in range(sq.shape[0]):
+        out[i] = kernel_value(spec, sq[i], sq[i], sq[i]) + c
 
 
 # rows of X per task of gram_rows_parallel: enough to amortise the task, few enough that two
@@ -216,20 +232,20 @@ def gram_from_lower_dots(K, spec, sq):
 
 
 @njit(cache=True)
-def missing_rows(slot, Y, order, start, f, out):
+def missing_rows(slot, Y, order, start, f, threshold, out):
     """The examples that would need a row now, from position ``start`` of the pass on.
 
     Writes into ``out`` the first examples i, in the pass's order, whose row is not in
-    ``K`` (slot[i] < 0) and that are mistakes of the current hypothesis (y_i f_i <= 0);
-    returns how many (at most len(out)). The example at ``start`` is the first of them when
-    the pass stopped there.
+    ``K`` (slot[i] < 0) and that would update the current hypothesis
+    (y_i f_i <= threshold[i], as in :func:`dual_epoch`); returns how many (at most
+    len(out)). The example at ``start`` is the first of them when the pass stopped there.
     """
     n = f.shape[0]
     cyclic = order.shape[0] == 0
     count = 0
     for pos in range(start, n):
         i = pos if cyclic else order[pos]
-        if slot[i] < 0 and target(Y, i) * f[i] <= 0.0:
+        if slot[i] < 0 and target(Y, i) * f[i] <= threshold[i]:
             out[count] = i
             count += 1
             if count == out.shape[0]:

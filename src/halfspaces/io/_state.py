@@ -308,7 +308,9 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
               # the last hypothesis, the averaging sums and the step counts that a warm
               # start or partial_fit continues from
               "_last_coef": Array(f64, ("p", "s")), "_coef_sums": Array(f64, ("p", "s")),
-              "_n_steps": Array(i64, ("p",), low=0)}
+              "_n_steps": Array(i64, ("p",), low=0),
+              # the burn_in the averaging sums and vote counts were kept from
+              "_burn_in": Int()}
     voted_kernel = {**kernel, **{k: Items(list, "p", spec) for k, spec in per_list.items()}}
     support = Choice(Array(i64, ("m",), low=0), Items(list, "p", Array(i64, ("m#",), low=0)))
     return {
@@ -366,8 +368,9 @@ class _KernelSupport(Spec):
 
 
 _SCHEMAS: dict[str, tuple[str, dict[str, Spec]]] = {}
-# absent from older files: VotedPerceptron's _fit_intercept then reads its parameter
-_OPTIONAL = {"feature_names_in_", "_fit_intercept"}
+# absent from older files: VotedPerceptron's _fit_intercept then reads its parameter, and
+# a kernel perceptron's _burn_in is 0 (every file before it was averaged from the start)
+_OPTIONAL = {"feature_names_in_", "_fit_intercept", "_burn_in"}
 
 
 def check_state(cls: type, params: dict[str, Any], state: dict[str, Any]) -> None:
