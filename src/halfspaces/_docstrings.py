@@ -9,7 +9,8 @@ imports nothing.
 
 from __future__ import annotations
 
-__all__ = ["KERNEL_ATTRIBUTES_DOC", "KERNEL_PARAMETERS_DOC", "PERCEPTRON_ATTRIBUTES_DOC",
+__all__ = ["KERNEL_ATTRIBUTES_DOC", "KERNEL_PARAMETERS_DOC", "KERNEL_RULE_DOC",
+           "PERCEPTRON_ATTRIBUTES_DOC",
            "PERCEPTRON_PARAMETERS_DOC"]
 
 # ---------------------------------------------------------------- halfspaces.perceptron
@@ -103,7 +104,9 @@ default="linear"
         run starts from its decision values and step count, and the rows that cause
         updates join its support vectors (a row already among them is added again). Not
         with a precomputed kernel, whose support vectors are not kept.
-    margin : float, default=0.0
+"""
+
+KERNEL_RULE_DOC = """    margin : float, default=0.0
         Update on example i when y_i f(x_i) <= margin (k(x_i, x_i) + c), not only on a
         mistake: the perceptron with margin (Krauth and Mezard 1987), which keeps
         correcting examples that lie too close to the boundary and so moves towards the

@@ -70,6 +70,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._docstrings import KERNEL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
 from halfspaces._docstrings import KERNEL_PARAMETERS_DOC as _PARAMETERS_DOC
+from halfspaces._docstrings import KERNEL_RULE_DOC as _RULE_DOC
 from halfspaces._dual_run import (
     KERNELS,
     GramRows,  # noqa: F401 (re-exported)
@@ -363,8 +364,9 @@ class KernelPerceptron(_BaseKernelPerceptron):
     :class:`~halfspaces.AveragedPerceptron`. On data that are not separable in the
     feature space the average is far more accurate than the last hypothesis.
     {_PARAMETERS_DOC}    average : bool, default=False
-        Predict with the average of the hypotheses over all steps instead of the last one.
-    {_ATTRIBUTES_DOC}
+        Predict with the average of the hypotheses over all steps (after ``burn_in``)
+        instead of the last one.
+{_RULE_DOC}    {_ATTRIBUTES_DOC}
     Notes
     -----
     With ``average=True``, ``dual_coef_`` and ``intercept_`` are those of the averaged
@@ -459,7 +461,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     row costs its kernel values with the support vectors plus O(1) per update, the
     computation of :class:`~halfspaces.VotedPerceptron` with kernel values in place of
     inner products. With the linear kernel it is :class:`~halfspaces.VotedPerceptron`.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    update_support_ : list of ndarray
+    {_PARAMETERS_DOC}{_RULE_DOC}{_ATTRIBUTES_DOC}    update_support_ : list of ndarray
         Per binary problem, the row of ``support_vectors_`` (the entry of ``support_`` for
         a precomputed kernel) added at each update.
     update_signs_ : list of ndarray
