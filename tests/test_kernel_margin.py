@@ -318,3 +318,21 @@ def test_the_multiclass_vote_compares_each_class_by_its_fraction_of_votes(cls):
         assert n_votes == steps[k]
         assert_allclose(fractions[:, k], naive.vote(hypotheses, signs, K_test) / n_votes,
                         rtol=1e-12)
+
+
+def test_the_command_line_sets_the_margin_and_the_burn_in(tmp_path):
+    from _cli import run_cli
+
+    X, y = integer_data(n=40, seed=23)
+    path = tmp_path / "train.csv"
+    np.savetxt(path, np.column_stack([y, X]), delimiter=",", fmt="%g")
+    out = tmp_path / "model.hs"
+    report = run_cli("fit", str(path), "--model", "kernel", "--param", "kernel=rbf",
+                     "--param", "average=true", "--param", "margin=1.5", "--param",
+                     "burn_in=60", "--epochs", "3", "--out", str(out))
+    model = halfspaces.load(out)
+    assert (model.margin, model.burn_in, model._burn_in) == (1.5, 60, 60)
+    direct = quiet_fit(KernelPerceptron(kernel="rbf", average=True, margin=1.5, burn_in=60,
+                                        max_epochs=3), X, y)
+    assert report["n_updates"] == direct.n_updates_
+    assert_array_equal(model.decision_function(X), direct.decision_function(X))
