@@ -20,6 +20,7 @@ from halfspaces import (
     AveragedPerceptron,
     ConvergenceWarning,
     KernelPerceptron,
+    LogisticRegression,
     MulticlassPerceptron,
     Perceptron,
     PocketPerceptron,
@@ -115,3 +116,41 @@ def test_the_underflow_check_leaves_normal_scales_and_warm_weights_alone():
     warm = Perceptron(fit_intercept=False).fit(X, y)
     warm.partial_fit(np.ldexp(X, -600), y)
     assert_array_equal(warm.predict(X), y)
+
+
+def noisy_eighths(n=40, seed=0, n_classes=2):
+    """Rows of multiples of 1/8 with noisy labels (not separable): a unique logistic fit."""
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 3)) * 8) / 8
+    noisy = X @ np.array([1.0, -2.0, 0.5]) + rng.normal(size=n)
+    return X, np.digitize(noisy, [0.0] if n_classes == 2 else [-1.0, 1.0])
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton"])
+@pytest.mark.parametrize("multiclass", [False, True])
+@pytest.mark.parametrize("k", [-540, -1069])
+@pytest.mark.parametrize("whole", [True, False])
+def test_logistic_is_scale_free_or_refuses_underflowing_squares(solver, multiclass, k, whole):
+    # without a penalty, the fit on X with column 0 (or all of X) times 2^k predicts as the
+    # fit on X. Below 2^-511 the squares the solvers sum underflowed: every solver stopped
+    # with a ConvergenceWarning and mispredicted 9 (of 40) points, and at 2^-1069 the
+    # separability check divided X by its subnormal largest entry (1 / max = inf) and
+    # raised "Input X contains NaN"
+    X, y = noisy_eighths(n_classes=3 if multiclass else 2)
+    base = LogisticRegression(solver=solver).fit(X, y)
+    scaled = X.copy()
+    scaled[:, slice(None) if whole else 0] *= 2.0**k
+    try:
+        model = quiet_fit(LogisticRegression(solver=solver), scaled, y)
+    except ValueError as error:
+        assert "column 0" in str(error) and "underflow" in str(error)
+        return
+    assert_array_equal(model.predict(scaled), base.predict(X))
+
+
+def test_a_penalty_outweighs_a_column_whose_squares_underflow():
+    # with alpha > 0 a column of 2^-600 has a negligible weight: nothing to refuse
+    X, y = noisy_eighths()
+    X = np.column_stack([X, np.ldexp(X[:, 0], -600)])
+    base = LogisticRegression(alpha=1e-3).fit(X[:, :3], y)
+    assert_array_equal(LogisticRegression(alpha=1e-3).fit(X, y).predict(X), base.predict(X[:, :3]))
