@@ -43,7 +43,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
-from halfspaces._validation import SparseInputMixin, per_problem, validate_data
+from halfspaces._validation import SparseInputMixin, column_max_abs, per_problem, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 __all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]
@@ -356,6 +356,7 @@ class ZeroOneERMClassifier(_ERMClassifier):
         self.node_limit = node_limit
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
+        _refuse_subnormal_columns(X)
         fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit,
                            self.node_limit)
         return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap)
@@ -364,3 +365,22 @@ class ZeroOneERMClassifier(_ERMClassifier):
         self.n_errors_ = per_problem([f.n_errors for f in fits])
         self.optimal_ = per_problem([f.optimal for f in fits])
         self.gap_ = per_problem([f.gap for f in fits])
+
+
+def _refuse_subnormal_columns(X) -> None:
+    """Refuse a column whose largest |x_ij| is subnormal (below 2^-1022), before the MILP.
+
+    The MILP scales each column by a power of two to a largest entry in [1, 2); 2^1023 is
+    the largest there is, so a column of 2^-1060 stayed at 2^-37, far below the margin tau
+    in the box, and HiGHS proved "optimal" 16 errors on 24 points that a hyperplane
+    separates (its weight for that column, of about 2^1060, is beyond float64's range).
+    """
+    top = column_max_abs(X)
+    tiny = (top > 0) & (top < np.finfo(np.float64).tiny)
+    if tiny.any():
+        j = int(np.argmax(tiny))
+        raise SolverError(
+            f"column {j} of X has largest entry {top[j]:.3g} in absolute value, subnormal: "
+            "a hyperplane that uses it needs a weight beyond float64's range, and the MILP "
+            "cannot scale it to its margin. Rescale X (multiply it by a power of two, such "
+            "as 2^600).")
