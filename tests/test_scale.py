@@ -7,11 +7,13 @@ exact-arithmetic runs (fractions) are the oracle where floats and scale-freedom 
 
 from __future__ import annotations
 
+import math
 import warnings
 from fractions import Fraction
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
@@ -29,6 +31,7 @@ from halfspaces import (
     ZeroOneERMClassifier,
 )
 from halfspaces.exceptions import SolverError
+from halfspaces.theory import best_freund_schapire_bound, freund_schapire_bound
 
 PERCEPTRONS = [
     Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron, MulticlassPerceptron,
@@ -174,3 +177,34 @@ def test_zero_one_erm_refuses_subnormal_columns_instead_of_a_false_optimum(k):
     X, y = eighths()
     with pytest.raises(SolverError, match="column 0 .* subnormal"):
         ZeroOneERMClassifier(fit_intercept=False).fit(np.ldexp(X, k), y)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@settings(max_examples=25, deadline=None)
+@given(k=st.integers(-1071, 1019))
+def test_freund_schapire_bound_is_scale_free(sparse, k):
+    # the bound for (u, gamma) on X is the bound for (u, 2^k gamma) on 2^k X. On data of
+    # 2^-1069 the scores underflowed to subnormals, far beyond the rounding rounded_up
+    # allows for, and the bound came out 36.50 where it is 36.54: a false bound
+    X, y = noisy_eighths()
+    u = np.array([0.6, -0.64, 0.48])
+    base = freund_schapire_bound(X, y, u, 3.0, fit_intercept=False)
+    scaled = np.ldexp(X, k)
+    found = freund_schapire_bound(sp.csr_matrix(scaled) if sparse else scaled, y, u,
+                                  math.ldexp(3.0, k), fit_intercept=False)
+    assert found == base
+
+
+@pytest.mark.parametrize("k", [-1060, -1069, -1071])
+def test_best_freund_schapire_bound_is_scale_free_on_subnormal_data(k):
+    # the search scaled the rows by at most 2^1023: at 2^-1069 they stayed at 2^-46, where
+    # it ended on 40.0 (u = e_1) instead of the 36.54 it finds at every other scale; its
+    # bound is recomputed at the (u, gamma) it returns, so it must be a bound for them
+    X, y = noisy_eighths()
+    base = best_freund_schapire_bound(X, y, fit_intercept=False)
+    found = best_freund_schapire_bound(np.ldexp(X, k), y, fit_intercept=False)
+    # gamma of 2^-1066 keeps 8 bits as a subnormal: the bound at it is a little looser
+    assert found.bound == pytest.approx(base.bound, rel=1e-4)
+    at_scale_one = freund_schapire_bound(X, y, found.u, math.ldexp(found.gamma, -k),
+                                         fit_intercept=False)
+    assert found.bound >= at_scale_one * (1 - 1e-15)
