@@ -208,3 +208,34 @@ def test_best_freund_schapire_bound_is_scale_free_on_subnormal_data(k):
     at_scale_one = freund_schapire_bound(X, y, found.u, math.ldexp(found.gamma, -k),
                                          fit_intercept=False)
     assert found.bound >= at_scale_one * (1 - 1e-15)
+
+
+def exact_scores(X, w):
+    """<w, x_i> in exact arithmetic, rounded once (inf beyond float64)."""
+    out = []
+    for row in X.tolist():
+        value = sum(Fraction(a) * Fraction(b) for a, b in zip(row, w, strict=True))
+        try:
+            out.append(float(value))
+        except OverflowError:
+            out.append(math.inf if value > 0 else -math.inf)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@settings(max_examples=30, deadline=None)
+@given(k=st.integers(900, 1019), j=st.integers(-60, 60))
+def test_functional_margins_are_inf_only_where_the_margin_is(sparse, k, j):
+    # X and w finite, their products beyond float64 on the way: rows (1.7e308, 1.7e308,
+    # -1.7e308) had the margin inf against w = 1 (it is 1.7e308) and (1e300, -1e300) had
+    # -inf against w = (1e10, 1e10) (it is 0), so margin() reported -inf for a point at a
+    # finite distance
+    from halfspaces.theory import functional_margins, margin
+
+    X = np.ldexp(np.array([[1.5, 1.5, -1.5], [1.0, -1.0, 0.0], [0.75, 0.25, 0.5]]), k)
+    w = np.ldexp(np.array([1.0, 1.0, 0.5]), j)
+    y = np.array([1, -1, 1])
+    found = functional_margins(sp.csr_matrix(X) if sparse else X, y, w)
+    assert_array_equal(found, y * exact_scores(X, w))
+    if k + j < 1020:
+        assert math.isfinite(margin(X, -y, w))
