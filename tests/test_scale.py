@@ -239,3 +239,58 @@ def test_functional_margins_are_inf_only_where_the_margin_is(sparse, k, j):
     assert_array_equal(found, y * exact_scores(X, w))
     if k + j < 1020:
         assert math.isfinite(margin(X, -y, w))
+
+
+@pytest.mark.parametrize("k", [-1070, -1000, 1000, 1022])
+def test_geometric_margins_are_those_of_the_same_hyperplane_at_any_scale_of_w(k):
+    # (w, b) and 2^k (w, b) are one hyperplane; w of 2^-1070 is subnormal, and its norm
+    # (three digits) moved the smallest margin from 1.061 to 1.043
+    from halfspaces.theory import geometric_margins
+
+    X, y = eighths()
+    w, b = np.array([1.0, -2.0, 0.5]), -0.25
+    base = geometric_margins(X, y, w, b)
+    found = geometric_margins(X, y, np.ldexp(w, k), math.ldexp(b, k))
+    np.testing.assert_allclose(found, base, rtol=4 * np.finfo(float).eps)
+
+
+class FixedLine:
+    """A fitted binary linear classifier with given weights."""
+
+    def __init__(self, coef, intercept):
+        self.coef_ = np.array([coef], dtype=np.float64)
+        self.intercept_ = np.array([intercept], dtype=np.float64)
+        self.classes_ = np.array([0, 1])
+
+
+@pytest.mark.parametrize("k", [-1070, 1022])
+def test_decision_regions_are_those_of_the_same_line_at_any_scale_of_its_equation(k):
+    # the corners of the regions are the crossings of the line with the box: at 2^1022
+    # the line's values at the corners overflowed (NaN corners), at 2^-1070 they were
+    # subnormal (a corner at 2.632 for 2.6)
+    pytest.importorskip("matplotlib")
+    from halfspaces.plot import RegionsDisplay
+
+    X, y = np.array([[0.0, 0.0], [1.0, 0.0], [3.0, 1.0], [4.0, 1.0]]), np.array([0, 0, 1, 1])
+    base = RegionsDisplay.from_estimator(FixedLine([1.0, 1.0], -2.5), X, y)
+    found = RegionsDisplay.from_estimator(
+        FixedLine(np.ldexp([1.0, 1.0], k), math.ldexp(-2.5, k)), X, y)
+    for ours, theirs in zip(found.patches_, base.patches_, strict=True):
+        np.testing.assert_allclose(ours.get_xy(), theirs.get_xy(), rtol=1e-15)
+
+
+@pytest.mark.parametrize("coef, intercept, box", [
+    ([1e4, 1e10], -1.7e308, ((-1.2e305, 1.2e305), (-1.2e305, 1.2e305))),
+    ([2.0**1023, 2.0**1023], -(2.0**1023), ((-2.0, 2.0), (-2.0, 2.0))),
+])
+def test_a_boundary_whose_equation_overflows_on_the_box_is_still_drawn(coef, intercept, box):
+    # a1 x overflowed to inf at every side of the box, and the line was silently left out
+    from halfspaces.plot._base import clip_line
+
+    ends = clip_line(np.array(coef), intercept, *box)
+    assert ends.shape == (2, 2)
+    for end in ends.tolist():  # on the line, to the rounding of its terms (in exact sums)
+        terms = [Fraction(c) * Fraction(p) for c, p in zip(coef, end, strict=True)]
+        residual = sum(terms) + Fraction(intercept)
+        size = sum(map(abs, terms)) + Fraction(abs(intercept))
+        assert abs(residual) <= Fraction(1, 10**12) * size

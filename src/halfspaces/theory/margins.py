@@ -131,15 +131,20 @@ def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
     >>> geometric_margins([[3.0, 4.0], [0.0, 0.0]], [1, -1], [3.0, 4.0], -5.0)
     array([4., 1.])
     """
-    # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
     w = np.asarray(coef, dtype=np.float64)
+    b = float(np.asarray(intercept, dtype=np.float64).ravel()[0])
+    # (w, b) and 2^e (w, b) are one hyperplane: with max |w_j| in [1, 2) the norm keeps all
+    # its digits (w of 2^-1070, subnormal, moved a margin from 1.061 to 1.043)
+    e = -_exponent(float(np.max(np.abs(w), initial=0.0)))
+    with np.errstate(over="ignore"):  # b beyond float64 once w is of size 1: margins of inf
+        w, b = np.ldexp(w, e), float(np.ldexp(b, e))
+    # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
     norm = float(scipy.linalg.norm(w))
     if norm == 0.0:
         raise ValueError("coef is all zeros, so the hyperplane and its geometric margins are "
                          "undefined; pass a nonzero coef.")
     # the distances of the unit normal: <w, x_i> overflowed for x_i and w near 1e308 (and
     # w = 1e300 against x = 1e10) where the distance itself is a float
-    b = float(np.asarray(intercept, dtype=np.float64).ravel()[0])
     return functional_margins(X, y, w / norm, b / norm)
 
 
