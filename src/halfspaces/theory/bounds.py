@@ -241,12 +241,13 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     X, Z = signed_sample(X, y, fit_intercept)
     u, norm = _check_u(u, Z.shape[1], fit_intercept)
     R = radius(X, fit_intercept)
-    # the bound is the same for c z_i and c gamma: on rows scaled by a power of two to max
-    # |z_ij| in [1, 2) no score is subnormal. On data of 2^-1069 the scores' underflow,
-    # far beyond what rounded_up allows for, gave 36.50 where the bound is 36.54
-    shift = _normalising_shift(float(np.max(column_max(Z), initial=0.0)))
+    # the bound is the same for c z_i and c gamma: on rows scaled by a power of two to
+    # R = max ||z_i|| in [1, 2) no score is subnormal. On data of 2^-1069 the scores'
+    # underflow, far beyond what rounded_up allows for, gave 36.50 where the bound is 36.54.
+    # Data within 2^+-500 keep every score normal: their copy is not worth its cost
+    shift = _normalising_shift(R)
     scaled_gamma = _times_power_of_two(gamma, shift)
-    if shift and np.finfo(np.float64).tiny <= scaled_gamma < math.inf:
+    if abs(shift) > 500 and np.finfo(np.float64).tiny <= scaled_gamma < math.inf:
         for part in _power_of_two_steps(shift):
             Z = Z * 2.0**part
         R, gamma = max_row_norm(Z), scaled_gamma
