@@ -329,3 +329,44 @@ def test_homogeneous_poly_kernel_values_that_underflow_are_refused():
     assert_array_equal(KernelPerceptron(**params).fit(X, y).predict(X), y)
     with pytest.raises(ValueError, match="poly kernel's values .* underflow"):
         KernelPerceptron(**params).fit(np.ldexp(X, -200), y)
+
+
+def least_hinge_loss(X, y, fit_intercept):
+    """min_w sum_i (1 - y_i <w, x'_i>)_+ by scipy's linprog, on data of scale 1."""
+    from scipy.optimize import linprog
+
+    Z = y[:, None] * (np.column_stack([np.ones(len(y)), X]) if fit_intercept else X)
+    n, p = Z.shape
+    res = linprog(np.r_[np.zeros(p), np.ones(n)], A_ub=-np.hstack([Z, np.eye(n)]),
+                  b_ub=-np.ones(n), bounds=[(None, None)] * p + [(0, None)] * n)
+    assert res.status == 0
+    return res.fun
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("k, whole", [(-1000, True), (-600, True), (600, True),
+                                      (-300, False), (300, False)])
+def test_hinge_lp_classifier_minimises_the_hinge_loss_at_any_column_scale(fit_intercept, k,
+                                                                         whole):
+    # the hinge loss is scale-free (w / c on c x); HiGHS's tolerances are not: on columns
+    # of 2^-600 it returned w = 0 with loss 40 where the least is 16.3, and on columns of
+    # 2^600 it failed ("model status 'Not Set'")
+    from halfspaces import LinearProgramClassifier
+
+    X, y = noisy_eighths()
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    scaled = X.copy()
+    scaled[:, slice(None) if whole else 0] *= 2.0**k
+    model = LinearProgramClassifier(fit_intercept=fit_intercept, on_infeasible="hinge")
+    model.fit(scaled, y)
+    scores = y_pm * (scaled @ model.coef_[0] + model.intercept_[0])
+    least = least_hinge_loss(X, y_pm, fit_intercept)
+    assert np.maximum(0.0, 1.0 - scores).sum() == pytest.approx(least, rel=1e-9)
+
+
+def test_hinge_lp_classifier_refuses_subnormal_columns():
+    from halfspaces import LinearProgramClassifier
+
+    X, y = noisy_eighths()
+    with pytest.raises(SolverError, match="column 0 .* subnormal"):
+        LinearProgramClassifier(on_infeasible="hinge").fit(np.ldexp(X, -1070), y)
