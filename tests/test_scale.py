@@ -370,3 +370,24 @@ def test_hinge_lp_classifier_refuses_subnormal_columns():
     X, y = noisy_eighths()
     with pytest.raises(SolverError, match="column 0 .* subnormal"):
         LinearProgramClassifier(on_infeasible="hinge").fit(np.ldexp(X, -1070), y)
+
+
+def test_block_epochs_refuse_underflowing_scores_as_the_serial_run_does():
+    # the step of halfspaces.dask's perceptron: at 2^-540 its passes over the whole data
+    # made 844 updates before a pass without one, where the serial run (and the exact
+    # one) make 11
+    from halfspaces._perceptron_run import perceptron_block_epoch
+
+    X, y = eighths()
+    base = Perceptron(fit_intercept=False).fit(X, y)
+    w, total, scaled = np.zeros(4), 0, np.ldexp(X, -540)
+    try:
+        for _ in range(1000):
+            out = perceptron_block_epoch(scaled, y, w, fit_intercept=False)
+            w, total = out.w, total + out.n_updates
+            if out.n_updates == 0:
+                break
+    except ValueError as error:
+        assert "underflow" in str(error)
+        return
+    assert total == base.n_updates_

@@ -238,7 +238,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     reached so far), and returns the new state. On the whole data it is the serial epoch
     bit for bit: it calls the same compiled loop on the same state. The arguments are not
     modified. Raises the serial fit's ValueError for a row with a non-finite decision value
-    (its index within the block).
+    (its index within the block), and for scores that underflow (rows below 2^-500).
 
     Examples
     --------
@@ -266,6 +266,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
                             state.counters, log)
     if k < 0:
         raise non_finite_row_error(X, -1 - k)
+    _refuse_underflowing_scores(X, state.w[:-1], fit_intercept)
     return BlockEpoch(state.w, state.aux, state.n_steps, int(k))
 
 
