@@ -304,10 +304,10 @@ KERNELS = [dict(kernel="poly", degree=3, coef0=0.0), dict(kernel="sigmoid", coef
 @settings(max_examples=15, deadline=None)
 @given(k=st.sampled_from([-511, -509, -505, -200, 200, 505, 509, 510, 511]))
 def test_kernel_perceptrons_are_scale_free_or_refuse_kernel_values_out_of_range(params, k):
-    # k(2^k x, 2^k x') at gamma 2^-2k is k(x, x') at gamma. At 2^510 the rbf kernel's
-    # ||a - b||^2 overflowed (exp(-inf) = 0 where it is exp(-64)) and the sigmoid's <a, b>
-    # at 2^520 (tanh(inf) = 1): 8 of 24 predictions changed with only the warning the fit
-    # at scale 1 gives; at 2^-509 the inner products were subnormal, of a few bits
+    # k(2^k x, 2^k x') at gamma 2^-2k is k(x, x') at gamma. At 2^511 the sigmoid's <a, b>
+    # overflowed (tanh(inf) = 1): 7 of 23 predictions changed with only the warning the fit
+    # at scale 1 gives; the rbf kernel's ||a - b||^2 overflowed to exp(-inf) = 0 where it
+    # is exp(-64); at 2^-509 the inner products were subnormal, of a few bits
     X, y = eighths()
     base = quiet_fit(KernelPerceptron(fit_intercept=False, gamma=0.25, max_epochs=30,
                                       **params), X, y)
@@ -323,7 +323,7 @@ def test_kernel_perceptrons_are_scale_free_or_refuse_kernel_values_out_of_range(
 
 def test_homogeneous_poly_kernel_values_that_underflow_are_refused():
     # (gamma <x, x'>)^3 of rows of 2^-200 is 2^-1200 = 0: the perceptron erred on every row
-    # for ever and predicted 14 of 24 points, where the scale-free exact run converges
+    # for ever and predicted 14 of 23 points, where the scale-free exact run converges
     X, y = eighths()
     params = dict(kernel="poly", degree=3, coef0=0.0, gamma=1.0, fit_intercept=False)
     assert_array_equal(KernelPerceptron(**params).fit(X, y).predict(X), y)
