@@ -391,3 +391,16 @@ def test_block_epochs_refuse_underflowing_scores_as_the_serial_run_does():
         assert "underflow" in str(error)
         return
     assert total == base.n_updates_
+
+
+def test_rbf_distances_that_overflow_are_refused_not_taken_as_zero_kernel_values():
+    # x = +-2^511 at gamma 2^-1024 is x = +-1 at gamma 1/4: k(x1, x2) = e^-1 and the
+    # decision values +-(1 - e^-1). ||x1 - x2||^2 = 2^1024 overflowed, exp(-inf) = 0 was
+    # taken for e^-1, and the decision values came out +-1
+    y = np.array([1, -1])
+    base = KernelPerceptron(kernel="rbf", gamma=0.25, fit_intercept=False).fit([[1.0], [-1.0]], y)
+    np.testing.assert_allclose(base.decision_function([[1.0], [-1.0]]),
+                               [1 - math.exp(-1), math.exp(-1) - 1])
+    with pytest.raises(ValueError, match="rbf kernel's values .* overflow"):
+        KernelPerceptron(kernel="rbf", gamma=2.0**-1024, fit_intercept=False).fit(
+            [[2.0**511], [-(2.0**511)]], y)
