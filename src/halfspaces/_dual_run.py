@@ -50,8 +50,10 @@ from halfspaces._kernel_matrix import (  # the kernel matrices, re-exported: the
     KERNELS,
     as_float64,
     callable_matrix,
+    check_kernel_scale,
     kernel_block,
     kernel_matrix,
+    log2_largest_square_norm,
     named_kernel,
     squared_norms,
 )
@@ -552,5 +554,7 @@ def training_gram(X, kernel: str | Callable, *, degree: int = 3, gamma: float | 
         return GramRows(X, cache_size, spec=(0, 0.0, 0.0, 0.0, c),
                         kernel_rows=partial(callable_matrix, kernel, B=X))
     gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
+    if kernel != "linear":
+        check_kernel_scale(log2_largest_square_norm(X), kernel, degree, gamma, coef0)
     spec = (_KIND[kernel], gamma, float(coef0), float(degree), c)
     return GramRows(X, cache_size, spec=spec)

@@ -19,8 +19,8 @@ from sklearn.utils import check_array
 
 from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
-__all__ = ["KERNELS", "as_float64", "callable_matrix", "kernel_block", "kernel_matrix",
-           "named_kernel", "squared_norms"]
+__all__ = ["KERNELS", "as_float64", "callable_matrix", "check_kernel_scale", "kernel_block",
+           "kernel_matrix", "log2_largest_square_norm", "named_kernel", "squared_norms"]
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 
@@ -169,3 +169,60 @@ def as_float64(A):
     if sp.issparse(A):
         return A.astype(np.float64, copy=False)
     return np.asarray(A, dtype=np.float64)
+
+
+# the kernel's argument (gamma <a, b> + coef0, or gamma ||a - b||^2) counts when it is above
+# 2^-60 of what it is added to; inner products below 2^-1000 carry the underflow of their
+# subnormal terms (d 2^-1075) beyond 2^-53 of their size or so
+_NEGLIGIBLE, _FULL_PRECISION = -60.0, -1000.0
+
+
+def log2_largest_square_norm(X) -> float:
+    """log2 of max_i ||x_i||^2 (-inf for X = 0), on X scaled by a power of two: squares of
+    entries of 1e200 or 1e-200 neither overflow nor underflow."""
+    top = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
+    if not top > 0.0:
+        return -np.inf
+    e = int(np.frexp(top)[1])
+    if sp.issparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, -e)
+    else:
+        X = np.ldexp(X, -e)
+    return float(np.log2(squared_norms(X).max())) + 2.0 * e
+
+
+def check_kernel_scale(log2_r2: float, kernel: str, degree: float, gamma: float,
+                       coef0: float) -> None:
+    """Refuse data whose kernel values underflow or overflow while they still matter.
+
+    ``log2_r2`` is log2 max_i ||x_i||^2 (:func:`log2_largest_square_norm`): every |<a, b>|
+    is at most R^2, every ||a - b||^2 at most 4 R^2. The kernels are scale-free in exact
+    arithmetic (X 2^k with gamma 2^-2k gives the same values), floats are not: the
+    homogeneous poly kernel (coef0 = 0, degree 3) on X of 2^-200 had every value
+    (gamma <x, x'>)^3 ~ 2^-1200 = 0, and the perceptron erred on every row without end;
+    with gamma 2^1040 on X of 2^-520 the inner products were subnormal, of a few bits, and
+    gamma times them O(1); the rbf kernel with gamma 2^-1040 on X of 2^520 gave exp(-inf)
+    = 0 and the sigmoid tanh(inf) = 1, silently.
+    """
+    if kernel not in ("poly", "rbf", "sigmoid") or log2_r2 == -np.inf:
+        return
+    if kernel == "rbf":  # gamma ||a - b||^2 against 1 (exp(-t) = 1 - t), inf past 2^10
+        largest = log2_r2 + 2.0
+        argument, offset, saturated = np.log2(gamma) + largest, 0.0, 10.0
+    else:  # gamma <a, b> against coef0; tanh is +-1 past 2^5 (poly's inf is refused later)
+        largest = log2_r2
+        argument = np.log2(gamma) + largest
+        offset = np.log2(abs(coef0)) if coef0 != 0 else -np.inf
+        saturated = 5.0 if kernel == "sigmoid" else -np.inf
+    imprecise = log2_r2 < _FULL_PRECISION and argument > offset + _NEGLIGIBLE
+    overflowed = largest >= 1024.0 and argument < saturated
+    # without coef0 the values are (gamma <a, b>)^degree, or tanh of it: all subnormal
+    largest = argument * (degree if kernel == "poly" else 1.0)
+    if imprecise or overflowed or (kernel != "rbf" and coef0 == 0
+                                   and largest < _FULL_PRECISION):
+        raise ValueError(
+            f"X's largest row norm is 2^{log2_r2 / 2:.1f}: the {kernel} kernel's values "
+            f"(gamma={gamma:.3g}, coef0={coef0:g}) come from products that underflow or "
+            "overflow float64. The kernel is the same on X 2^k with gamma 2^-2k: "
+            "multiply X by a power of two (say 2^600) and gamma by its inverse square.")

@@ -139,10 +139,9 @@ def run_perceptron(
 
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
                         bad_row=partial(non_finite_row_error, X))
+    _refuse_underflowing_scores(X, state.w[:-1], fit_intercept)
     if mode_code == kp.POCKET and epochs.converged:
         _pocket_the_separator(state)
-    if not (fit_intercept or epochs.converged):
-        _refuse_underflowing_scores(X, state.w)
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
@@ -244,7 +243,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     reached so far), and returns the new state. On the whole data it is the serial epoch
     bit for bit: it calls the same compiled loop on the same state. The arguments are not
     modified. Raises the serial fit's ValueError for a row with a non-finite decision value
-    (its index within the block).
+    (its index within the block), and for scores that underflow (rows below 2^-500).
 
     Examples
     --------
@@ -272,6 +271,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
                             state.counters, log)
     if k < 0:
         raise non_finite_row_error(X, -1 - k)
+    _refuse_underflowing_scores(X, state.w[:-1], fit_intercept)
     return BlockEpoch(state.w, state.aux, state.n_steps, int(k))
 
 
@@ -279,28 +279,37 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
 # below it when the largest |x_ij| is (2^-500 squared is 2^-1000, a few hundred products
 # from the subnormals)
 _TINY = 2.0**-500
+# a sum of rows below _TINY stays below this for any count of updates (< 2^63): only runs
+# whose weights are this small pay the pass over X that the check needs
+_TINY_SUM = 2.0**-400
 
 
-def _refuse_underflowing_scores(X, w: NDArray) -> None:
-    """Refuse a homogeneous run whose scores <w, x_i> underflowed to 0 (a mistake each).
+def _refuse_underflowing_scores(X, w: NDArray, fit_intercept: bool) -> None:
+    """Refuse a run whose scores <w, x_i> underflowed (to 0, a mistake each, or to subnormals).
 
     The homogeneous perceptron is scale-free (c X gives c w and the same mistakes), but
     floats are not: on X at 1e-170 every score is 1e-340 -> 0, counted as a mistake, and a
-    run made 100 updates on two separable points whose Novikoff bound is 1. Only a run
-    that did not converge with weights that small pays the pass over X this check needs.
+    run made 100 updates on two separable points whose Novikoff bound is 1. A run that
+    converges is no proof: at 2^-540 the products are subnormal, and a run made 844 updates
+    where the exact one makes 11, and the averaged and voted hypotheses mispredicted. With an
+    intercept, a score b + <w, x> is right while b != 0 and underflows where b = 0. ``w`` is
+    the weights without the intercept, final or per class.
     """
-    largest = float(np.max(np.abs(w[:-1]), initial=0.0))
-    if not 0.0 < largest < _TINY:
+    largest = float(np.max(np.abs(w), initial=0.0))
+    if not 0.0 < largest < _TINY_SUM:
         return
     from halfspaces._fast.columns import column_stats
 
     top = float(np.max(column_stats(loop_input(X), X.shape[1])[0], initial=0.0))
     if 0.0 < top < _TINY:
+        scale_free = ("The perceptron without an intercept is the same on c X for any c > 0"
+                      if not fit_intercept else "With an intercept, rescaling X changes "
+                      "the model (b is counted in units of 1, not of X)")
         raise ValueError(
             f"the largest |x_ij| of X is {top:.3g}: the perceptron's scores <w, x>, products "
-            "of two numbers that small, underflow float64 to 0 and count as mistakes. The "
-            "perceptron without an intercept is the same on c X for any c > 0: multiply X by "
-            "a power of two (say 2^600) and fit again."
+            "of two numbers that small, underflow float64 (to 0 or to subnormals that keep "
+            f"few digits) and miscount mistakes. {scale_free}: multiply X by a power of two "
+            "(say 2^600) and fit again."
         )
 
 
@@ -414,6 +423,7 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
 
     epochs = run_epochs(one_epoch, X.shape[0], max_epochs=max_epochs, selection=selection,
                         rng=rng, bad_row=partial(non_finite_row_error, X))
+    _refuse_underflowing_scores(X, W[:, :-1], fit_intercept)
     steps = counters[km.STEP]
     weights = W - U / steps if average and steps > 0 else W
     return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), epochs.n_updates,

@@ -33,7 +33,7 @@ from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameter
 from halfspaces._memory import check_dense_vectors
 from halfspaces._objective import Objective
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
-from halfspaces._solvers import SolverRun
+from halfspaces._solvers import SolverRun, refuse_underflowing_squares
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     Targets,
@@ -239,12 +239,16 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         check_dense_vectors(X.shape[1], 1 + 2 * len(targets.positives))
         k = targets.classes.size
         if k == 2:
-            return Objective(X, targets.plus_minus(0), Logistic(), self.alpha,
-                             self.fit_intercept)
-        labels = targets.labels
-        if targets.classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
-            labels = np.searchsorted(targets.classes, labels)
-        return Objective(X, labels.astype(np.intp), Softmax(k), self.alpha, self.fit_intercept)
+            obj = Objective(X, targets.plus_minus(0), Logistic(), self.alpha,
+                            self.fit_intercept)
+        else:
+            labels = targets.labels
+            if targets.classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
+                labels = np.searchsorted(targets.classes, labels)
+            obj = Objective(X, labels.astype(np.intp), Softmax(k), self.alpha,
+                            self.fit_intercept)
+        refuse_underflowing_squares(obj)
+        return obj
 
     def _set_fitted(self, obj: Objective, targets: Targets, run: SolverRun) -> None:
         W = run.w.reshape(-1, obj.shape[-1]).copy()

@@ -15,8 +15,8 @@ from numpy.typing import NDArray
 
 __all__ = ["DRAWABLE", "INSTALL_HINT", "box_limits", "check_features", "check_known_labels",
            "class_index", "clip_line", "colormap", "column_means", "dense", "estimator_hyperplane",
-           "estimator_scores", "new_axes", "plus_minus_labels", "require_matplotlib",
-           "row_count", "target_vector"]
+           "estimator_scores", "new_axes", "normalised_line", "plus_minus_labels",
+           "require_matplotlib", "row_count", "target_vector"]
 
 INSTALL_HINT = "halfspaces.plot needs Matplotlib: pip install 'halfspaces[plot]'"
 
@@ -223,7 +223,10 @@ def clip_line(coef: NDArray, intercept: float, xlim, ylim) -> NDArray[np.float64
     has no solution. Returns an array of shape (2, 2), or (0, 2) when the line misses the
     box or coef is zero (no line at all).
     """
-    a1, a2 = float(coef[0]), float(coef[1])
+    a, intercept = normalised_line(coef[:2], intercept)
+    if not np.isfinite(intercept):  # the line is beyond float64's range, so beyond the box
+        return np.empty((0, 2))
+    a1, a2 = float(a[0]), float(a[1])
     (x0, x1), (y0, y1) = xlim, ylim
     found = []
     if a2 != 0.0:
@@ -239,3 +242,22 @@ def clip_line(coef: NDArray, intercept: float, xlim, ylim) -> NDArray[np.float64
     # the two ends are the extreme points along the line's direction (-a2, a1)
     t = pts @ np.array([-a2, a1])
     return pts[[int(np.argmin(t)), int(np.argmax(t))]]
+
+
+def normalised_line(a: NDArray, c: float) -> tuple[NDArray[np.float64], float]:
+    """The same line a . p + c = 0 with max_j |a_j| in [1, 2), by a power of two (exact).
+
+    On a box's sides (up to 1e306) a . p then neither overflows nor underflows: coef
+    (1e4, 1e10) with intercept -1.7e308 crosses a box of +-1.2e305, and coef 2^1023 (1, 1)
+    the box +-2, but a1 x overflowed to inf at every side and the boundary was silently not
+    drawn; the regions of that line had NaN corners, and at coef 2^-1070 (1, 1) subnormal
+    products moved a corner from 2.6 to 2.63. c becomes inf where the line lies beyond
+    float64's range from the origin (beyond any box).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    top = float(np.max(np.abs(a), initial=0.0))
+    if top == 0.0:
+        return a, float(c)
+    e = -(int(np.frexp(top)[1]) - 1)
+    with np.errstate(over="ignore"):
+        return np.ldexp(a, e), float(np.ldexp(c, e))

@@ -13,6 +13,7 @@ from halfspaces.plot._base import (
     dense,
     estimator_scores,
     new_axes,
+    normalised_line,
     target_vector,
 )
 
@@ -21,8 +22,9 @@ __all__ = ["RegionsDisplay", "argmax_regions"]
 
 def _clip(polygon: NDArray, a: NDArray, c: float) -> NDArray:
     """The part of a convex polygon where a . p + c >= 0 (one Sutherland-Hodgman step)."""
-    if polygon.shape[0] == 0:
-        return polygon
+    a, c = normalised_line(a, c)
+    if polygon.shape[0] == 0 or not np.isfinite(c):  # the line is beyond any box
+        return polygon if c > 0 else polygon[:0]
     value = polygon @ a + c
     kept = []
     for i in range(polygon.shape[0]):

@@ -63,8 +63,42 @@ def functional_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
     X = check_X(X)
     y_pm = plus_minus(y, X.shape[0])
     w = _coef(coef, X.shape[1])
-    scores = X @ w if not sp.issparse(X) else np.asarray(X @ w).ravel()
-    return y_pm * (scores + float(np.asarray(intercept).ravel()[0]))
+    with np.errstate(over="ignore"):  # inf where the margin itself is beyond float64
+        return y_pm * (_scores(X, w) + float(np.asarray(intercept).ravel()[0]))
+
+
+def _dot(X, w: NDArray) -> NDArray:
+    return X @ w if not sp.issparse(X) else np.asarray(X @ w).ravel()
+
+
+def _scores(X, w: NDArray) -> NDArray:
+    """<w, x_i> for each row, inf only where the score itself is beyond float64.
+
+    X and w are finite, so a non-finite product is an overflow on the way: rows of
+    (1.7e308, 1.7e308, -1.7e308) scored inf against w = 1 (the score is 1.7e308), and
+    (1e300, -1e300) -inf against w = (1e10, 1e10) (the score is 0). Those rows are scored
+    again with X and w scaled by powers of two to largest entries in [1, 2), exactly, and
+    the scores scaled back.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = _dot(X, w)
+    bad = ~np.isfinite(scores)
+    if bad.any():
+        e = _exponent(float(abs(X[bad]).max()))
+        f = _exponent(float(np.max(np.abs(w), initial=0.0)))
+        rows = X[bad]
+        if sp.issparse(rows):
+            rows.data = np.ldexp(rows.data, -e)
+        else:
+            rows = np.ldexp(rows, -e)
+        with np.errstate(over="ignore"):
+            scores[bad] = np.ldexp(_dot(rows, np.ldexp(w, -f)), e + f)
+    return scores
+
+
+def _exponent(top: float) -> int:
+    """e with top / 2^e in [1, 2) (0 for top 0)."""
+    return int(np.frexp(top)[1]) - 1 if top > 0 else 0
 
 
 def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
@@ -97,15 +131,20 @@ def geometric_margins(X: ArrayLike, y: ArrayLike, coef: ArrayLike,
     >>> geometric_margins([[3.0, 4.0], [0.0, 0.0]], [1, -1], [3.0, 4.0], -5.0)
     array([4., 1.])
     """
-    # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
     w = np.asarray(coef, dtype=np.float64)
+    b = float(np.asarray(intercept, dtype=np.float64).ravel()[0])
+    # (w, b) and 2^e (w, b) are one hyperplane: with max |w_j| in [1, 2) the norm keeps all
+    # its digits (w of 2^-1070, subnormal, moved a margin from 1.061 to 1.043)
+    e = -_exponent(float(np.max(np.abs(w), initial=0.0)))
+    with np.errstate(over="ignore"):  # b beyond float64 once w is of size 1: margins of inf
+        w, b = np.ldexp(w, e), float(np.ldexp(b, e))
+    # BLAS nrm2 scales as it sums: sqrt(w.w) overflowed for |w| ~ 1e155 (margin 0)
     norm = float(scipy.linalg.norm(w))
     if norm == 0.0:
         raise ValueError("coef is all zeros, so the hyperplane and its geometric margins are "
                          "undefined; pass a nonzero coef.")
     # the distances of the unit normal: <w, x_i> overflowed for x_i and w near 1e308 (and
     # w = 1e300 against x = 1e10) where the distance itself is a float
-    b = float(np.asarray(intercept, dtype=np.float64).ravel()[0])
     return functional_margins(X, y, w / norm, b / norm)
 
 
