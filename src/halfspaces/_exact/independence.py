@@ -212,28 +212,52 @@ def first_dependence(Xp) -> list[int] | None:
     With k the least index such that x'_0, ..., x'_k are dependent, the coefficients are
     a = (c, -1, 0, ...) with x'_k = sum_(i<k) c_i x'_i, as integers (a times the least
     positive integer that clears c's denominators); a = (0, ..., 1, 0, ...) where x'_k = 0.
-    None when the rows are linearly independent, which is then proved. Rows are eliminated
-    in prefixes of 64, 128, ... (any p + 1 rows of p nonzero columns are dependent, so the
-    first dependence is within the first p + 1).
+    None when the rows are linearly independent, proved by an m x m minor that is nonzero
+    modulo a prime (so nonzero). Otherwise the rank profile modulo that prime gives a k_q
+    <= k (a dependence over the rationals is one modulo q), and exact elimination runs on
+    the first k_q + 1 rows, then twice as many while they are independent.
 
     Raises
     ------
     SolverError
-        When the exact elimination would exceed :data:`MAX_ELIMINATION_WORK` (many rows and
-        many columns, all independent up to that point).
+        When the exact elimination would exceed :data:`MAX_ELIMINATION_WORK` (the first
+        dependence lies beyond hundreds of rows independent on hundreds of columns).
     """
-    Xp = Xp.tocsr() if sp.issparse(Xp) else np.asarray(Xp)
-    m = Xp.shape[0]
-    width = int(np.count_nonzero(_column_used(Xp)))
-    rows, last = min(m, _FIRST_ROWS), min(m, width + 1)
+    P = _dense_nonzero_columns(Xp)
+    m, p = P.shape
+    if p == 0:  # every row is zero: x'_0 = 0 is a dependence of its own
+        return [1] + [0] * (m - 1)
+    columns = IntegerColumns.of(P)
+    chosen = _first_columns(P)
+    k = _modular_rank_profile(columns, chosen)
+    if k == m:
+        return None
+    rows = k + 1
     while True:
-        rows = min(rows, last)
-        found = _first_of_prefix(Xp[:rows])
+        found = (_first_of_prefix(P, columns, chosen) if rows == m
+                 else _first_of_prefix(_dense_nonzero_columns(P[:rows])))
         if found is not None:
             return found + [0] * (m - rows)
-        if rows == last:
+        if rows == m:  # dependent modulo q only (q divides a minor): independent
             return None
-        rows *= 2
+        rows = min(2 * rows, m)
+
+
+def _modular_rank_profile(columns: IntegerColumns, chosen: NDArray) -> int:
+    """The least k with rows 0..k dependent on the chosen columns modulo a prime, or m.
+
+    Reduced echelon form of the chosen columns (as rows) modulo q: its pivots are the
+    first maximal set of rows independent modulo q, so rows 0..k-1 are independent over
+    the rationals too, and m means a nonzero m x m minor modulo q: independence, proved.
+    """
+    import flint
+
+    m = columns.mantissa.shape[0]
+    R, rank = flint.nmod_mat(columns.integers(chosen), _primes(1)[0]).rref()
+    pivots = set()
+    for i in range(rank):
+        pivots.add(next(j for j in range(m) if int(R[i, j])))
+    return next((j for j in range(m) if j not in pivots), m)
 
 
 def is_dependence(Xp, a: list[int]) -> bool:
@@ -242,14 +266,14 @@ def is_dependence(Xp, a: list[int]) -> bool:
     return P.shape[1] == 0 or not nonzero_sums(IntegerColumns.of(P), a).any()
 
 
-def _first_of_prefix(Xp) -> list[int] | None:
-    """:func:`first_dependence` on a block of rows, all eliminated at once."""
-    P = _dense_nonzero_columns(Xp)
+def _first_of_prefix(P: NDArray, columns: IntegerColumns | None = None,
+                     chosen: NDArray | None = None) -> list[int] | None:
+    """:func:`first_dependence` on a block of rows (nonzero columns), eliminated at once."""
     m = P.shape[0]
     if P.shape[1] == 0:
-        return [1] + [0] * (m - 1) if m else None
-    columns = IntegerColumns.of(P)
-    chosen = _first_columns(P)
+        return [1] + [0] * (m - 1)
+    columns = IntegerColumns.of(P) if columns is None else columns
+    chosen = _first_columns(P) if chosen is None else chosen
     while True:
         basis = _basis(_elimination(columns, chosen))
         if not basis:
