@@ -93,14 +93,19 @@ def test_independence_of_many_rows_is_proved_by_one_modular_minor():
 
 
 def test_many_points_in_few_dimensions_give_the_first_dependence():
-    # 20,000 points in the plane: the first dependence is among the first 4 (x' in R^3)
+    # 20,000 points in the plane: the first dependence is among the first 4 (x' in R^3),
+    # here 2^-40 apart: x'_3 = -x'_0 / 2 - x'_1 / 2 + 2 x'_2. The old float search took x_1
+    # for a copy of x_0 (within its tolerance) and returned another labeling
     rng = np.random.default_rng(12)
     X = rng.integers(-9, 10, size=(20_000, 2)).astype(float)
+    X[:4] = [[1.0, 1.0], [1.0 + 2.0**-40, 1.0], [1.0, 1.0 + 2.0**-40],
+             [1.0 - 2.0**-41, 1.0 + 2.0**-39]]
     labeling = unrealizable_labeling(X)
     Xp = np.hstack([np.ones((4, 1)), X[:4]])
     a = exact_null_vector(Xp)
     support = [i for i, x in enumerate(a) if x != 0]
     expected = [-1 if x > 0 else 1 for x in a] if len(support) > 1 else [1] * 4
+    assert expected == [-1, -1, 1, -1]
     assert labeling.tolist() == expected + [1] * (20_000 - 4)
 
 
