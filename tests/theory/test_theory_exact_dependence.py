@@ -119,3 +119,20 @@ def test_an_elimination_beyond_the_budget_is_refused_by_name(monkeypatch):
                        r"columns needs an exact elimination beyond its budget \(20\^2 x 20 "
                        r"> 1,000 multiply-adds\); pass fewer points\.$"):
         unrealizable_labeling(X, fit_intercept=False)
+
+
+def test_the_moduli_are_distinct_primes_above_two_to_the_thirty_from_any_thread(monkeypatch):
+    # the residue check is a proof only if its moduli are distinct primes (their product
+    # bounds the sums): grown from 8 threads at once, none may be counted twice
+    from concurrent.futures import ThreadPoolExecutor
+
+    import halfspaces._exact.independence as independence
+
+    monkeypatch.setattr(independence, "_PRIMES", [])
+    with ThreadPoolExecutor(8) as pool:
+        lists = list(pool.map(independence._primes, [60] * 8))
+    assert all(found == lists[0] for found in lists)
+    primes = np.array(lists[0])
+    assert len(set(lists[0])) == 60 and np.all((primes > 2**30) & (primes < 2**31))
+    divisors = np.arange(2, 46_341)  # 46,341^2 > 2^31: trial division decides primality
+    assert not np.any(primes[:, None] % divisors[None, :] == 0)

@@ -21,6 +21,7 @@ No floating-point result is ever taken as evidence: floats only choose which col
 
 from __future__ import annotations
 
+import threading
 import warnings
 from dataclasses import dataclass
 from math import gcd
@@ -42,6 +43,7 @@ __all__ = [
 MAX_ELIMINATION_WORK = 64_000_000
 _BLOCK = 1 << 16  # columns per block of the residue check: 20 rows x 65536 int64 = 10 MB
 _PRIMES: list[int] = []  # primes below 2^31, largest first, grown on demand
+_PRIMES_LOCK = threading.Lock()
 _FIRST_ROWS = 64  # the first prefix of rows :func:`first_dependence` eliminates
 
 
@@ -49,12 +51,15 @@ def _primes(n: int) -> list[int]:
     """The n largest primes below 2^31 (each above 2^30 for any n this module asks for)."""
     import flint
 
-    candidate = _PRIMES[-1] - 2 if _PRIMES else 2**31 - 1
-    while len(_PRIMES) < n:
-        if flint.fmpz(candidate).is_prime():
-            _PRIMES.append(candidate)
-        candidate -= 2
-    return _PRIMES[:n]
+    # one writer at a time: two threads appending the same prime would count it twice
+    # in the product of moduli, and the residue check would no longer be a proof
+    with _PRIMES_LOCK:
+        candidate = _PRIMES[-1] - 2 if _PRIMES else 2**31 - 1
+        while len(_PRIMES) < n:
+            if flint.fmpz(candidate).is_prime():
+                _PRIMES.append(candidate)
+            candidate -= 2
+        return _PRIMES[:n]
 
 
 @dataclass(frozen=True)
