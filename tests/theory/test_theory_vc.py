@@ -207,3 +207,22 @@ def test_shatters_decides_one_label_at_a_time(monkeypatch, points, shattered):
     ok, _ = shatters(points, return_labeling=True)
     m = len(points)
     assert ok == shattered and len(calls) <= (0 if ok else m + 1)
+
+
+@pytest.mark.parametrize("fault", ["not a dependence", "wrong signs", "none"])
+def test_a_certificate_that_fails_its_exact_check_is_refused(monkeypatch, fault):
+    # the labeling's certificate is checked on the points whatever the simplex said: a
+    # vector that is not a dependence, or not conformal to the labeling, is never returned
+    real = vc_module.conformal_dependence
+    if fault == "not a dependence":
+        monkeypatch.setattr(vc_module, "is_dependence", lambda Xp, a: False)
+    else:
+        def faulty(equations, m, signs):
+            a = real(equations, m, signs)
+            if len(signs) < m or a is None:
+                return a
+            return None if fault == "none" else [-x for x in a]
+        monkeypatch.setattr(vc_module, "conformal_dependence", faulty)
+    with pytest.raises(vc_module.SolverError, match="^the dependence found for the first "
+                       "unrealisable labeling fails its exact check on the points\\.$"):
+        shatters([[0.0], [1.0], [2.0]], return_labeling=True)

@@ -200,7 +200,7 @@ def test_wide_independent_points_nearly_dependent_in_float64_are_proved_independ
 def test_wide_planted_dependence_gives_the_documented_labeling():
     # x_19 = sum_i c_i x_i exactly (integers times 2^-25, no rounding), x_10 within 1e-13
     # of x_0 + x_1 but not on it: the first dependence is x_19's, a = (c, -1). The old code
-    # answered its negation after 20 s of LPs (any unrealisable labeling passed)
+    # raised SolverError after minutes of LPs (a float candidate, then LP certificates)
     X = wide_rows(5, 2**20)[:19]
     X[10] = X[0] + X[1]
     X[10, 7] += 2.0**-25

@@ -6,10 +6,12 @@ exact arithmetic, at a cost close to one pass over X' however many columns it ha
 
 - every float is an integer times a power of two, so each column of X' times a power of two
   is a column of integers with the same dependences among the rows (:class:`IntegerColumns`);
-- QR with column pivoting (Golub and Van Loan, Matrix Computations, 4th ed., 5.4.2) picks a
-  few columns C, and FLINT's fraction-free elimination gives the exact null space of
-  X'[:, C], which holds every dependence of X'. When it is {0}, the rows are independent
-  (an m x m minor of X' is nonzero): that is the proof, whatever the other columns hold;
+- LU with partial pivoting on X'^T (Golub and Van Loan, Matrix Computations, 4th ed., 3.4)
+  picks m columns C where a nonzero m x m minor is likely. Its rank modulo a prime q is
+  m when that minor is nonzero modulo q, hence nonzero: the rows are independent, proved,
+  whatever the other columns hold (:func:`first_dependence`);
+- otherwise FLINT's fraction-free elimination gives the exact null space of X'[:, C],
+  which holds every dependence of X';
 - a vector a of that null space is a dependence of X' iff sum_i a_i x'_ij = 0 on every
   column j, checked exactly by residues modulo primes above 2^30 (vectorised, O(m p) per
   prime) until their product exceeds twice a bound on |sum_i a_i x'_ij|: a sum that is 0
@@ -44,7 +46,6 @@ MAX_ELIMINATION_WORK = 64_000_000
 _BLOCK = 1 << 16  # columns per block of the residue check: 20 rows x 65536 int64 = 10 MB
 _PRIMES: list[int] = []  # primes below 2^31, largest first, grown on demand
 _PRIMES_LOCK = threading.Lock()
-_FIRST_ROWS = 64  # the first prefix of rows :func:`first_dependence` eliminates
 
 
 def _primes(n: int) -> list[int]:

@@ -83,8 +83,9 @@ def shatters(points: ArrayLike, fit_intercept: bool = True, *,
               > 0 \ \ \forall i
 
     Exact, with no LP: the points are shattered iff the x'_i (x' = (1, x) when
-    ``fit_intercept``) are linearly independent (Theorem 9.2's proof), which one exact
-    elimination on a few columns proves either way (:mod:`halfspaces._exact.independence`).
+    ``fit_intercept``) are linearly independent (Theorem 9.2's proof), which a minor
+    nonzero modulo a prime or an exact dependence proves, either way
+    (:mod:`halfspaces._exact.independence`).
     The first labeling that no halfspace realises, in the order of
     ``itertools.product([-1, 1], repeat=m)``, is found label by label: y_k = -1 when some
     completion of (y_0, ..., y_(k-1), -1) is unrealisable, i.e. when some exact dependence
@@ -112,8 +113,9 @@ def shatters(points: ArrayLike, fit_intercept: bool = True, *,
     Raises
     ------
     SolverError
-        Never for m <= 20 points: the exact elimination's budget holds 20 rows on 160,000
-        columns, and each round adds at most 20 to the m columns it starts with.
+        Not for m <= 20 points: the exact elimination's budget holds 20 rows on 160,000
+        columns, and it starts on at most 2m columns and adds at most m per round, for at
+        most m rounds.
 
     Examples
     --------
@@ -127,7 +129,7 @@ def shatters(points: ArrayLike, fit_intercept: bool = True, *,
     m = points.shape[0]
     if m > MAX_SHATTER_POINTS:
         raise ValueError(
-            f"points has {m} rows; shatters checks all 2^m labelings and refuses m > "
+            f"points has {m} rows; shatters answers for all 2^m labelings and refuses m > "
             f"{MAX_SHATTER_POINTS}. For m > vc_dimension(d) the answer is False by Theorem "
             "9.2; unrealizable_labeling gives a witness."
         )
@@ -151,7 +153,10 @@ def _first_unrealisable(Xp, equations: list[list[int]]) -> NDArray:
         labels.append(-1 if a is not None else 1)
     if labels[-1] == 1:
         a = conformal_dependence(equations, m, labels)
-    if a is None or not is_dependence(Xp, _integers(a)):  # pragma: no cover - E's promise
+    # the Gordan certificate of the labeling, checked on the points themselves: weights
+    # y_i a_i >= 0, not all zero, combining the signed rows y_i x'_i to zero exactly
+    if (a is None or not any(a) or any(y * x < 0 for y, x in zip(labels, a, strict=True))
+            or not is_dependence(Xp, _integers(a))):
         raise SolverError("the dependence found for the first unrealisable labeling fails "
                           "its exact check on the points.")
     return np.array(labels)
