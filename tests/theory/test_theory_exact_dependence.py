@@ -136,3 +136,15 @@ def test_the_moduli_are_distinct_primes_above_two_to_the_thirty_from_any_thread(
     assert len(set(lists[0])) == 60 and np.all((primes > 2**30) & (primes < 2**31))
     divisors = np.arange(2, 46_341)  # 46,341^2 > 2^31: trial division decides primality
     assert not np.any(primes[:, None] % divisors[None, :] == 0)
+
+
+def test_a9a_gives_the_first_dependence_among_its_first_rows(a9a):
+    # 48,842 sparse rows of 123 binary columns: the first dependence lies within the first
+    # 125 rows of x' = (1, x), which alone are densified (the old code could not read CSR)
+    X, _ = a9a
+    labeling = unrealizable_labeling(X)
+    head = np.hstack([np.ones((125, 1)), X[:125].toarray()])
+    a = exact_null_vector(head)
+    support = [i for i, x in enumerate(a) if x != 0]
+    expected = [-1 if x > 0 else 1 for x in a] if len(support) > 1 else [1] * 125
+    assert labeling.tolist() == expected + [1] * (X.shape[0] - 125)

@@ -229,10 +229,14 @@ def first_dependence(Xp) -> list[int] | None:
         When the exact elimination would exceed :data:`MAX_ELIMINATION_WORK` (the first
         dependence lies beyond hundreds of rows independent on hundreds of columns).
     """
-    P = _dense_nonzero_columns(Xp)
+    Xp = Xp.tocsr() if sp.issparse(Xp) else np.asarray(Xp, dtype=np.float64)
+    total = Xp.shape[0]
+    # any p + 1 rows of p nonzero columns are dependent, so the first dependence is
+    # among the first p + 1 rows: 48,842 sparse rows of 123 columns are never densified
+    P = _dense_nonzero_columns(Xp[:min(total, int(_column_used(Xp).sum()) + 1)])
     m, p = P.shape
     if p == 0:  # every row is zero: x'_0 = 0 is a dependence of its own
-        return [1] + [0] * (m - 1)
+        return [1] + [0] * (total - 1)
     columns = IntegerColumns.of(P)
     chosen = _first_columns(P)
     k = _modular_rank_profile(columns, chosen)
@@ -243,7 +247,7 @@ def first_dependence(Xp) -> list[int] | None:
         found = (_first_of_prefix(P, columns, chosen) if rows == m
                  else _first_of_prefix(_dense_nonzero_columns(P[:rows])))
         if found is not None:
-            return found + [0] * (m - rows)
+            return found + [0] * (total - rows)
         if rows == m:  # dependent modulo q only (q divides a minor): independent
             return None
         rows = min(2 * rows, m)
