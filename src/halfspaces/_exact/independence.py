@@ -237,14 +237,13 @@ def first_dependence(Xp) -> list[int] | None:
     m, p = P.shape
     if p == 0:  # every row is zero: x'_0 = 0 is a dependence of its own
         return [1] + [0] * (total - 1)
-    columns = IntegerColumns.of(P)
     chosen = _first_columns(P)
-    k = _modular_rank_profile(columns, chosen)
-    if k == m:
+    k = _modular_rank_profile(IntegerColumns.of(P[:, chosen]))
+    if k == m:  # proved without reading the other columns exactly
         return None
     rows = k + 1
     while True:
-        found = (_first_of_prefix(P, columns, chosen) if rows == m
+        found = (_first_of_prefix(P, chosen=chosen) if rows == m
                  else _first_of_prefix(_dense_nonzero_columns(P[:rows])))
         if found is not None:
             return found + [0] * (total - rows)
@@ -253,17 +252,17 @@ def first_dependence(Xp) -> list[int] | None:
         rows = min(2 * rows, m)
 
 
-def _modular_rank_profile(columns: IntegerColumns, chosen: NDArray) -> int:
-    """The least k with rows 0..k dependent on the chosen columns modulo a prime, or m.
+def _modular_rank_profile(columns: IntegerColumns) -> int:
+    """The least k with rows 0..k dependent on these columns modulo a prime, or m.
 
-    Reduced echelon form of the chosen columns (as rows) modulo q: its pivots are the
-    first maximal set of rows independent modulo q, so rows 0..k-1 are independent over
-    the rationals too, and m means a nonzero m x m minor modulo q: independence, proved.
+    Reduced echelon form of the columns (as rows) modulo q: its pivots are the first
+    maximal set of rows independent modulo q, so rows 0..k-1 are independent over the
+    rationals too, and m means a nonzero m x m minor modulo q: independence, proved.
     """
     import flint
 
-    m = columns.mantissa.shape[0]
-    R, rank = flint.nmod_mat(columns.integers(chosen), _primes(1)[0]).rref()
+    m, p = columns.mantissa.shape
+    R, rank = flint.nmod_mat(columns.integers(np.arange(p)), _primes(1)[0]).rref()
     pivots = set()
     for i in range(rank):
         pivots.add(next(j for j in range(m) if int(R[i, j])))
