@@ -440,16 +440,17 @@ def test_per_class_update_counts_are_not_a_run_s_count():
     assert report.n_updates is None and report.within_bound is None
 
 
-def test_a_point_within_the_relative_tolerance_of_the_span_gives_the_dependence():
-    # x__dependence__mutmut_27 (< for <=) and _28 (1e-10 / scale): after the column scaling
-    # (the columns' largest entries are already in [1, 2)) x_2 lies 1e-10 * max|x| or
-    # closer to the span of x_1, so a = (1, -1, 0) and the labeling is (+1, -1, +1)
+def test_a_point_within_float_noise_of_the_span_is_not_in_it():
+    # once x__dependence__mutmut_27 and _28 of a float search with a tolerance of 1e-10
+    # max|x|, which took x_1 = x_0 + (0, 1e-10) for a multiple of x_0: a = (1, -1, 0), not a
+    # dependence. Exactly, x_0 and x_1 are independent and x_2 = (top / gap)(x_1 - x_0), so
+    # a = (-top/gap, top/gap, -1) and the labeling is (-1, +1, -1)
     from halfspaces.theory import unrealizable_labeling
 
-    for top, gap in ((1.0, 1e-10), (1.5, 1e-10)):  # at the tolerance, and inside it
+    for top, gap in ((1.0, 1e-10), (1.5, 1e-10)):
         points = np.array([[top, 0.0], [top, gap], [0.0, top]])
         labeling = unrealizable_labeling(points, fit_intercept=False)
-        assert labeling.tolist() == [1, -1, 1]
+        assert labeling.tolist() == [-1, 1, -1]
         assert not linprog_separable(points, labeling, fit_intercept=False)
 
 

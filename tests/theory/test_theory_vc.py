@@ -1,15 +1,15 @@
 import math
 import re
+from fractions import Fraction
 from itertools import product
 
 import numpy as np
 import pytest
-from _oracles import linprog_separable
+from _oracles import exact_null_vector, linprog_separable
 
+import halfspaces._exact.feasibility as feasibility_module
 import halfspaces.theory.vc as vc_module
-from halfspaces.exceptions import SolverError
 from halfspaces.theory import shatters, unrealizable_labeling, vc_dimension
-from halfspaces.theory.vc import _dependence
 
 
 def test_vc_dimension():
@@ -154,52 +154,75 @@ def test_points_outside_the_dependence_are_labelled_plus_one():
 
 
 @pytest.mark.parametrize("fit_intercept", [True, False])
-def test_dependence_coefficients_combine_the_points_to_zero(fit_intercept):
-    # the docstring's claim: a != 0 with sum_i a_i x'_i = 0 (a zero point is its own
-    # dependence without intercept)
+def test_the_first_dependence_is_exact_and_is_the_oracles(fit_intercept):
+    # a != 0 with sum_i a_i x'_i = 0 in exact arithmetic, on the first point in the span of
+    # those before it: the Fraction oracle's vector up to a positive factor times -1
+    from halfspaces._exact import first_dependence
+
     rng = np.random.default_rng(7)
-    for points in (rng.standard_normal((4, 2)), np.array([[0.0, 0.0], [1.0, 2.0]]),
-                   np.array([[1.0, 2.0], [2.0, 4.0], [0.5, 3.0]])):
+    for points in (rng.integers(-5, 6, size=(4, 2)).astype(float),
+                   np.array([[1.0, 2.0], [2.0, 4.0], [0.5, 3.0]]),
+                   np.array([[1.0, 0.0], [1.0, 2.0**-52], [2.0, 2.0**-52]]),
+                   rng.standard_normal((5, 3))):
         Xp = np.hstack([np.ones((len(points), 1)), points]) if fit_intercept else points
-        a = _dependence(Xp)
-        if a is None:
+        a, oracle = first_dependence(Xp), exact_null_vector(Xp)
+        if oracle is None:
+            assert a is None
             continue
-        assert np.all(np.isfinite(a)) and np.any(a != 0)
-        np.testing.assert_allclose(a @ Xp, 0.0, atol=1e-12)
+        ratio = {Fraction(x) / y for x, y in zip(a, oracle, strict=True) if y != 0}
+        assert len(ratio) == 1 and ratio.pop() < 0
+        assert all(x == 0 for x, y in zip(a, oracle, strict=True) if y == 0)
 
 
-def test_a_labeling_the_lp_realises_is_refused(monkeypatch):
-    # the safety check runs the LP of the same problem (affine or homogeneous) on every
-    # candidate (the float search's, then the exact dependence) and refuses to return a
-    # witness the LP contradicts; dependent points are then not called independent
-    seen = []
+@pytest.mark.parametrize("call", [
+    lambda: unrealizable_labeling([[0.0], [1.0], [2.0]]),
+    lambda: shatters([[0.0], [1.0], [2.0]], return_labeling=True),
+    lambda: shatters([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], return_labeling=True),
+    lambda: shatters([[1.0], [1.0 + 2.0**-52]]),
+])
+def test_no_lp_is_solved(monkeypatch, call):
+    # the answers follow from exact dependences alone: no LP, whose floating-point
+    # certificates were once taken as proofs beyond the exact budget
+    def no_lp(*args, **kwargs):
+        raise AssertionError("an LP was solved")
 
-    def realisable(points, labels, fit_intercept):
-        seen.append(fit_intercept)
-        return True
-
-    monkeypatch.setattr(vc_module, "_realisable", realisable)
-    for fit_intercept in (True, False):
-        with pytest.raises(SolverError, match=r"^every labeling built from a linear "
-                           r"dependence of the points was realised by an LP; the points are "
-                           r"too close to independent for float64\.$"):
-            unrealizable_labeling([[0.0], [1.0], [2.0]], fit_intercept)
-    assert seen == [True, True, False, False]
+    monkeypatch.setattr(feasibility_module, "solve", no_lp)
+    call()
 
 
-@pytest.mark.parametrize("points", [[[0.5]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]])
-def test_shatters_solves_one_labeling_of_each_pair(monkeypatch, points):
-    # a labeling and its negation are realised together (negate w, b): of the 2^m labelings
-    # shatters solves the 2^(m-1) that start with -1, and every one on shattered points
-    solved = []
-    real = vc_module._realisable
+@pytest.mark.parametrize("points, shattered", [
+    ([[0.5]], True), ([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], True),
+    (np.arange(20.0)[:, None], False), (np.arange(5.0)[:, None] ** 2, False)])
+def test_shatters_decides_one_label_at_a_time(monkeypatch, points, shattered):
+    # of the 2^m labelings, the first unrealisable one is found with at most m + 1 exact
+    # decisions (one per label and the final certificate), none on shattered points
+    calls = []
+    real = vc_module.conformal_dependence
 
-    def realisable(points, labels, fit_intercept):
-        solved.append(labels.tolist())
-        return real(points, labels, fit_intercept)
+    def counted(*args):
+        calls.append(args[2])
+        return real(*args)
 
-    monkeypatch.setattr(vc_module, "_realisable", realisable)
-    assert shatters(points)
+    monkeypatch.setattr(vc_module, "conformal_dependence", counted)
+    ok, _ = shatters(points, return_labeling=True)
     m = len(points)
-    assert len(solved) == 2 ** (m - 1) and all(labels[0] == -1 for labels in solved)
-    assert sorted(map(tuple, solved)) == [(-1, *rest) for rest in product((-1, 1), repeat=m - 1)]
+    assert ok == shattered and len(calls) <= (0 if ok else m + 1)
+
+
+@pytest.mark.parametrize("fault", ["not a dependence", "wrong signs", "none"])
+def test_a_certificate_that_fails_its_exact_check_is_refused(monkeypatch, fault):
+    # the labeling's certificate is checked on the points whatever the simplex said: a
+    # vector that is not a dependence, or not conformal to the labeling, is never returned
+    real = vc_module.conformal_dependence
+    if fault == "not a dependence":
+        monkeypatch.setattr(vc_module, "is_dependence", lambda Xp, a: False)
+    else:
+        def faulty(equations, m, signs):
+            a = real(equations, m, signs)
+            if len(signs) < m or a is None:
+                return a
+            return None if fault == "none" else [-x for x in a]
+        monkeypatch.setattr(vc_module, "conformal_dependence", faulty)
+    with pytest.raises(vc_module.SolverError, match="^the dependence found for the first "
+                       "unrealisable labeling fails its exact check on the points\\.$"):
+        shatters([[0.0], [1.0], [2.0]], return_labeling=True)

@@ -9,11 +9,15 @@ problem is stated on the signed rows z_i = y_i x'_i (:func:`signed_rows`):
 - :func:`min_norm_separator`: the hard-margin QP, its duality gap checked (:mod:`.min_norm`);
 - :func:`hinge_lp` and :func:`zero_one_erm`: ERM for the hinge and the 0-1 loss by LP and
   MILP (:mod:`.risk`);
+- :func:`first_dependence`, :func:`dependence_space` and :func:`conformal_dependence`: the
+  linear dependences of points and the labelings they make unrealisable, in exact
+  arithmetic at any width (:mod:`.independence`, :mod:`.conformal`);
 - :func:`smallest_root`: the search for the smallest Freund-Schapire mistake bound (not
   exact, sound wherever it stops; :mod:`.freund_schapire`);
 - :func:`solve`: the one call into HiGHS (:mod:`.highs`).
 """
 
+from halfspaces._exact.conformal import conformal_dependence
 from halfspaces._exact.feasibility import (
     CERTIFICATE_TOL,
     Feasibility,
@@ -27,6 +31,12 @@ from halfspaces._exact.feasibility import (
 )
 from halfspaces._exact.freund_schapire import smallest_root
 from halfspaces._exact.highs import INF, HighsResult, solve
+from halfspaces._exact.independence import (
+    DependenceSpace,
+    dependence_space,
+    first_dependence,
+    is_dependence,
+)
 from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.rational import exact_dependence, exact_fits, exact_margin
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
@@ -49,6 +59,7 @@ from halfspaces._exact.rows import (
 
 __all__ = [
     "CERTIFICATE_TOL",
+    "DependenceSpace",
     "INF",
     "Feasibility",
     "HighsResult",
@@ -58,12 +69,16 @@ __all__ = [
     "block_violations",
     "column_max",
     "column_scales",
+    "conformal_dependence",
     "decide",
     "decide_sample",
+    "dependence_space",
     "exact_dependence",
     "exact_fits",
     "exact_margin",
+    "first_dependence",
     "hinge_lp",
+    "is_dependence",
     "max_row_norm",
     "max_square_norm",
     "min_norm_separator",
