@@ -259,10 +259,10 @@ def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
 
 def test_the_fill_is_right_where_blas_returns_a_new_matrix(monkeypatch):
     # SciPy's wrapper writes into K only where it can; where it copies, the copy is used
-    import halfspaces._dual_run as dual_run
+    import halfspaces._gram_rows as gram_rows
 
-    syrk = dual_run.dsyrk
-    monkeypatch.setattr(dual_run, "dsyrk",
+    syrk = gram_rows.dsyrk
+    monkeypatch.setattr(gram_rows, "dsyrk",
                         lambda *args, **kwargs: syrk(*args, **{**kwargs, "overwrite_c": 0}))
     X, y = noisy(40, 5, seed=15)
     gram = training_gram(X, "poly", degree=2, gamma=0.5)

@@ -37,9 +37,9 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / ROOT
 
 MIDDLE = frozenset({
     "_validation", "_sklearn", "_exact", "_datafits", "_solvers", "_epochs", "_perceptron_run",
-    "_dual_run", "_kernel_matrix", "_kernel_expansion", "_kernel_hypothesis", "_vote_log",
-    "_online", "_widen", "_docstrings", "_glm", "_objective", "_progress", "_blas", "_registry",
-    "_version", "_memory", "_rounding", "_descriptors",
+    "_dual_run", "_gram_rows", "_kernel_matrix", "_kernel_expansion", "_kernel_hypothesis",
+    "_vote_log", "_online", "_widen", "_docstrings", "_glm", "_objective", "_progress", "_blas",
+    "_registry", "_version", "_memory", "_rounding", "_descriptors",
 })
 """The root's private middle-layer modules: importable from anywhere, public names only."""
 
