@@ -152,7 +152,7 @@ class LinearProgramClassifier(_ERMClassifier):
               y_i(\langle w, x_i\rangle + b) \ge 1 - s_i,\ s_i \ge 0,
 
     hinge-loss ERM (Bennett and Mangasarian 1992), on the columns scaled by powers of two to
-    max |x'_ij| in [1, 2) (exact), so that HiGHS's tolerances do not depend on the units of X.
+    ``max |x'_ij|`` in [1, 2) (exact), so that HiGHS's tolerances do not depend on the units of X.
 
     Parameters
     ----------
