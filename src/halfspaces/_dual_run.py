@@ -14,8 +14,8 @@ kernel the dual run is the primal run, so :func:`run_linear_perceptron` runs the
 (O(nnz) per update instead of an O(n nnz) Gram row) and reads alpha off its update log.
 Both runs also return what the averaged and voted forms of Freund and Schapire (1999) need:
 the step count, the sums of the steps of each example's updates (the average of the
-hypotheses is alpha - sums / (T - burn_in)) and, when asked, the log of the updates; and both continue
-an earlier hypothesis (its decision values, or its primal weights) for warm starts and
+hypotheses is alpha - sums / (T - burn_in)) and, when asked, the log of the updates; and
+both continue an earlier hypothesis (its decision values, or its primal weights) for warm starts and
 ``partial_fit``. The kernel matrices themselves are computed in
 :mod:`halfspaces._kernel_matrix` (their names are re-exported here, where they used to live).
 
