@@ -336,3 +336,45 @@ def test_the_command_line_sets_the_margin_and_the_burn_in(tmp_path):
                                         max_epochs=3), X, y)
     assert report["n_updates"] == direct.n_updates_
     assert_array_equal(model.decision_function(X), direct.decision_function(X))
+
+
+@pytest.mark.parametrize("kernel", [
+    dict(kernel="sigmoid", coef0=-5.0, gamma=0.1),
+    dict(kernel="poly", degree=3, coef0=-5.0, gamma=0.1),
+    dict(kernel=lambda A, B: -kernel_matrix(A, B, "linear")),
+])
+def test_a_negative_diagonal_updates_on_mistakes_at_least(kernel):
+    # k(x, x) + c < 0 (no intercept, a kernel that is not PSD) made margin * (k + c) a
+    # negative threshold: no update at f = 0, an empty model reported as converged
+    X, y = integer_data(n=40, seed=24, flip=0)
+    plain = quiet_fit(KernelPerceptron(fit_intercept=False, max_epochs=5, **kernel), X, y)
+    margin = quiet_fit(KernelPerceptron(fit_intercept=False, max_epochs=5, margin=1.0,
+                                        **kernel), X, y)
+    assert margin.n_updates_ >= plain.n_updates_ > 0
+    assert margin.converged_ == plain.converged_ or not margin.converged_
+
+
+@pytest.mark.parametrize("cls, extra", [(KernelPerceptron, dict(average=True)),
+                                        (VotedKernelPerceptron, {})])
+def test_the_largest_burn_in_predicts_with_the_last_hypothesis(cls, extra):
+    X, y = integer_data(seed=25)
+    largest = quiet_fit(cls(kernel="rbf", gamma=0.3, max_epochs=3,
+                            burn_in=np.iinfo(np.int64).max, **extra), X, y)
+    last = quiet_fit(KernelPerceptron(kernel="rbf", gamma=0.3, max_epochs=3), X, y)
+    assert_array_equal(largest.predict(X), last.predict(X))
+    assert_array_equal(np.sign(largest.decision_function(X)),
+                       np.where(last.decision_function(X) > 0, 1.0, -1.0))
+
+
+def test_model_files_of_kernel_perceptrons_name_their_format_version(tmp_path):
+    # an older halfspaces reads version 1 and calls version 2 "newer", not "corrupt"
+    import json
+    import zipfile
+
+    X, y = integer_data(n=20, seed=26)
+    for clf, version in [(quiet_fit(KernelPerceptron(max_epochs=2), X, y), 2),
+                         (quiet_fit(halfspaces.Perceptron(max_epochs=2), X, y), 1)]:
+        path = halfspaces.save(clf, tmp_path / f"{type(clf).__name__}.hs")
+        with zipfile.ZipFile(path) as archive:
+            document = json.loads(np.load(archive.open("__halfspaces__.npy")).tobytes())
+        assert document["version"] == version

@@ -111,8 +111,10 @@ KERNEL_RULE_DOC = """    margin : float, default=0.0
         mistake: the perceptron with margin (Krauth and Mezard 1987), which keeps
         correcting examples that lie too close to the boundary and so moves towards the
         maximum-margin hypothesis. The margin is in units of each example's own squared
-        norm in the feature space, so multiplying the kernel by a constant changes
-        nothing. On data separable with margin gamma in the feature space it still
+        norm in the feature space (with ``fit_intercept=False``, c = 0, multiplying the
+        kernel by a constant changes nothing); where a kernel that is not positive
+        semi-definite gives k(x_i, x_i) + c < 0, example i updates on mistakes only. On
+        data separable with margin gamma in the feature space it still
         converges, after at most (2 margin + 1) (R / gamma)^2 updates (R the largest
         sqrt(k(x, x) + c)): each update adds at most (2 margin + 1) R^2 to ||w||^2 and
         gamma to <w*, w>. A margin runs the dual loop also for the linear kernel.
@@ -123,8 +125,10 @@ KERNEL_RULE_DOC = """    margin : float, default=0.0
         starts averaging after k samples. The early hypotheses of a run are its worst, so
         leaving them out helps on noisy data (with ``margin``, it closed the gap to SVC on
         MNIST with the RBF kernel: ``benchmarks/RESULTS.md``, session 16). While T <=
-        burn_in the last hypothesis predicts. A warm start or ``partial_fit`` must keep the
-        burn_in of the run it continues once that run is past it.
+        burn_in the last hypothesis predicts. A warm start or ``partial_fit`` of the
+        averaged form must keep the burn_in of the run it continues once that run is past
+        it (its running sums were kept from that step); the voted form counts its votes
+        afresh from the log, so its burn_in may change.
 """
 
 KERNEL_ATTRIBUTES_DOC = """

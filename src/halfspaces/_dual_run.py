@@ -223,11 +223,14 @@ def _run_arguments(gram, y, f0, positive, max_epochs, selection, n_steps):
 
 
 def update_threshold(gram: GramRows, margin: float) -> NDArray[np.float64]:
-    """margin (k(x_i, x_i) + c) for each training row: the dual loop's update test.
+    """margin max(k(x_i, x_i) + c, 0) for each training row: the dual loop's update test.
 
-    Zeros at margin 0 (no kernel value computed). A diagonal entry that is not finite, or a
-    margin that overflows it, would update on every visit (inf) or never (NaN), so it is
-    refused, naming the row.
+    Zeros at margin 0 (no kernel value computed). A kernel that is not positive
+    semi-definite (sigmoid, a polynomial with negative coef0, a callable or precomputed
+    matrix) can give k(x_i, x_i) + c < 0, where a negative threshold would not even update
+    on a mistake (no update at f = 0: an empty model that "converged"), so such rows update
+    on mistakes only. A diagonal entry that is not finite, or a margin that overflows it,
+    would update on every visit (inf) or never (NaN), so it is refused, naming the row.
     """
     n = gram.slot.shape[0]
     if not (isinstance(margin, numbers.Real) and math.isfinite(margin) and margin >= 0):
@@ -235,7 +238,7 @@ def update_threshold(gram: GramRows, margin: float) -> NDArray[np.float64]:
     if margin == 0:
         return np.zeros(n)
     with np.errstate(over="ignore", invalid="ignore"):
-        threshold = float(margin) * gram.diagonal()
+        threshold = float(margin) * np.maximum(gram.diagonal(), 0.0)
     bad = np.flatnonzero(~np.isfinite(threshold))
     if bad.size:
         raise ValueError(

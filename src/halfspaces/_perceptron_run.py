@@ -210,7 +210,8 @@ def survival_counts(steps: NDArray, n_steps: int, burn_in: int = 0) -> NDArray[n
     predicts with the last hypothesis).
     """
     bounds = np.concatenate([[1], steps, [n_steps + 1]])
-    counts = np.diff(np.maximum(bounds, burn_in + 1)).astype(np.int64)
+    # bounds - 1 against burn_in, not bounds against burn_in + 1: a burn_in of 2^63 - 1
+    counts = np.diff(np.maximum(bounds - 1, burn_in)).astype(np.int64)
     if burn_in and n_steps <= burn_in:
         counts[-1] = 1
     return counts

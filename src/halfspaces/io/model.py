@@ -61,7 +61,13 @@ __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_wi
            "save"]
 
 FORMAT_NAME = "halfspaces-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The newest model format this version reads and writes. Version 2 added the kernel
+perceptrons' ``margin`` and ``burn_in`` (and ``_burn_in``); a file is written in the oldest
+version that holds its class (:data:`FIRST_VERSION`), so that an older halfspaces reads
+what it can and names the version of what it cannot, rather than calling it corrupt."""
+FIRST_VERSION = {"KernelPerceptron": 2, "VotedKernelPerceptron": 2}
+"""The format version that first held each class's current parameters (1 where absent)."""
 META = "__halfspaces__"
 
 MAX_EXPANSION = 32
@@ -138,7 +144,7 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     params = model.get_params(deep=False)
     state = {k: v for k, v in vars(model).items() if k not in params}
     document = {
-        "format": FORMAT_NAME, "version": FORMAT_VERSION, "library": _VERSION,
+        "format": FORMAT_NAME, "version": FIRST_VERSION.get(name, 1), "library": _VERSION,
         "class": name,
         "params": {k: _encode(v, arrays, f"{name} parameter {k!r}") for k, v in params.items()},
         "state": {k: _encode(v, arrays, f"{name} attribute {k!r}") for k, v in state.items()},
