@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 import _naive_kernel as naive
 import numpy as np
 import pytest
@@ -13,22 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils._param_validation import InvalidParameterError
+from test_kernel_average import EXACT, REAL, quiet_fit  # the kernels' exact and real cases
 
 import halfspaces
-from halfspaces import ConvergenceWarning, KernelPerceptron, VotedKernelPerceptron
+from halfspaces import KernelPerceptron, VotedKernelPerceptron
 from halfspaces.io.model import ModelFileError
 from halfspaces.kernel import kernel_matrix
 from halfspaces.theory import max_margin
-
-# kernel values that are integers on integer data (every sum exact), and two that are not
-EXACT = {"linear": {}, "poly": dict(degree=2, gamma=1.0, coef0=1.0)}
-REAL = {"rbf": dict(gamma=0.3), "sigmoid": dict(gamma=0.05, coef0=0.2)}
-
-
-def quiet_fit(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y)
 
 
 def integer_data(n=50, d=4, seed=0, flip=0.15):
