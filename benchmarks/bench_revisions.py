@@ -8,7 +8,8 @@ tree, the trees alternating and their order rotating from round to round, so dri
 machine's load hits both alike; a subprocess times each case a few times after a warm-up
 (compilation, caches). Printed per case: the median time of each tree and the median of the
 per-round ratios new / old. The cases are those of bench_perceptron.py, bench_logistic.py and
-bench_theory.py, least squares, and small partial_fit calls, through the public API only
+bench_theory.py, least squares, small partial_fit calls and the kernel perceptrons' dual
+loop and vote, through the public API only
 (both trees must have it). A refactoring should keep every ratio within noise of 1.
 """
 
@@ -103,6 +104,28 @@ elif group == "partial_fit":
         model = make().partial_fit(X, y, classes=classes)
         cases[f"dense 100 x 10 {name} partial_fit"] = (
             lambda model=model: model.partial_fit(X, y))
+elif group == "kernel":
+    # the dual loop (its update test reads a threshold per visit since session 16) and the
+    # voted scoring, at the default margin 0 and burn_in 0
+    from sklearn.datasets import load_digits
+    from halfspaces import KernelPerceptron, VotedKernelPerceptron
+    from halfspaces.datasets import load_a9a
+    A, b = load_a9a()
+    A, b = A[:5000], b[:5000]
+    X, y = dense(3000, 50)
+    D, t = load_digits(return_X_y=True)
+    D = D / 16.0
+    cases["a9a 5000 (CSR) KernelPerceptron rbf averaged 3 epochs"] = (
+        lambda: KernelPerceptron(kernel="rbf", gamma=0.08, average=True, max_epochs=3,
+                                 cache_size=400).fit(A, b))
+    cases["dense 3000 x 50 KernelPerceptron rbf averaged 10 epochs"] = (
+        lambda: KernelPerceptron(kernel="rbf", gamma=0.02, average=True, max_epochs=10,
+                                 cache_size=400).fit(X, y))
+    cases["digits VotedKernelPerceptron poly 3 10 epochs"] = (
+        lambda: VotedKernelPerceptron(kernel="poly", gamma=1 / 64, max_epochs=10).fit(D, t))
+    voted = VotedKernelPerceptron(kernel="poly", gamma=1 / 64, max_epochs=10).fit(D, t)
+    cases["digits VotedKernelPerceptron poly 3 decision_function"] = (
+        lambda: voted.decision_function(D))
 def work(fitted):
     """What the call did: iterations of a solver, updates of a perceptron (a change in them
     is a change of behaviour, not of speed)."""
@@ -127,7 +150,7 @@ for name, fn in cases.items():
 print(json.dumps({"times": times, "works": works}))
 '''
 
-GROUPS = ("perceptron", "logistic", "theory", "linear", "partial_fit")
+GROUPS = ("perceptron", "logistic", "theory", "linear", "partial_fit", "kernel")
 
 
 def run_tree(src: str, group: str, repeats: int) -> dict:
