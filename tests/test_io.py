@@ -503,3 +503,15 @@ def test_reader_thread_stops_when_the_consumer_does(tmp_path):
                                               for t in threading.enumerate()):
         time.sleep(0.05)
     assert not any(t.name == "halfspaces-reader" for t in threading.enumerate())
+
+
+def test_labels_are_compared_with_the_expected_classes_exactly(tmp_path):
+    # float64 2**53 and int64 2**53 + 1 are one number in float64, where np.isin compared them
+    path = tmp_path / "d.npz"
+    np.savez(path, X=np.ones((3, 2)), y=np.array([0.0, 2.0**53, 0.0]))
+    classes = np.array([0, 2**53 + 1], dtype=np.int64)
+    with pytest.raises(DataFileError, match=r"label 9007199254740992.0 is not one of the "
+                                            r"expected labels"):
+        list(iter_chunks(path, chunk_size=2, classes=classes))
+    chunks = list(iter_chunks(path, chunk_size=2, classes=np.array([0, 2**53])))
+    assert sum(len(y) for _, y in chunks) == 3

@@ -12,6 +12,7 @@ import dataclasses
 
 import numpy as np
 
+from halfspaces._validation import unknown_labels
 from halfspaces.io import tabular
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
@@ -155,8 +156,22 @@ def _check_block(path, X, y, n_features, classes):
         raise DataFileError(path, f"{X.shape[1]} feature columns where {n_features} are "
                                   "expected")
     if classes is not None and y is not None:
-        bad = ~np.isin(y, np.asarray(classes))
-        if bad.any():
-            raise DataFileError(path, f"label {y[np.argmax(bad)]!r} is not one of the "
-                                      f"expected labels ({', '.join(map(str, classes))})")
+        bad = _unexpected(y, np.asarray(classes))
+        if bad.any():  # the label as Python shows it, not NumPy 2's np.float64(...)
+            label = y[np.argmax(bad)]
+            label = label.item() if isinstance(label, np.generic) else label
+            raise DataFileError(path, f"label {label!r} is not one of the expected labels "
+                                      f"({', '.join(map(str, classes))})")
     return X, y
+
+
+def _unexpected(y, classes) -> np.ndarray:
+    """Which labels equal no class, compared exactly (as encode_targets compares them).
+
+    np.isin compares int64 labels with uint64 classes in float64, where 2**63 - 1 and 2**63
+    are one number: such a label passed here and was refused later by a plain ValueError
+    that named neither the file nor the label. Each distinct label is compared once.
+    """
+    distinct, inverse = np.unique(y, return_inverse=True)
+    unknown = set(unknown_labels(distinct.tolist(), classes))
+    return np.array([label in unknown for label in distinct.tolist()], dtype=bool)[inverse]
