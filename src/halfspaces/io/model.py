@@ -1,12 +1,14 @@
 """Model files: a versioned, documented format that never unpickles or executes anything.
 
-Format (version 1)
-------------------
+Format (versions 1 and 2)
+-------------------------
 A model file is a ZIP archive in NumPy's ``.npz`` layout, written at exactly the given path
 whatever its extension. It holds:
 
 * ``__halfspaces__.npy``: the UTF-8 bytes of a JSON document (a uint8 array) with the keys
-  ``format`` ("halfspaces-model"), ``version`` (1), ``library`` (the writer's version),
+  ``format`` ("halfspaces-model"), ``version`` (2 for the kernel perceptrons, whose
+  ``margin`` and ``burn_in`` version 2 added; 1 for every other class, which version 1
+  already held as it is now), ``library`` (the writer's version),
   ``class`` (the name of an estimator :mod:`halfspaces` exports, as listed in
   :data:`halfspaces._registry.ESTIMATORS`), ``params`` (from ``get_params()``), ``state``
   (every other instance attribute) and ``extra`` (any JSON the caller adds, e.g. a
