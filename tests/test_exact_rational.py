@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import halfspaces._exact.feasibility as feasibility_module
 import halfspaces._exact.rational as rational_module
-from halfspaces._exact import decide, exact_dependence, signed_rows, verified_certificate
+from halfspaces._exact import decide, signed_rows, verified_certificate
 from halfspaces._exact.feasibility import score_error_bound
 from halfspaces._exact.rational import exact_certificate
 from halfspaces.exceptions import SolverError
@@ -135,29 +135,6 @@ def test_a_float_certificate_without_an_exact_one_is_no_answer(monkeypatch):
                        r"certificate passes its floating-point check .* but no certificate "
                        r"on its rows holds in exact arithmetic"):
         separability(*XOR)
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_exact_dependence_has_the_signs_of_the_rational_oracle(seed):
-    rng = np.random.default_rng(seed)
-    d = 1 + seed % 4
-    rows = rng.integers(-3, 4, size=(d + 1, d)).astype(float) / 7.0  # 1/7: not dyadic
-    rows[-1] = rows[0] + 2.0 ** -40 * rng.standard_normal(d)
-    a = exact_dependence(rows)
-    oracle = exact_null_vector(rows)
-    if oracle is None:
-        assert a is None
-        return
-    first = np.flatnonzero(a)[0]
-    ratio = Fraction(float(a[first])) / oracle[first]
-    for mine, theirs in zip(a, oracle, strict=True):  # the same line: a = c * oracle
-        assert float(theirs * ratio) == pytest.approx(mine, rel=1e-12, abs=0.0)
-
-
-def test_exact_dependence_of_independent_and_of_zero_rows():
-    assert exact_dependence(np.eye(3)) is None
-    assert exact_dependence(np.array([[1.0, 0.0], [1.0, 1e-300]])) is None
-    assert exact_dependence(np.zeros((2, 3))).tolist() == [1.0, 1.0]
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)
@@ -354,18 +331,6 @@ def test_a_pivot_row_whose_exact_weight_is_zero_keeps_the_certificate():
     found = exact_certificate(Z, np.array([0.1, 0.6, 0.3]))
     assert found.checked
     assert found.certificate.tolist() == [0.0, 2 / 3, 1 / 3]
-
-
-def test_exact_dependence_is_scaled_to_a_largest_entry_of_one():
-    # the docstring's promise: the basis vector divided by its largest entry (in modulus)
-    rows = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, -1.0]])
-    a = exact_dependence(rows)
-    oracle = exact_null_vector(rows)
-    assert np.max(np.abs(a)) == 1.0
-    top = max(oracle, key=abs)
-    assert a.tolist() == [float(v / top) for v in oracle] or \
-        a.tolist() == [float(-v / top) for v in oracle]
-    assert exact_dependence(np.zeros((0, 3))) is None  # no rows: independent, no dependence
 
 
 def test_beyond_the_budget_there_is_no_verdict(monkeypatch):

@@ -38,7 +38,7 @@ from halfspaces._exact.independence import (
     is_dependence,
 )
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.rational import exact_dependence, exact_fits, exact_margin
+from halfspaces._exact.rational import exact_fits, exact_margin
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.rows import (
     SignedRows,
@@ -73,7 +73,6 @@ __all__ = [
     "decide",
     "decide_sample",
     "dependence_space",
-    "exact_dependence",
     "exact_fits",
     "exact_margin",
     "first_dependence",

@@ -33,6 +33,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces._exact.rows import dyadic, nonzero_columns
 from halfspaces.exceptions import SolverError
 
 __all__ = [
@@ -91,8 +92,7 @@ class IntegerColumns:
             mantissa = P.astype(np.int64)
             if np.array_equal(mantissa, P):
                 return cls(mantissa, None, _bit_length(mantissa))
-        fraction, exponent = np.frexp(P)
-        mantissa = np.ldexp(fraction, 53).astype(np.int64)
+        mantissa, exponent = dyadic(P)
         used = mantissa != 0
         low = np.where(used, exponent, np.iinfo(exponent.dtype).max).min(axis=0)
         shift = np.where(used, exponent - low, 0).astype(np.int64)
@@ -193,7 +193,7 @@ def dependence_space(Xp) -> DependenceSpace:
     SolverError
         When the exact elimination would exceed :data:`MAX_ELIMINATION_WORK`.
     """
-    P = _dense_nonzero_columns(Xp)
+    P = nonzero_columns(Xp)
     m = P.shape[0]
     if P.shape[1] == 0:  # every row is zero: every vector is a dependence
         return DependenceSpace([], [[int(i == j) for j in range(m)] for i in range(m)])
@@ -233,7 +233,7 @@ def first_dependence(Xp) -> list[int] | None:
     total = Xp.shape[0]
     # any p + 1 rows of p nonzero columns are dependent, so the first dependence is
     # among the first p + 1 rows: 48,842 sparse rows of 123 columns are never densified
-    P = _dense_nonzero_columns(Xp[:min(total, int(_column_used(Xp).sum()) + 1)])
+    P = nonzero_columns(Xp[:min(total, int(_column_used(Xp).sum()) + 1)])
     m, p = P.shape
     if p == 0:  # every row is zero: x'_0 = 0 is a dependence of its own
         return [1] + [0] * (total - 1)
@@ -244,7 +244,7 @@ def first_dependence(Xp) -> list[int] | None:
     rows = k + 1
     while True:
         found = (_first_of_prefix(P, chosen=chosen) if rows == m
-                 else _first_of_prefix(_dense_nonzero_columns(P[:rows])))
+                 else _first_of_prefix(nonzero_columns(P[:rows])))
         if found is not None:
             return found + [0] * (total - rows)
         if rows == m:  # dependent modulo q only (q divides a minor): independent
@@ -271,7 +271,7 @@ def _modular_rank_profile(columns: IntegerColumns) -> int:
 
 def is_dependence(Xp, a: list[int]) -> bool:
     """Whether sum_i a_i x'_i = 0 exactly for the integers a_i (X' ndarray or CSR, finite)."""
-    P = _dense_nonzero_columns(Xp)
+    P = nonzero_columns(Xp)
     return P.shape[1] == 0 or not nonzero_sums(IntegerColumns.of(P), a).any()
 
 
@@ -300,16 +300,6 @@ def _column_used(Xp) -> NDArray:
         used[Xp.indices[Xp.data != 0]] = True
         return used
     return np.any(Xp != 0, axis=0)
-
-
-def _dense_nonzero_columns(Xp) -> NDArray:
-    """The rows as a dense float64 array of their nonzero columns."""
-    if sp.issparse(Xp):
-        Xp = sp.csr_matrix(Xp)
-        return Xp[:, np.flatnonzero(_column_used(Xp))].toarray()
-    Xp = np.asarray(Xp, dtype=np.float64)
-    used = _column_used(Xp)
-    return Xp if used.all() else Xp[:, used]
 
 
 def _first_columns(P: NDArray) -> NDArray:

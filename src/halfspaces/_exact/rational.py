@@ -21,11 +21,10 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.optimize import nnls
 
-from halfspaces._exact.rows import as_signed_rows
+from halfspaces._exact.rows import as_signed_rows, dyadic, nonzero_columns
 
 __all__ = [
-    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_dependence", "exact_fits",
-    "exact_margin",
+    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_margin",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
@@ -82,7 +81,7 @@ def exact_certificate(Z, a: NDArray) -> ExactCheck:
             # no rows, no proof: an empty support once "proved" the zero vector a
             # certificate (exact=True) of separable rows
             continue
-        rows = _nonzero_columns(Z.take(support))
+        rows = nonzero_columns(Z.take(support))
         if not exact_fits(*rows.shape):
             continue
         checked = True
@@ -104,7 +103,7 @@ def _candidates(Z, a: NDArray):
     n, p = Z.shape
     if n * p > _DENSE_LIMIT or not exact_fits(n, p):
         return
-    ZT = _nonzero_columns(Z.take(np.arange(n))).T
+    ZT = nonzero_columns(Z.take(np.arange(n))).T
     # each column scaled to max 1 (the certificate's own check is relative to it), then each
     # row z_i: a certificate of rows 1 and -1e18 weighs them 1 and 1e-18, which least
     # squares loses as noise, and c_i = a_i max|z_i| weighs them alike
@@ -124,15 +123,6 @@ def _candidates(Z, a: NDArray):
         b = np.zeros_like(c)
         b[on] = c[on] * (size[on].min() / size[on])
         yield b / b.sum()
-
-
-def _nonzero_columns(rows) -> NDArray:
-    """The rows (ndarray or CSR) as a dense array of the columns with a nonzero entry."""
-    if sp.issparse(rows):
-        rows = sp.csc_matrix(rows)
-        return rows[:, np.flatnonzero(np.diff(rows.indptr))].toarray()
-    rows = np.asarray(rows, dtype=np.float64)
-    return rows[:, np.any(rows != 0, axis=0)]
 
 
 def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
@@ -178,31 +168,12 @@ def _integers(x: NDArray) -> list[int]:
 
 
 def _integer_columns(ZS: NDArray):
-    """The columns of ZS (none all zero: :func:`_nonzero_columns`), each times a power of
-    two, as integer rows."""
+    """The columns of ZS (none all zero: :func:`~halfspaces._exact.rows.nonzero_columns`),
+    each times a power of two, as integer rows."""
     import flint
 
     columns = [_integers(column) for column in ZS.T]
     return flint.fmpz_mat(columns) if columns else flint.fmpz_mat(0, ZS.shape[0])
-
-
-def exact_dependence(rows: NDArray) -> NDArray | None:
-    """Coefficients a != 0 with sum_i a_i x_i = 0 in exact arithmetic, as floats; or None.
-
-    The first vector of FLINT's basis of the null space of the rows' integer matrix (see the
-    module's docstring), divided by its largest entry: every sign is exact (an entry rounds
-    to zero only below 2^-1074 of the largest). None when the rows are exactly independent.
-    """
-    m = rows.shape[0]
-    M = _integer_columns(_nonzero_columns(rows))
-    if M.nrows() == 0:  # every row is zero
-        return np.ones(m) if m else None
-    N, nullity = M.nullspace()
-    if nullity == 0:
-        return None
-    V = [int(N[i, 0]) for i in range(m)]
-    top = max(abs(x) for x in V)
-    return np.array([x / top for x in V])  # int / int is correctly rounded
 
 
 def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
@@ -240,23 +211,23 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
 
 def _exact_scores(rows, w: NDArray):
     """Each row's <z_i, w> exactly, as (t, e) for t 2^e."""
-    mw, ew = _dyadic(w)
+    mw, ew = dyadic(w)
     if sp.issparse(rows):
         rows = sp.csr_matrix(rows)
-        mz, ez = _dyadic(rows.data)
+        mz, ez = dyadic(rows.data)
         for i in range(rows.shape[0]):
             part = slice(rows.indptr[i], rows.indptr[i + 1])
             j = rows.indices[part]
             yield _dyadic_dot(mz[part], ez[part], mw[j], ew[j])
     else:
-        mz, ez = _dyadic(np.asarray(rows, dtype=np.float64))
+        mz, ez = dyadic(np.asarray(rows, dtype=np.float64))
         for i in range(mz.shape[0]):
             yield _dyadic_dot(mz[i], ez[i], mw, ew)
 
 
 def _exact_dot(a: NDArray, b: NDArray) -> tuple[int, int]:
     """sum_j a_j b_j exactly, as (t, e) for the integer t times 2^e."""
-    return _dyadic_dot(*_dyadic(a), *_dyadic(b))
+    return _dyadic_dot(*dyadic(a), *dyadic(b))
 
 
 def _dyadic_dot(ma: NDArray, ea: NDArray, mb: NDArray, eb: NDArray) -> tuple[int, int]:
@@ -269,13 +240,6 @@ def _dyadic_dot(ma: NDArray, ea: NDArray, mb: NDArray, eb: NDArray) -> tuple[int
     low = int(exponents.min())
     return sum(x * y << e for x, y, e in zip(ma[keep].tolist(), mb[keep].tolist(),
                                              (exponents - low).tolist(), strict=True)), low
-
-
-def _dyadic(x: NDArray) -> tuple[NDArray, NDArray]:
-    """(M, E) with x = M 2^E exactly, M integers of at most 53 bits (subnormals included:
-    frexp normalises their mantissa too)."""
-    mantissa, exponent = np.frexp(x)
-    return np.ldexp(mantissa, 53).astype(np.int64), exponent.astype(np.int64) - 53
 
 
 def _sqrt_rounded_down(q, shift: int = 0) -> float:

@@ -18,10 +18,10 @@ from numpy.typing import NDArray
 from halfspaces._validation import augment, column_max_abs
 
 __all__ = [
-    "NO_ROWS", "SignedRows", "Violations", "as_signed_rows", "block_violations",
-    "column_max", "column_scales", "combine_violations", "max_row_norm", "max_square_norm",
-    "power_of_two_scale", "power_of_two_scales", "scale_columns", "scores", "signed_rows",
-    "split_intercept", "squared_hinge", "tolerance_scale",
+    "NO_ROWS", "SignedRows", "Violations", "as_signed_rows", "block_violations", "column_max",
+    "column_scales", "combine_violations", "dyadic", "max_row_norm", "max_square_norm",
+    "nonzero_columns", "power_of_two_scale", "power_of_two_scales", "scale_columns", "scores",
+    "signed_rows", "split_intercept", "squared_hinge", "tolerance_scale",
 ]
 
 
@@ -271,3 +271,23 @@ class SignedRows:
 def as_signed_rows(Z) -> SignedRows:
     """Z itself when it is already a :class:`SignedRows`, else Z held in one."""
     return Z if isinstance(Z, SignedRows) else SignedRows(Z)
+
+
+def dyadic(x: NDArray) -> tuple[NDArray, NDArray]:
+    """(M, E) with x = M 2^E exactly, M integers of at most 53 bits (subnormals included:
+    frexp normalises their mantissa too)."""
+    mantissa, exponent = np.frexp(x)
+    return np.ldexp(mantissa, 53).astype(np.int64), exponent.astype(np.int64) - 53
+
+
+def nonzero_columns(rows) -> NDArray:
+    """The rows (ndarray or CSR) as a dense float64 array of their columns with a nonzero
+    entry (a stored zero of CSR does not count)."""
+    if sp.issparse(rows):
+        rows = sp.csr_matrix(rows)
+        used = np.zeros(rows.shape[1], dtype=bool)
+        used[rows.indices[rows.data != 0]] = True
+        return rows[:, np.flatnonzero(used)].toarray()
+    rows = np.asarray(rows, dtype=np.float64)
+    used = np.any(rows != 0, axis=0)
+    return rows if used.all() else rows[:, used]
