@@ -353,7 +353,9 @@ def training_gram(X, kernel: str | Callable, *, degree: int = 3, gamma: float | 
         return GramRows(X, cache_size, spec=(0, 0.0, 0.0, 0.0, c),
                         kernel_rows=partial(callable_matrix, kernel, B=X))
     gamma = 1.0 / X.shape[1] if gamma is None else float(gamma)
-    if kernel != "linear":
-        check_kernel_scale(log2_largest_square_norm(X), kernel, degree, gamma, coef0)
     spec = (_KIND[kernel], gamma, float(coef0), float(degree), c)
-    return GramRows(X, cache_size, spec=spec)
+    gram = GramRows(X, cache_size, spec=spec)
+    if kernel != "linear":  # the squared norms the cache computed for its kernel map
+        check_kernel_scale(log2_largest_square_norm(X, gram.sq), kernel, degree, gamma,
+                           coef0)
+    return gram

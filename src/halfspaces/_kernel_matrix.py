@@ -177,9 +177,18 @@ def as_float64(A):
 _NEGLIGIBLE, _FULL_PRECISION = -60.0, -1000.0
 
 
-def log2_largest_square_norm(X) -> float:
+def log2_largest_square_norm(X, sq: NDArray | None = None) -> float:
     """log2 of max_i ||x_i||^2 (-inf for X = 0), on X scaled by a power of two: squares of
-    entries of 1e200 or 1e-200 neither overflow nor underflow."""
+    entries of 1e200 or 1e-200 neither overflow nor underflow.
+
+    ``sq``, the rows' squared norms when the caller has them (a Gram matrix's cache does),
+    answers without the two copies of X the scaling takes, wherever its largest entry is
+    finite and far from the subnormals.
+    """
+    if sq is not None and sq.size:
+        top_square = float(sq.max())
+        if 2.0**-1000 < top_square < np.inf:
+            return float(np.log2(top_square))
     top = float(abs(X).max()) if X.shape[0] * X.shape[1] else 0.0
     if not top > 0.0:
         return -np.inf
