@@ -401,7 +401,7 @@ def issue14_scale(rounds: int) -> list[dict]:
 
 def with_block(block: int, make):
     """A factory whose fit computes Gram rows ``block`` at a time (1: the one-row path)."""
-    from halfspaces._dual_run import GramRows
+    from halfspaces._kernel.gram import GramRows
 
     def fit_with_block(X, y):
         defaults = GramRows.__init__.__kwdefaults__

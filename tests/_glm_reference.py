@@ -10,8 +10,8 @@ from numpy.testing import assert_allclose
 from scipy.special import expit, logsumexp
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
-from halfspaces._datafits import Logistic, Softmax, Squared
-from halfspaces._objective import Objective
+from halfspaces._glm.datafits import Logistic, Softmax, Squared
+from halfspaces._glm.objective import Objective
 
 LOSSES = ["logistic", "squared", "softmax"]
 

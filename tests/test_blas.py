@@ -7,7 +7,7 @@ from pathlib import Path
 import scipy.linalg  # noqa: F401  (loads SciPy's BLAS, when it ships its own)
 from threadpoolctl import threadpool_info
 
-from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
+from halfspaces._utils.blas import one_blas_thread, scipy_blas_one_thread
 
 
 def blas_threads() -> dict[str, int]:

@@ -20,10 +20,10 @@ from _glm_reference import (
 from numpy.testing import assert_allclose
 from scipy.special import logsumexp
 
-from halfspaces import _datafits as datafits
-from halfspaces._datafits import Logistic, Rows, Softmax, Squared
-from halfspaces._fast import logistic as kl
+from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
+from halfspaces._glm import datafits as datafits
+from halfspaces._glm.datafits import Block, Logistic, Softmax, Squared
 from halfspaces.losses import get_loss
 
 
@@ -133,7 +133,7 @@ def test_whitening_blocks_are_the_hessians_diagonal_blocks(loss, fmt):
 def test_curvature_is_the_second_derivative_of_the_loss(loss):
     X, y, w, k = problem(loss, "dense64", seed=24, n=30)
     fit = datafit(loss, k)
-    h = fit.curvature(Rows.of(X, y, 1.0), w)
+    h = fit.curvature(Block.of(X, y, 1.0), w)
     assert h.shape == (k, 30)
     # along score a of row i alone, d^2/dz^2 of the loss by finite differences
     A = np.hstack([X, np.ones((30, 1))])
@@ -219,8 +219,8 @@ def test_sgd_epoch_of_each_datafit_is_the_plain_loop(loss, batch, fmt):
     w, u = w.copy(), np.zeros_like(w)
     expected_w, expected_mean = naive_sgd_epoch(X, y, w.copy(), order, batch, 0.02, 0.1,
                                                 loss, k)
-    opts = (0.02, float(kl.CONSTANT), 0.1, 0.5)
-    t, n_avg = datafit(loss, k).sgd_epoch(Rows.of(X, y, 1.0), w, u, 0, order, batch, opts, 0)
+    opts = (0.02, float(fast_logistic.CONSTANT), 0.1, 0.5)
+    t, n_avg = datafit(loss, k).sgd_epoch(Block.of(X, y, 1.0), w, u, 0, order, batch, opts, 0)
     assert t == n_avg == -(-40 // batch)
     assert_allclose(w, expected_w, rtol=1e-10, atol=1e-12)
     assert_allclose(u, expected_mean, rtol=1e-10, atol=1e-12)
@@ -261,7 +261,7 @@ def test_softmax_hessian_over_several_blocks_of_rows_is_the_whole(fmt, c, monkey
     # 50 entries a block: two rows of A (k d' = 3 x 7 = 21 products each), so 60 blocks;
     # against the datafit's own Hessian-vector products, column by column
     X, y, w, k = problem("softmax", fmt, seed=33)
-    rows, softmax = Rows.of(X, y, c), Softmax(k)
+    rows, softmax = Block.of(X, y, c), Softmax(k)
     product = softmax.hess_operator(rows, w)
     columns = np.column_stack([product(e) for e in np.eye(w.size)])
     whole = softmax.hessian(rows, w)

@@ -25,7 +25,7 @@ from _cli import run_cli_text
 from sklearn.datasets import dump_svmlight_file
 
 from halfspaces import _fast
-from halfspaces._descriptors import point_at_null
+from halfspaces._utils.descriptors import point_at_null
 from halfspaces.cli import _output, main
 from halfspaces.io import OutputFileError, safe_write
 

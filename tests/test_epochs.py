@@ -7,8 +7,8 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
-from halfspaces._epochs import CYCLIC, Epochs, non_finite_row_error, run_epochs
-from halfspaces._progress import listen
+from halfspaces._perceptron.epochs import CYCLIC, Epochs, non_finite_row_error, run_epochs
+from halfspaces._utils.progress import listen
 
 
 class Passes:

@@ -33,24 +33,21 @@ from sklearn.svm import SVC
 from halfspaces._exact import (
     INF,
     SignedRows,
-    column_scales,
     decide,
     feasibility,
     hinge_lp,
     min_norm,
     min_norm_separator,
-    scale_columns,
     scores,
     signed_rows,
     solve,
-    split_intercept,
-    tolerance_scale,
     unit_separator,
     verified_certificate,
     zero_one_erm,
 )
 from halfspaces._exact.rational import ExactCheck
-from halfspaces._exact.rows import max_square_norm
+from halfspaces._utils.homogeneous import split_intercept
+from halfspaces._utils.scaling import column_scales, max_square_norm, scale_columns, tolerance_scale
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]]), np.array([1, 1, -1, -1])
@@ -427,7 +424,7 @@ def test_min_norm_margin_scales_with_x(exponent):
 def test_violations_of_row_blocks_combine_into_those_of_the_whole_sample(
         seed, n, cuts, strict, limit):
     from halfspaces._exact import SignedRows, block_violations
-    from halfspaces._exact.rows import combine_violations
+    from halfspaces._exact.signed_rows import combine_violations
 
     rng = np.random.default_rng(seed)
     Z = rng.integers(-2, 3, (n, 3)).astype(float)  # ties in the scores happen

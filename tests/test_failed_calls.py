@@ -18,8 +18,8 @@ from sklearn.base import is_regressor
 from test_model_files import assert_same_model
 
 import halfspaces
-from halfspaces._progress import listen
 from halfspaces._registry import ESTIMATORS
+from halfspaces._utils.progress import listen
 
 SHUFFLED = {"selection": "shuffle", "max_epochs": 3, "warm_start": True}
 CONFIGS = {

@@ -21,9 +21,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.metrics import pairwise
 
 from halfspaces import KernelPerceptron
-from halfspaces._dual_run import GramRows, run_kernel_perceptron, training_gram
-from halfspaces._fast import dual as kd
+from halfspaces._fast import dual as fast_dual
 from halfspaces._fast import loop_input
+from halfspaces._kernel.dual_run import run_kernel_perceptron, training_gram
+from halfspaces._kernel.gram import GramRows
 
 KERNELS = {
     "linear": ({}, lambda A, B: pairwise.linear_kernel(A, B)),
@@ -58,14 +59,14 @@ def test_entries_do_not_depend_on_the_block_or_the_threads(fmt):
     X, _ = noisy(300, 6, seed=5, sparsity=0.5)
     Xk = loop_input(in_format(X, fmt))
     sq = np.einsum("ij,ij->i", X, X)
-    spec = (kd.RBF, 0.2, 1.0, 3.0, 1.0)
+    spec = (fast_dual.RBF, 0.2, 1.0, 3.0, 1.0)
     rows = np.array([7, 250, 3, 99, 180], dtype=np.int64)
     one = np.empty((5, 300))
     for r in range(rows.size):  # one row at a time
-        kd.gram_rows(Xk, rows[r:r + 1], spec, sq, np.zeros((6, 1)), one, np.array([r]))
+        fast_dual.gram_rows(Xk, rows[r:r + 1], spec, sq, np.zeros((6, 1)), one, np.array([r]))
     block, parallel = np.empty((5, 300)), np.empty((5, 300))
-    kd.gram_rows(Xk, rows, spec, sq, np.zeros((6, 5)), block, np.arange(5))
-    kd.gram_rows_parallel(Xk, rows, spec, sq, np.zeros((6, 5)), parallel, np.arange(5))
+    fast_dual.gram_rows(Xk, rows, spec, sq, np.zeros((6, 5)), block, np.arange(5))
+    fast_dual.gram_rows_parallel(Xk, rows, spec, sq, np.zeros((6, 5)), parallel, np.arange(5))
     assert_array_equal(block, one)
     assert_array_equal(parallel, one)
 
@@ -87,7 +88,7 @@ def test_dense_rows_from_blas_do_not_depend_on_the_block(fmt):
     assert block.dense and block.n_blocks == 1
     assert_same_to_rounding(block.K[block.slot[rows]], alone.K[alone.slot[rows]])
     loop = np.empty((5, 300))
-    kd.gram_rows(loop_input(X), rows, (kd.RBF, 0.2, 1.0, 3.0, 1.0),
+    fast_dual.gram_rows(loop_input(X), rows, (fast_dual.RBF, 0.2, 1.0, 3.0, 1.0),
                  np.einsum("ij,ij->i", dense64(X), dense64(X)), np.zeros((9, 5)), loop,
                  np.arange(5))
     assert_allclose(block.K[block.slot[rows]], loop, rtol=1e-13)
@@ -189,18 +190,19 @@ def test_missing_rows_are_the_next_uncached_updates_in_order(margin):
     order = rng.permutation(n)
     for start, limit in [(0, 4), (17, 8), (45, 16)]:
         out = np.empty(limit, dtype=np.int64)
-        count = kd.missing_rows(slot, (y, 1.0), order, start, f, threshold, out)
+        count = fast_dual.missing_rows(slot, (y, 1.0), order, start, f, threshold, out)
         twin = [i for i in order[start:] if slot[i] < 0 and y[i] * f[i] <= threshold[i]]
         assert_array_equal(out[:count], twin[:limit])
     out = np.empty(3, dtype=np.int64)
-    count = kd.missing_rows(slot, (y, 1.0), np.empty(0, dtype=np.int64), 0, f, threshold, out)
+    count = fast_dual.missing_rows(slot, (y, 1.0), np.empty(0, dtype=np.int64), 0, f, threshold,
+                                   out)
     assert_array_equal(out[:count], [i for i in range(n)
                                      if slot[i] < 0 and y[i] * f[i] <= threshold[i]][:3])
 
 
 def test_rows_ahead_fill_only_free_slots_and_leave_first():
     X, y = noisy(12, 3, seed=2)
-    linear = (kd.LINEAR, 0.0, 0.0, 0.0, 1.0)
+    linear = (fast_dual.LINEAR, 0.0, 0.0, 0.0, 1.0)
     gram = GramRows(X, cache_size=5 * 12 * 8 / 2**20, spec=linear, block=4)  # five rows
     Y, f, none = (y, 1.0), np.zeros(12), np.empty(0, dtype=np.int64)  # every one a mistake
     gram.last_use[-1] = 3
@@ -250,7 +252,7 @@ def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
     cache_size = data.draw(st.sampled_from([3 * 8 * n / 2**20, 200.0]))  # 3 rows, or all
     runs = []
     for A, b in [(X, 1), (X, block), (sp.csr_matrix(X), block)]:
-        gram = GramRows(A, cache_size, spec=(kd.POLY, 1.0, 1.0, 2.0, 1.0), block=b)
+        gram = GramRows(A, cache_size, spec=(fast_dual.POLY, 1.0, 1.0, 2.0, 1.0), block=b)
         runs.append(run_kernel_perceptron(gram, y, max_epochs=3))
     for run in runs[1:]:
         assert_array_equal(run.alpha, runs[0].alpha)
@@ -259,7 +261,7 @@ def test_runs_with_blocks_equal_runs_one_row_at_a_time_on_integer_data(data):
 
 def test_the_fill_is_right_where_blas_returns_a_new_matrix(monkeypatch):
     # SciPy's wrapper writes into K only where it can; where it copies, the copy is used
-    import halfspaces._gram_rows as gram_rows
+    import halfspaces._kernel.gram as gram_rows
 
     syrk = gram_rows.dsyrk
     monkeypatch.setattr(gram_rows, "dsyrk",
@@ -273,8 +275,8 @@ def test_the_fill_is_right_where_blas_returns_a_new_matrix(monkeypatch):
 
 RUN_SETUP = """
 import numpy as np
-from halfspaces.kernel import GramRows, run_kernel_perceptron
-from halfspaces._dual_run import training_gram
+from halfspaces._kernel.dual_run import run_kernel_perceptron, training_gram
+from halfspaces._kernel.gram import GramRows
 X = np.random.default_rng(0).standard_normal((10, 3))
 named, precomputed = training_gram(X, "rbf"), GramRows(X, 200.0, spec=(0, 0., 0., 0., 1.),
                                                        gram=X @ X.T)

@@ -248,7 +248,7 @@ def test_linear_kernel_fast_path_equals_the_dual_loop(fmt, fit_intercept, select
 def test_run_linear_perceptron_equals_the_compiled_dual_loop_on_a9a(selection):
     from _data import load_a9a
 
-    from halfspaces._dual_run import (
+    from halfspaces._kernel.dual_run import (
         run_kernel_perceptron,
         run_linear_perceptron,
         training_gram,
@@ -423,7 +423,7 @@ def test_sparse_precomputed_matrix_is_accepted():
 
 
 def test_row_cache_evicts_the_least_recently_used_row():
-    from halfspaces.kernel import GramRows
+    from halfspaces._kernel.gram import GramRows
 
     X = np.arange(15.0).reshape(5, 3)
     linear = (0, 0.0, 0.0, 0.0, 1.0)  # (kind, gamma, coef0, degree, c)

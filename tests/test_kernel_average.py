@@ -23,7 +23,7 @@ from halfspaces import (
     VotedKernelPerceptron,
     VotedPerceptron,
 )
-from halfspaces._progress import listen
+from halfspaces._utils.progress import listen
 from halfspaces.kernel import kernel_matrix
 
 # parameters whose kernel values are integers on integer data (every sum exact), and two

@@ -375,7 +375,7 @@ def test_the_glm_docstrings_hold_the_shared_parameters():
 
     for cls in (LogisticRegression, LinearRegression):
         doc = cls.__doc__
-        assert "halfspaces._glm" not in doc
+        assert "halfspaces._glm.base" not in doc
         for name in ("learning_rate", "eta0", "power_t", "batch_size", "line_search",
                      "average", "random_state", "warm_start"):
             assert f"\n    {name} : " in doc, (cls.__name__, name)
@@ -450,7 +450,7 @@ def test_partial_fit_refuses_a_saved_state_that_does_not_fit_the_batch(solver):
     out = run_child(REFUSED, f"""
         import numpy as np, scipy.sparse as sp
         from halfspaces import LogisticRegression
-        from halfspaces._solvers import SgdState
+        from halfspaces._glm.solvers import SgdState
         rng = np.random.default_rng(0)
         X, y = rng.standard_normal((40, 5)), rng.integers(0, 2, 40)
         d = 10**8

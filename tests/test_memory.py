@@ -14,8 +14,8 @@ import pytest
 import scipy.sparse as sp
 
 import halfspaces
-from halfspaces import _memory
-from halfspaces._memory import cgroup_limit, memory_limit, physical_memory
+from halfspaces._utils import memory as _memory
+from halfspaces._utils.memory import cgroup_limit, memory_limit, physical_memory
 from halfspaces.io import _npfiles, svmlight
 
 V2 = "sys/fs/cgroup/memory.max"

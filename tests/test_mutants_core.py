@@ -17,15 +17,15 @@ from _data import noisy
 from _glm_reference import objective, problem, reference_value
 from numpy.testing import assert_allclose, assert_array_equal
 
-from halfspaces._datafits import Rows, Softmax, _weighted_diagonal, gram_cost
 from halfspaces._fast import loop_input
-from halfspaces._fast import perceptron as kp
-from halfspaces._perceptron_run import (
+from halfspaces._fast import perceptron as fast_perceptron
+from halfspaces._glm.datafits import Block, Softmax, _weighted_diagonal, gram_cost
+from halfspaces._glm.solvers import StepRule, armijo, gradient_descent, solve
+from halfspaces._perceptron.run import (
     PerceptronState,
     perceptron_block_epoch,
     run_perceptron,
 )
-from halfspaces._solvers import StepRule, armijo, gradient_descent, solve
 
 EPS = np.finfo(np.float64).eps
 
@@ -95,7 +95,7 @@ def test_the_averaged_hypothesis_after_one_step_is_w_minus_the_sum():
     X, y = separable_rows()
     w, aux = np.array([1.0, 1.0, 0.5]), np.array([0.25, -0.5, 0.125])
     state = PerceptronState(w.copy(), aux.copy())
-    state.counters[kp.STEP] = 1
+    state.counters[fast_perceptron.STEP] = 1
     run = run_perceptron(X, y, mode="averaged", selection="worst", state=state)
     assert run.n_updates == 0 and run.state.n_steps == 1
     assert_array_equal(run.coef, (w - aux)[:-1])
@@ -123,7 +123,7 @@ def test_the_softmax_hessian_of_an_empty_block_is_zero():
     # a Dask partition may be empty ("empty blocks ... contribute nothing"): its Hessian
     # sum is the zero matrix of the parameters' size
     k, d = 3, 2
-    b = Rows.of(np.empty((0, d)), np.empty(0, dtype=np.intp), 1.0)
+    b = Block.of(np.empty((0, d)), np.empty(0, dtype=np.intp), 1.0)
     w = np.random.default_rng(0).normal(size=k * (d + 1))
     H = Softmax(k).hessian(b, w)
     assert_array_equal(H, np.zeros((k * (d + 1), k * (d + 1))))
@@ -251,7 +251,7 @@ def test_the_newton_finish_of_lbfgs_stays_within_max_iter(monkeypatch):
 def test_whitening_uses_full_blocks_up_to_exactly_cholesky_max_slots(monkeypatch):
     # "Beyond CHOLESKY_MAX slots per class ... only their diagonals": d + 1 = CHOLESKY_MAX
     # is not beyond
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     X, y, w, _ = problem("logistic", "dense64", seed=5)  # 6 features: 7 slots
     obj = objective(X, y, 0.05, True, "logistic")
@@ -277,7 +277,7 @@ class DiagonalHessian:
 def test_a_cg_step_costs_only_cgs_own_hessian_products():
     # H = 2 I: CG solves H s = g in one iteration, one product; no other product (e.g. to
     # find the operator's dtype, a pass over X for a real objective)
-    from halfspaces._solvers import _cg_step
+    from halfspaces._glm.solvers import _cg_step
 
     obj = DiagonalHessian(np.full(5, 2.0))
     g = np.array([1.0, -2.0, 0.5, 3.0, 0.25])
@@ -289,7 +289,7 @@ def test_a_cg_step_costs_only_cgs_own_hessian_products():
 def test_a_cg_step_stops_after_max_50_size_over_10_iterations(size, cap):
     # eigenvalues over 8 decades and the residual asked 1e-8 (||g|| = 1e-16): CG cannot get
     # there in max(50, size // 10) iterations, one Hessian product each, and stops at that cap
-    from halfspaces._solvers import _cg_step
+    from halfspaces._glm.solvers import _cg_step
 
     lam = np.logspace(0, 8, size)
     g = np.random.default_rng(size).normal(size=size)

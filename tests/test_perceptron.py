@@ -103,7 +103,7 @@ def test_voted_equals_freund_schapire_figure_1(fmt, fit_intercept, tied):
 def test_voted_scoring_in_blocks_equals_the_vote_of_every_weight_vector(fit_fmt, test_fmt,
                                                                         monkeypatch):
     from halfspaces import perceptron
-    from halfspaces._progress import listen
+    from halfspaces._utils.progress import listen
 
     X, y = tied_integer_data(150, 4, seed=12)
     X_test = np.random.default_rng(1).integers(-2, 3, size=(1001, 4)).astype(float)
@@ -419,7 +419,7 @@ def test_partial_fit_label_checks():
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("mode", ["plain", "averaged"])
 def test_block_epochs_over_the_whole_data_are_the_serial_run_bit_for_bit(fmt, mode):
-    from halfspaces._perceptron_run import perceptron_block_epoch, run_perceptron
+    from halfspaces._perceptron.run import perceptron_block_epoch, run_perceptron
 
     X, y = noisy(120, 4, seed=3)
     X = in_format(X, fmt)
@@ -435,7 +435,7 @@ def test_block_epochs_over_the_whole_data_are_the_serial_run_bit_for_bit(fmt, mo
 
 @pytest.mark.parametrize("mode", ["plain", "averaged"])
 def test_block_epochs_chained_over_consecutive_blocks_are_one_serial_epoch(mode):
-    from halfspaces._perceptron_run import perceptron_block_epoch, run_perceptron
+    from halfspaces._perceptron.run import perceptron_block_epoch, run_perceptron
 
     X, y = noisy(90, 3, seed=4)
     serial = run_perceptron(X, y, mode=mode, max_epochs=1, fit_intercept=False)
@@ -450,7 +450,7 @@ def test_block_epochs_chained_over_consecutive_blocks_are_one_serial_epoch(mode)
 
 
 def test_block_epoch_leaves_its_arguments_alone_and_names_a_bad_row():
-    from halfspaces._perceptron_run import perceptron_block_epoch
+    from halfspaces._perceptron.run import perceptron_block_epoch
 
     w, aux = np.zeros(3), np.zeros(3)
     perceptron_block_epoch(np.array([[1.0, 2.0]]), np.array([1.0]), w, aux, mode="averaged")
@@ -535,7 +535,7 @@ def test_voted_scoring_uses_one_log_while_partial_fit_replaces_it_in_another_thr
         import threading, warnings
         import numpy as np
         from halfspaces import VotedPerceptron
-        from halfspaces._progress import listen
+        from halfspaces._utils.progress import listen
         warnings.simplefilter("ignore")
         rng = np.random.default_rng(0)
         clf = VotedPerceptron().partial_fit(rng.standard_normal((4000, 5)),

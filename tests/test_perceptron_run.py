@@ -15,7 +15,7 @@ from _child import REFUSED, run_child
 from _data import noisy
 from numpy.testing import assert_array_equal
 
-from halfspaces._perceptron_run import (
+from halfspaces._perceptron.run import (
     perceptron_block_epoch,
     run_multiclass_perceptron,
     run_perceptron,
@@ -84,7 +84,7 @@ def test_a_state_or_labels_of_another_size_are_refused_before_the_loop():
     # for 10**8 features was written at w[10**8 - 1] (a segfault)
     out = run_child(REFUSED, """
         import numpy as np, scipy.sparse as sp
-        from halfspaces._perceptron_run import (PerceptronState, perceptron_block_epoch,
+        from halfspaces._perceptron.run import (PerceptronState, perceptron_block_epoch,
                                                 run_perceptron)
         d = 10**8
         X = sp.csr_matrix(([1.0, -1.0], [d - 1, d - 1], [0, 1, 2]), shape=(2, d))
@@ -129,7 +129,7 @@ def test_multiclass_labels_outside_the_classes_are_refused_before_the_loop():
     # the loop indexes the rows of W by label without bounds checks
     out = run_child(REFUSED, """
         import numpy as np
-        from halfspaces._perceptron_run import run_multiclass_perceptron
+        from halfspaces._perceptron.run import run_multiclass_perceptron
         X = np.array([[1.0, 0.0], [0.0, 1.0]])
         for labels in (np.array([0, 10**9]), np.array([-10**9, 0]), np.array([0])):
             refused(lambda: run_multiclass_perceptron(X, labels, 3))

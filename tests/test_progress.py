@@ -15,7 +15,7 @@ from halfspaces import (
     PocketPerceptron,
     VotedKernelPerceptron,
 )
-from halfspaces._progress import listen, report
+from halfspaces._utils.progress import listen, report
 
 
 def heard_during(fit):

@@ -377,7 +377,7 @@ def test_block_epochs_refuse_underflowing_scores_as_the_serial_run_does():
     # the step of halfspaces.dask's perceptron: at 2^-540 its passes over the whole data
     # made 473 updates before a pass without one, where the serial run (and the exact
     # one) make 7
-    from halfspaces._perceptron_run import perceptron_block_epoch
+    from halfspaces._perceptron.run import perceptron_block_epoch
 
     X, y = eighths()
     base = Perceptron(fit_intercept=False).fit(X, y)

@@ -22,7 +22,7 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces import ConvergenceWarning, LogisticRegression
-from halfspaces._solvers import CHOLESKY_MAX, SgdState, StepRule, armijo, auto_eta0, solve
+from halfspaces._glm.solvers import CHOLESKY_MAX, SgdState, StepRule, armijo, auto_eta0, solve
 from halfspaces._validation import encode_targets
 
 
@@ -55,7 +55,7 @@ def test_each_solver_reaches_sklearns_optimum_on_a_plain_objective(solver, rtol)
 @pytest.mark.parametrize("loss", ["logistic", "softmax"])
 def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, at_zero,
                                                                 monkeypatch):
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1 if diagonal else 2048)
     X, y, w, k = problem(loss, "dense64", seed=15)
@@ -73,7 +73,7 @@ def test_whitening_is_a_change_of_variables_with_the_chain_rule(loss, diagonal, 
 
 
 def test_whitening_blocks_stay_within_their_memory_budget(monkeypatch):
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     X, y, w, k = problem("softmax", "dense64", seed=19)  # 3 classes of 7 slots
     obj = objective(X, y, 0.05, True, "softmax", k)
@@ -87,7 +87,7 @@ def test_whitening_blocks_stay_within_their_memory_budget(monkeypatch):
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_lbfgs_with_jacobi_whitening_reaches_sklearns_optimum(fmt, fit_intercept, monkeypatch):
     # beyond CHOLESKY_MAX slots L-BFGS whitens by the diagonal alone: force it on small data
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 1)
     X, y = noisy(800, 6, seed=16, flip=0.2, sparsity=0.3)
@@ -103,7 +103,7 @@ def test_lbfgs_with_jacobi_whitening_reaches_sklearns_optimum(fmt, fit_intercept
 def test_lbfgs_whitening_by_blocks_only_where_they_are_cheap(d, diagonal):
     # dense 1,000 x d: the Gram block costs 1000 (d + 1)^2 / 2 multiply-adds, 100
     # evaluations 100 * 2 * 1000 d; beyond that (d = 500) the diagonal is used
-    from halfspaces._solvers import Whitening
+    from halfspaces._glm.solvers import Whitening
 
     X, y = noisy(1000, d, seed=20, flip=0.1)
     obj = objective(X, np.where(y > 0, 1.0, -1.0), 1e-3, True, "logistic")
@@ -306,7 +306,7 @@ def test_whitening_makes_the_start_curvature_the_identity(loss, form, monkeypatc
     # w = M^T v, so the curvature block B_a becomes M_a B_a M_a^T in v: the identity for the
     # Cholesky factors, a unit diagonal for Jacobi scaling (also the fallback when B_a is not
     # positive definite in floating point)
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     X, y, w, k = problem(loss, "dense64", seed=16)
     obj = objective(X, y, 0.05, True, loss, k)
@@ -459,7 +459,7 @@ def test_lbfgs_meets_the_gradient_test_by_itself_on_well_scaled_data(loss, monke
     # Newton finishes a run only where L-BFGS's line search saw J flat (features of size
     # 1e-8); on well-scaled data L-BFGS must reach the tolerance itself, and a run cut short
     # by max_iter is returned as it is
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     def no_newton(*args):
         raise AssertionError("the Newton finish ran")
@@ -563,7 +563,7 @@ def test_stochastic_runs_stop_at_max_iter_before_the_objective_settles():
 
 @pytest.mark.parametrize("solver", ["lbfgs", "newton", "gd", "sgd", "minibatch"])
 def test_every_solver_reports_each_iteration_out_of_max_iter(solver):
-    from halfspaces._progress import listen
+    from halfspaces._utils.progress import listen
 
     X, y = noisy(120, 3, seed=44)
     obj = objective(X, y, 0.05, True, "logistic")
@@ -603,7 +603,7 @@ def test_newton_cg_steps_are_preconditioned_cg_to_the_documented_residual():
     # cg with a preconditioner built here from np.linalg.inv is the oracle
     from scipy.sparse.linalg import LinearOperator, cg
 
-    from halfspaces._solvers import Whitening, _cg_step
+    from halfspaces._glm.solvers import Whitening, _cg_step
 
     obj = softmax_problem(46)
     w0 = np.zeros(obj.size)
@@ -638,7 +638,7 @@ def test_newton_cg_steps_are_preconditioned_cg_to_the_documented_residual():
 
 
 def test_a_cg_step_that_is_no_descent_direction_falls_back_to_the_gradient():
-    from halfspaces._solvers import _cg_step
+    from halfspaces._glm.solvers import _cg_step
 
     class NegativeCurvature:  # H = -I: CG returns s = -g, an ascent direction
         size = 3
@@ -703,7 +703,7 @@ def test_gd_with_line_search_tries_twice_the_last_step_first():
 def test_blas_threads_are_limited_everywhere_below_2_22_multiply_adds_only():
     from types import SimpleNamespace
 
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     chosen = []
     with pytest.MonkeyPatch.context() as patch:
@@ -723,7 +723,7 @@ def test_blas_threads_are_limited_everywhere_below_2_22_multiply_adds_only():
     ("logistic", 1, "cg, plain"),
 ])
 def test_newton_solves_for_its_step_as_documented(loss, below_size, expected, monkeypatch):
-    from halfspaces import _solvers
+    from halfspaces._glm import solvers as _solvers
 
     X, y, w, k = problem(loss, "dense64", seed=50)
     obj = objective(X, y, 0.05, True, loss, k)

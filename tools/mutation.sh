@@ -7,7 +7,7 @@
 # second run only re-tests what changed. Scores and the surviving mutants: benchmarks/MUTATION.md.
 #
 #   tools/mutation.sh                       every module of [tool.mutmut] only_mutate
-#   tools/mutation.sh 'halfspaces._epochs*'  the mutants of one module (mutmut's name globs)
+#   tools/mutation.sh 'halfspaces._perceptron.epochs*'  the mutants of one module (mutmut's name globs)
 #
 # Afterwards: `mutmut results` lists the survivors, `mutmut show NAME` prints one as a diff,
 # and `mutmut results --all true | python tools/mutation_score.py` prints the table again.

@@ -29,8 +29,8 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from halfspaces._fast import perceptron as kp
-from halfspaces._fast._rows import n_rows
+from halfspaces._fast import perceptron as fast_perceptron
+from halfspaces._fast._dense_or_csr import n_rows
 
 SMALLEST, LARGEST, FIRST = 256, 65_536, 4_096
 SEQUENTIAL_ABOVE = 1 / 256  # mistakes per row in the last epoch
@@ -41,7 +41,7 @@ def decisions_ahead(X, order, start, c, w, f):
     """f[k] = <w, x'_i> for the rows at positions start, start + 1, ... of the pass."""
     cyclic = order.shape[0] == 0
     for k in prange(f.shape[0]):
-        f[k] = kp.decision(X, start + k if cyclic else order[start + k], c, w)
+        f[k] = fast_perceptron.decision(X, start + k if cyclic else order[start + k], c, w)
 
 
 @njit(cache=True, nogil=True)
@@ -60,17 +60,18 @@ def epoch_ahead(X, Y, order, c, mode, w, aux, counters, log, block, smallest, la
         decisions_ahead(X, order, start, c, w, ahead)
         while pos < stop:
             a = ahead[pos - start]
-            if not (math.isfinite(a) and kp.target(Y, pos if cyclic else order[pos]) * a > 0.0):
+            i = pos if cyclic else order[pos]
+            if not (math.isfinite(a) and fast_perceptron.target(Y, i) * a > 0.0):
                 break
-            counters[kp.STEP] += 1
-            if mode == kp.POCKET:
-                kp._pocket_after_correct(X, Y, c, w, aux, counters)
+            counters[fast_perceptron.STEP] += 1
+            if mode == fast_perceptron.POCKET:
+                fast_perceptron._pocket_after_correct(X, Y, c, w, aux, counters)
             pos += 1
         if pos == stop:
             block = min(2 * block, largest)
             continue
         one[0] = pos if cyclic else order[pos]
-        k = kp.perceptron_epoch(X, Y, one, c, mode, w, aux, counters, entry)
+        k = fast_perceptron.perceptron_epoch(X, Y, one, c, mode, w, aux, counters, entry)
         if k < 0:
             return k
         if k > 0:
@@ -98,10 +99,11 @@ def run(X, y, mode, epochs, ahead, w=None, last=None):
     `last`: the mistakes of the epoch before (None: as many as rows, a sequential start)."""
     n, d = X.shape
     w = np.zeros(d + 1) if w is None else w.copy()
-    aux, counters = np.zeros(d + 1), np.zeros(kp.N_COUNTERS, dtype=np.int64)
-    if mode == kp.POCKET:
-        counters[kp.POCKET_ERRORS] = kp.count_errors(X, (y, 1.0), 1.0, aux)
-        counters[kp.POCKET_IS_CURRENT] = 1
+    aux, counters = np.zeros(d + 1), np.zeros(fast_perceptron.N_COUNTERS, dtype=np.int64)
+    if mode == fast_perceptron.POCKET:
+        counters[fast_perceptron.POCKET_ERRORS] = fast_perceptron.count_errors(X, (y, 1.0), 1.0,
+                                                                               aux)
+        counters[fast_perceptron.POCKET_IS_CURRENT] = 1
     empty, updates, logs = np.empty(0, dtype=np.int64), [], []
     last = n if last is None else last
     start = time.perf_counter()
@@ -111,7 +113,8 @@ def run(X, y, mode, epochs, ahead, w=None, last=None):
             k = epoch_ahead(X, (y, 1.0), empty, 1.0, mode, w, aux, counters, log, FIRST,
                             SMALLEST, LARGEST)
         else:
-            k = kp.perceptron_epoch(X, (y, 1.0), empty, 1.0, mode, w, aux, counters, log)
+            k = fast_perceptron.perceptron_epoch(X, (y, 1.0), empty, 1.0, mode, w, aux, counters,
+                                                 log)
         updates.append(k)
         logs.append(log)
         last = k
@@ -123,7 +126,7 @@ def run(X, y, mode, epochs, ahead, w=None, last=None):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--mode", type=int, default=kp.PLAIN)
+    parser.add_argument("--mode", type=int, default=fast_perceptron.PLAIN)
     options = parser.parse_args()
     X, y, w_true = separable_dense(1_000_000, 100, 0.05)
     clean = np.append(w_true, 0.0)  # an epoch without a mistake

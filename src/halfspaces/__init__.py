@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from halfspaces._validation import augment
+    from halfspaces._utils.homogeneous import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
     from halfspaces.io.model import load, save

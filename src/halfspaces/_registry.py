@@ -37,7 +37,7 @@ ESTIMATORS = {
 
 FUNCTIONS = {
     "online_perceptron": "halfspaces.perceptron",
-    "augment": "halfspaces._validation",
+    "augment": "halfspaces._utils.homogeneous",
     "save": "halfspaces.io.model",
     "load": "halfspaces.io.model",
 }
@@ -60,8 +60,8 @@ SUBMODULES = frozenset({
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 
 STATE_CLASSES = {
-    "PerceptronState": "halfspaces._perceptron_run",
-    "SgdState": "halfspaces._solvers",
+    "PerceptronState": "halfspaces._perceptron.run",
+    "SgdState": "halfspaces._glm.solvers",
 }
 """The library's own state dataclasses that fitted estimators hold, and model files may
 store: name -> module."""

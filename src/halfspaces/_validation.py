@@ -1,10 +1,9 @@
-"""Input checks shared by every estimator: labels, one-vs-rest targets and the constant feature.
+"""Input checks shared by every estimator: arrays, CSR structure, labels and one-vs-rest targets.
 
-The homogeneous reduction x' = (1, x) turns an affine halfspace sign(<w, x> + b) into a
-homogeneous one sign(<w', x'>) with w' = (b, w) (Shalev-Shwartz and Ben-David,
-*Understanding Machine Learning*, 2014, section 9.1). The compiled loops apply it implicitly (a
-bias slot in the weight vector, scaled by ``fit_intercept``) so X is never copied;
-:func:`augment` builds x' explicitly for users and for the theory tools.
+The compiled loops apply the homogeneous reduction x' = (1, x) implicitly (a bias slot in the
+weight vector, scaled by ``fit_intercept``), so X is never copied;
+:func:`halfspaces._utils.homogeneous.augment` builds x' explicitly for users and for the
+theory tools.
 """
 
 from __future__ import annotations
@@ -15,14 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
 from halfspaces._fast import loop_input
 
 __all__ = [
-    "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets", "augment",
+    "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets",
     "canonical_csr", "check_sparse_structure", "checked_input", "column_max_abs",
     "encode_targets", "partial_fit_classes",
     "per_problem", "plus_minus", "refuse_dask", "unknown_labels", "validate_data",
@@ -239,44 +237,6 @@ def per_problem(values: ArrayLike):
     """A plain scalar for a binary problem, an array with one entry per class otherwise."""
     values = np.asarray(values)
     return values[0].item() if values.size == 1 else values
-
-
-def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
-    """Return x' = (1, x) for every row of X: the homogeneous reduction.
-
-    A halfspace sign(<w, x> + b) on X is the homogeneous halfspace sign(<w', x'>) on
-    ``augment(X)`` with w' = (b, w).
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-        The data. Dense input stays dense (float32 is kept), sparse input becomes CSR.
-
-    Returns
-    -------
-    X_aug : ndarray or csr_matrix of shape (n_samples, n_features + 1)
-        X with a first column of ones.
-
-    References
-    ----------
-    S. Shalev-Shwartz and S. Ben-David, *Understanding Machine Learning: From Theory to
-    Algorithms*, Cambridge University Press, 2014, section 9.1 (halfspaces).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from halfspaces import augment
-    >>> augment(np.array([[2.0, 3.0], [4.0, 5.0]]))
-    array([[1., 2., 3.],
-           [1., 4., 5.]])
-    """
-    refuse_dask("halfspaces.augment", X=X)
-    X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
-                    accept_large_sparse=True, ensure_min_samples=0)
-    ones = np.ones((X.shape[0], 1), dtype=X.dtype)
-    if sp.issparse(X):
-        return sp.hstack([sp.csr_matrix(ones), X], format="csr", dtype=X.dtype)
-    return np.hstack([ones, X])
 
 
 @dataclass(frozen=True)

@@ -25,18 +25,14 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets
 
 from halfspaces._exact import (
-    column_scales,
     decide,
     hinge_lp,
     min_norm_separator,
     proved_separator,
-    scale_columns,
     scores,
     signed_rows,
-    split_intercept,
     zero_one_erm,
 )
-from halfspaces._memory import check_dense_vectors
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
@@ -45,6 +41,9 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.homogeneous import split_intercept
+from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._utils.scaling import column_scales, scale_columns
 from halfspaces._validation import SparseInputMixin, column_max_abs, per_problem, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 

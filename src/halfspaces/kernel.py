@@ -6,8 +6,8 @@ where alpha_i counts the updates on example i (the dual representation). The alg
 needs only inner products, which a kernel k(x, z) = <phi(x), phi(z)> replaces: the
 perceptron learns a halfspace in the feature space of phi, a non-linear surface in X.
 The run itself and the kernel matrices are in the algorithm layer
-(:mod:`halfspaces._dual_run`), the scores and votes of a fitted expansion beside them
-(:mod:`halfspaces._kernel_hypothesis`); :func:`kernel_matrix`, :func:`run_kernel_perceptron`
+(:mod:`halfspaces._kernel.dual_run`), the scores and votes of a fitted expansion beside them
+(:mod:`halfspaces._kernel.expansion`); :func:`kernel_matrix`, :func:`run_kernel_perceptron`
 and :class:`KernelRun` are importable from here. On data that no hypothesis of the feature
 space separates, the last hypothesis of the run is a poor classifier; Freund and Schapire
 (1999) vote or average all the hypotheses of the run instead, which the averaged
@@ -68,30 +68,26 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._docstrings import KERNEL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
-from halfspaces._docstrings import KERNEL_PARAMETERS_DOC as _PARAMETERS_DOC
-from halfspaces._docstrings import KERNEL_RULE_DOC as _RULE_DOC
-from halfspaces._dual_run import (
-    KERNELS,
-    GramRows,  # noqa: F401 (re-exported)
-    KernelRun,
-    kernel_matrix,
-    named_kernel,  # noqa: F401 (re-exported)
-    run_kernel_perceptron,
-)
-from halfspaces._kernel_expansion import Expansion, fitted_precomputed, read_expansion
-from halfspaces._kernel_hypothesis import (
+from halfspaces._kernel.docs import KERNEL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
+from halfspaces._kernel.docs import KERNEL_PARAMETERS_DOC as _PARAMETERS_DOC
+from halfspaces._kernel.docs import KERNEL_RULE_DOC as _RULE_DOC
+from halfspaces._kernel.dual_run import KernelRun, run_kernel_perceptron
+from halfspaces._kernel.expansion import (
+    Expansion,
     averaged_weights,
     averaging_steps,
     binary_runner,
     expansion_scores,
+    fitted_precomputed,
     grown_expansion,
     intercept_of,
     is_linear,
     kernel_votes,
     linear_scores,
+    read_expansion,
 )
-from halfspaces._memory import check_dense_vectors
+from halfspaces._kernel.gram import KERNELS, kernel_matrix
+from halfspaces._perceptron.vote_log import extend_votes, vote_scores
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
@@ -99,6 +95,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,
@@ -108,7 +105,6 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
-from halfspaces._vote_log import extend_votes, vote_scores
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",

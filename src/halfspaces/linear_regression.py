@@ -2,8 +2,8 @@
 
 The direct solvers (an SVD least-squares solve, the normal equations) live here; the
 iterative ones are those of :class:`halfspaces.LogisticRegression`, over the
-:class:`~halfspaces._datafits.Squared` datafit, through their shared base
-:mod:`halfspaces._glm`.
+:class:`~halfspaces._glm.datafits.Squared` datafit, through their shared base
+:mod:`halfspaces._glm.base`.
 
 References
 ----------
@@ -19,21 +19,20 @@ from typing import ClassVar
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._datafits import Rows, Squared, weighted_gram
-from halfspaces._glm import GLM, SOLVER_PARAMETERS, shared_parameters_doc
-from halfspaces._memory import check_dense_vectors
-from halfspaces._objective import Objective
+from halfspaces._glm.base import GLM, SOLVER_PARAMETERS, shared_parameters_doc
+from halfspaces._glm.datafits import Squared
+from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
+from halfspaces._glm.objective import Objective
+from halfspaces._glm.solvers import SolverRun
 from halfspaces._sklearn import StrOptions, fit_context
-from halfspaces._solvers import SolverRun
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
 
-__all__ = ["LinearRegression", "normal_equation_scales", "normal_equation_sums",
-           "solve_normal_equations", "target_scale"]
+__all__ = ["LinearRegression"]
 
 
 @shared_parameters_doc
@@ -67,7 +66,7 @@ class LinearRegression(RegressorMixin, GLM):
         gd stops when every partial derivative is small on the scale of its feature,
         ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept), sgd and minibatch
         when J changes by at most tol (relative) between epochs.
-    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
+    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]
 
     Attributes
     ----------
@@ -155,8 +154,8 @@ class LinearRegression(RegressorMixin, GLM):
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):
-            return _lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs)
-        return _normal_equations(X, y, obj)
+            return lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs)
+        return by_normal_equations(X, y, obj)
 
     def predict(self, X: ArrayLike) -> NDArray:
         """<w, x> + b for each row of X.
@@ -208,119 +207,3 @@ class LinearRegression(RegressorMixin, GLM):
         if t == 1.0:
             return float(r2_score(y, predicted, sample_weight=sample_weight))
         return float(r2_score(y * t, predicted * t, sample_weight=sample_weight))
-
-
-def _lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool,
-           column_max: NDArray) -> NDArray:
-    """Centre, stack sqrt(N alpha) I under X for the penalty, solve by SVD, recover b.
-
-    Columns outside [2^-100, 2^100] are scaled by powers of two first
-    (:func:`normal_equation_scales`): the SVD drops singular values below eps times the
-    largest, so columns of 2^665 beside columns of 2^-665 got weights 0 (as in
-    scikit-learn); the minimum-norm solution of rank-deficient X is then that of the
-    scaled columns.
-    """
-    x_mean = X.mean(axis=0, dtype=np.float64) if fit_intercept else np.zeros(X.shape[1])
-    y_mean = y.mean() if fit_intercept else 0.0
-    A, rhs = np.asarray(X, dtype=np.float64) - x_mean, y - y_mean
-    D = normal_equation_scales(column_max, alpha)  # max_i |x_ij|, as the objective found it
-    scaled = not np.all(D == 1.0)
-    if scaled:
-        A = A * D
-    if alpha > 0:  # sqrt(N) sqrt(alpha): N alpha overflowed to inf from alpha = 1e308 on
-        ridge = np.sqrt(X.shape[0]) * np.sqrt(alpha) * np.eye(X.shape[1])
-        A = np.vstack([A, ridge * D if scaled else ridge])
-        rhs = np.concatenate([rhs, np.zeros(X.shape[1])])
-    w = np.linalg.lstsq(A, rhs, rcond=None)[0]
-    if scaled:
-        w = w * D
-    return np.append(w, y_mean - x_mean @ w)
-
-
-def _normal_equations(X, y: NDArray, obj: Objective) -> NDArray:
-    """Solve (X'^T X' / N + alpha I_w) w' = X'^T y / N; least squares if it is singular.
-
-    On X diag(D) and y t, powers of two (:func:`normal_equation_scales`), unscaled after.
-    """
-    from halfspaces._exact import scale_columns  # HiGHS and the LP code: not at import
-
-    D = normal_equation_scales(obj.rows.column_max_abs, obj.alpha)
-    t = target_scale(y)
-    Xs = scale_columns(X, D)
-    K = obj.data.K if Xs is X else Rows.of(Xs, y, obj.c).K
-    G, rhs = normal_equation_sums(Xs, K, y * t, obj.c)
-    return solve_normal_equations(G, rhs, X.shape[0], obj.alpha, obj.fit_intercept,
-                                  scales=D, target=t)
-
-
-# Columns and targets whose largest |entry| lies within [2^-100, 2^100] enter the normal
-# equations as they are, so ordinary data give the same bits as without scaling: their
-# sums of N products neither overflow nor underflow. Outside it, entries of 1e200 made
-# X^T X inf and entries of 1e-200 made it 0 (sparse X takes this path for every solver).
-_SAFE_EXPONENT = 100
-
-
-def normal_equation_scales(column_max: NDArray, alpha: float) -> NDArray:
-    """Powers of two D_j by which column j of X enters the normal equations.
-
-    1 where the column's size s_j = max(max_i |x_ij|, sqrt(alpha)) lies in
-    [2^-100, 2^100] (or is 0), else the power of two with D_j s_j in [1, 2): the scaled
-    diagonal (||x_j||^2 / N + alpha) D_j^2 is then at most 8, and a product by a power of
-    two is exact, so :func:`solve_normal_equations` recovers w_j = D_j v_j from the
-    scaled solution v without error of its own.
-    """
-    from halfspaces._exact import power_of_two_scales
-
-    size = np.maximum(np.asarray(column_max, dtype=np.float64), np.sqrt(alpha))
-    return np.where(_in_range(size), 1.0, power_of_two_scales(size))
-
-
-def target_scale(y: NDArray) -> float:
-    """The power of two t by which y enters the normal equations (1 when max |y_i| lies in
-    [2^-100, 2^100] or is 0; else t max |y_i| in [1, 2))."""
-    from halfspaces._exact import power_of_two_scales
-
-    top = float(np.max(np.abs(y), initial=0.0))
-    return 1.0 if _in_range(np.array(top)) else float(power_of_two_scales(np.array(top)))
-
-
-def _in_range(size: NDArray) -> NDArray:
-    exponent = np.frexp(size)[1]
-    return (size == 0) | ((exponent > -_SAFE_EXPONENT) & (exponent <= _SAFE_EXPONENT))
-
-
-def normal_equation_sums(X, K, y: NDArray, c: float) -> tuple[NDArray, NDArray]:
-    """X'^T X' and X'^T y over the rows of X, x' = (x, c): sums, so that blocks add up.
-
-    ``K`` is the compiled loops' view of X (:func:`halfspaces._fast.loop_input`). X and y
-    are taken as they are: scale them first (:func:`normal_equation_scales`).
-    """
-    G = weighted_gram(X, K, np.ones(X.shape[0]), c)
-    return G, np.append(np.asarray(X.T @ y).ravel(), c * y.sum())
-
-
-def solve_normal_equations(G: NDArray, rhs: NDArray, n: int, alpha: float,
-                           fit_intercept: bool, *, scales: NDArray | None = None,
-                           target: float = 1.0) -> NDArray:
-    """w' from the sums of :func:`normal_equation_sums` over n rows: Cholesky of
-    G / n + alpha I_w, least squares if it is singular.
-
-    With the sums of X diag(scales) and y target, the penalty is alpha scales_j^2 and the
-    solution is unscaled: w_j = scales_j v_j / target, b = v_b / target.
-    """
-    d = G.shape[0] - 1
-    D = np.ones(d) if scales is None else scales
-    G = G / n
-    # alpha D_j^2 as (sqrt(alpha) D_j)^2, at most 4 for a scaled column (D_j^2 alone
-    # overflowed for alpha = 0 and columns of 1e-300)
-    G[np.arange(d), np.arange(d)] += np.where(D == 1.0, alpha, (np.sqrt(alpha) * D) ** 2)
-    if not fit_intercept:
-        G[-1, -1] = 1.0
-    rhs = rhs / n
-    try:
-        v = cho_solve(cho_factor(G, check_finite=False), rhs, check_finite=False)
-    except LinAlgError:
-        v = np.linalg.lstsq(G, rhs, rcond=None)[0]
-    if scales is None and target == 1.0:
-        return v
-    return np.append(v[:-1] * D, v[-1]) / target

@@ -1,9 +1,9 @@
 """Logistic and softmax regression by maximum likelihood, with gradient and Newton methods.
 
-The estimator is thin: it validates, builds an :class:`~halfspaces._datafits.Objective`
-with the :class:`~halfspaces._datafits.Logistic` or :class:`~halfspaces._datafits.Softmax`
-datafit and hands it to a solver of :mod:`halfspaces._solvers` (through the base it shares
-with :class:`halfspaces.LinearRegression`, :mod:`halfspaces._glm`).
+The estimator is thin: it validates, builds an :class:`~halfspaces._glm.datafits.Objective`
+with the :class:`~halfspaces._glm.datafits.Logistic` or :class:`~halfspaces._glm.datafits.Softmax`
+datafit and hands it to a solver of :mod:`halfspaces._glm.solvers` (through the base it shares
+with :class:`halfspaces.LinearRegression`, :mod:`halfspaces._glm.base`).
 
 References
 ----------
@@ -28,12 +28,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._datafits import Logistic, Softmax
-from halfspaces._glm import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
-from halfspaces._memory import check_dense_vectors
-from halfspaces._objective import Objective
+from halfspaces._glm.base import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
+from halfspaces._glm.datafits import Logistic, Softmax
+from halfspaces._glm.objective import Objective
+from halfspaces._glm.solvers import SolverRun, refuse_underflowing_squares
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
-from halfspaces._solvers import SolverRun, refuse_underflowing_squares
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     Targets,
@@ -92,7 +92,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         feature below unit scale does not change when they stop; or (with a warning) when
         a step no longer decreases J in floating point. sgd and minibatch stop when J
         changes by at most tol (relative) between epochs.
-    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]
+    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]
 
     Attributes
     ----------

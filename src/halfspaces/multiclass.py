@@ -24,8 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
-from halfspaces._memory import check_dense_vectors
-from halfspaces._perceptron_run import MulticlassRun, run_multiclass_perceptron
+from halfspaces._perceptron.run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
     IntegerInterval,
@@ -33,6 +32,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,

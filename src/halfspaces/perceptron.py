@@ -1,6 +1,6 @@
 """The perceptron family: Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron.
 
-All four share one epoch loop (:mod:`halfspaces._perceptron_run`) and differ only where the
+All four share one epoch loop (:mod:`halfspaces._perceptron.run`) and differ only where the
 algorithms differ: a running sum (averaged), the log of updates (voted), the best weights
 seen so far (pocket). Two classes give one binary problem with classes_[1] as the positive
 class; more give one-vs-rest, one perceptron per class.
@@ -30,11 +30,19 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._docstrings import PERCEPTRON_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
-from halfspaces._docstrings import PERCEPTRON_PARAMETERS_DOC as _PARAMETERS_DOC
-from halfspaces._memory import check_dense_vectors
-from halfspaces._online import OnlineRun, online_perceptron
-from halfspaces._perceptron_run import PerceptronRun, run_perceptron
+from halfspaces._perceptron.docs import PERCEPTRON_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
+from halfspaces._perceptron.docs import PERCEPTRON_PARAMETERS_DOC as _PARAMETERS_DOC
+from halfspaces._perceptron.online import OnlineRun, online_perceptron
+from halfspaces._perceptron.run import PerceptronRun, run_perceptron
+from halfspaces._perceptron.vote_log import (
+    extend_votes,
+    log_intercept,
+    read_vote_log,
+    stack_rows,
+    vote_scores,
+    vote_sums,
+)
+from halfspaces._perceptron.widen import widened
 from halfspaces._sklearn import (
     BaseEstimator,
     IntegerInterval,
@@ -42,6 +50,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,
@@ -51,15 +60,6 @@ from halfspaces._validation import (
     per_problem,
     validate_data,
 )
-from halfspaces._vote_log import (
-    extend_votes,
-    log_intercept,
-    read_vote_log,
-    stack_rows,
-    vote_scores,
-    vote_sums,
-)
-from halfspaces._widen import widened
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = [
@@ -415,7 +415,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     what :class:`AveragedPerceptron` buys). The sums run in compiled code, several rows at
     a time and blocks of rows in parallel; the products are taken block by block, never
     for all rows at once, and the rows done are reported as progress after each block
-    (:mod:`halfspaces._progress`). On a9a, 10 passes store 69,624 updates on 11,686 rows,
+    (:mod:`halfspaces._utils.progress`). On a9a, 10 passes store 69,624 updates on 11,686 rows,
     so scoring its 48,842 rows is 3.4e9 steps of the running sum.
 
     See Also

@@ -22,8 +22,8 @@ from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 
 import halfspaces  # noqa: E402
-from halfspaces._datafits import Logistic, Softmax  # noqa: E402
-from halfspaces._objective import Objective  # noqa: E402
+from halfspaces._glm.datafits import Logistic, Softmax  # noqa: E402
+from halfspaces._glm.objective import Objective  # noqa: E402
 from halfspaces.dask import LinearRegression, LogisticRegression  # noqa: E402
 from halfspaces.datasets import load_a9a  # noqa: E402
 from halfspaces.exceptions import ConvergenceWarning  # noqa: E402

@@ -137,7 +137,7 @@ def test_radius_on_partitions_is_the_serial_radius(client, scale, fmt, fit_inter
     # squares of entries 1e200 overflowed (R = inf) and those of 1e-200 underflowed (R = 0)
     # where R was sqrt(max ||z_i||^2); each partition scales first, as theory.radius does,
     # and a product by a power of two is exact, so R is the serial one bit for bit
-    from halfspaces._exact import max_row_norm
+    from halfspaces._utils.scaling import max_row_norm
 
     X, y = mixed_scales(scale, seed=12)
     X = in_format(X, fmt)

@@ -40,21 +40,13 @@ from halfspaces._exact.independence import (
 from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.rational import exact_fits, exact_margin
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
-from halfspaces._exact.rows import (
+from halfspaces._exact.signed_rows import (
     SignedRows,
     Violations,
     block_violations,
     column_max,
-    column_scales,
-    max_row_norm,
-    max_square_norm,
-    power_of_two_scale,
-    power_of_two_scales,
-    scale_columns,
     scores,
     signed_rows,
-    split_intercept,
-    tolerance_scale,
 )
 
 __all__ = [
@@ -68,7 +60,6 @@ __all__ = [
     "ZeroOneFit",
     "block_violations",
     "column_max",
-    "column_scales",
     "conformal_dependence",
     "decide",
     "decide_sample",
@@ -78,21 +69,14 @@ __all__ = [
     "first_dependence",
     "hinge_lp",
     "is_dependence",
-    "max_row_norm",
-    "max_square_norm",
     "min_norm_separator",
-    "power_of_two_scale",
-    "power_of_two_scales",
     "proved",
     "proved_separator",
     "score_error_bound",
-    "scale_columns",
     "scores",
     "signed_rows",
     "smallest_root",
     "solve",
-    "split_intercept",
-    "tolerance_scale",
     "unit_separator",
     "verified_certificate",
     "zero_one_erm",

@@ -44,13 +44,8 @@ from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
 from halfspaces._exact.rational import exact_certificate
-from halfspaces._exact.rows import (
-    SignedRows,
-    Violations,
-    as_signed_rows,
-    power_of_two_scales,
-    signed_rows,
-)
+from halfspaces._exact.signed_rows import SignedRows, Violations, as_signed_rows, signed_rows
+from halfspaces._utils.scaling import power_of_two_scales
 
 __all__ = [
     "CERTIFICATE_TOL", "Feasibility", "check_rows", "decide", "decide_sample", "first_rows",
@@ -126,7 +121,7 @@ def grow_working_set(rows: NDArray, found: Violations) -> NDArray | None:
 def verified_certificate(Z, a: NDArray | None) -> NDArray | None:
     """a itself when a >= 0, sum(a) = 1 and every |(Z^T a)_j| <= 1e-9 max_i |z_ij|; else None.
 
-    Z is a matrix of signed rows or a :class:`~halfspaces._exact.rows.SignedRows`.
+    Z is a matrix of signed rows or a :class:`~halfspaces._exact.signed_rows.SignedRows`.
     """
     if a is None or np.any(a < 0) or abs(a.sum() - 1.0) > 1e-12:
         return None
@@ -319,7 +314,7 @@ def decide(Z) -> Feasibility:
     ----------
     Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
         The signed rows z_i = y_i x'_i (see :func:`signed_rows`); a
-        :class:`~halfspaces._exact.rows.SignedRows` may hold them in row blocks elsewhere.
+        :class:`~halfspaces._exact.signed_rows.SignedRows` may hold them in row blocks elsewhere.
 
     Returns
     -------

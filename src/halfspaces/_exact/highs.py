@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._descriptors import point_at_null
+from halfspaces._utils.descriptors import point_at_null
 from halfspaces.exceptions import SolverError
 
 __all__ = ["INF", "HighsResult", "SolverError", "qp_iteration_limit", "solve"]

@@ -47,7 +47,8 @@ from halfspaces._exact.feasibility import (
     grow_working_set,
 )
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.rows import SignedRows, power_of_two_scales, scores
+from halfspaces._exact.signed_rows import SignedRows, scores
+from halfspaces._utils.scaling import power_of_two_scales
 from halfspaces.exceptions import NotSeparableError
 
 __all__ = ["min_norm_separator"]
@@ -69,7 +70,7 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     Parameters
     ----------
     Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
-        The signed rows z_i = y_i x'_i (a :class:`~halfspaces._exact.rows.SignedRows` may
+        The signed rows z_i = y_i x'_i (a :class:`~halfspaces._exact.signed_rows.SignedRows` may
         hold them in row blocks elsewhere).
     free_first : bool
         Leave w_0 (the intercept, when x' = (1, x)) out of the norm. The first column must

@@ -21,7 +21,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.optimize import nnls
 
-from halfspaces._exact.rows import as_signed_rows, dyadic, nonzero_columns
+from halfspaces._exact.signed_rows import as_signed_rows, dyadic, nonzero_columns
 
 __all__ = [
     "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_margin",
@@ -168,7 +168,7 @@ def _integers(x: NDArray) -> list[int]:
 
 
 def _integer_columns(ZS: NDArray):
-    """The columns of ZS (none all zero: :func:`~halfspaces._exact.rows.nonzero_columns`),
+    """The columns of ZS (none all zero: :func:`~halfspaces._exact.signed_rows.nonzero_columns`),
     each times a power of two, as integer rows."""
     import flint
 

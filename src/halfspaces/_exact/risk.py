@@ -24,7 +24,8 @@ from numpy.typing import NDArray
 
 from halfspaces._exact.feasibility import decide
 from halfspaces._exact.highs import INF, HighsResult, SolverError, solve
-from halfspaces._exact.rows import column_scales, scale_columns, scores
+from halfspaces._exact.signed_rows import scores
+from halfspaces._utils.scaling import column_scales, scale_columns
 from halfspaces.losses import hinge
 
 __all__ = ["ZeroOneFit", "hinge_lp", "zero_one_erm"]

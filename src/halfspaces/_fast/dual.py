@@ -45,7 +45,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from halfspaces._fast._rows import n_rows, row_dots, row_scatter
+from halfspaces._fast._dense_or_csr import n_rows, row_dots, row_scatter
 from halfspaces._fast.perceptron import target
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
@@ -170,7 +170,7 @@ def gram_rows(X, rows, spec, sq, Zt, K, slots):
 
     ``sq`` holds ||x_j||^2; ``Zt`` is a zero scratch of shape (d, >= len(rows)), zero again
     on return: the block's rows are scattered into its columns, so that <x_j, z_r> for all
-    r is one pass over row j (:func:`halfspaces._fast._rows.row_dots`), then subtracted
+    r is one pass over row j (:func:`halfspaces._fast._dense_or_csr.row_dots`), then subtracted
     back out exactly. Each entry's sum is taken over x_j's entries in increasing feature
     order, whatever the block.
     """

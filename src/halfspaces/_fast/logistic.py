@@ -30,7 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
-from halfspaces._fast._rows import row_axpy, row_dot
+from halfspaces._fast._dense_or_csr import row_axpy, row_dot
 
 LOGISTIC, SQUARED = 0, 1
 # learning-rate schedules of the stochastic solvers

@@ -21,7 +21,7 @@ import math
 
 from numba import njit
 
-from halfspaces._fast._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast._dense_or_csr import n_rows, row_axpy, row_dot
 
 STEP = 0
 N_COUNTERS = 1

@@ -34,7 +34,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from halfspaces._fast._rows import n_rows, row_axpy, row_dot
+from halfspaces._fast._dense_or_csr import n_rows, row_axpy, row_dot
 
 PLAIN, AVERAGED, VOTED, POCKET = 0, 1, 2, 3
 

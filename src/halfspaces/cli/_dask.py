@@ -72,7 +72,7 @@ def _moments(y: NDArray, predicted: NDArray) -> tuple[int, float, float, float, 
     exactly, so the squares neither overflow (|y| past 1e154) nor underflow (1e-200);
     M2 = sum (y_i - mean)^2 by two passes over the block.
     """
-    from halfspaces._exact import power_of_two_scale  # on the worker, when a fit scores
+    from halfspaces._utils.scaling import power_of_two_scale  # on the worker, when a fit scores
 
     c = power_of_two_scale(np.r_[y, predicted[np.isfinite(predicted)]])
     ys = y * c

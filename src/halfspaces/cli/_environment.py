@@ -35,7 +35,7 @@ import os
 import sys
 from collections.abc import Iterator
 
-from halfspaces._descriptors import point_at_null
+from halfspaces._utils.descriptors import point_at_null
 
 __all__ = ["MAX_COLUMNS", "MIN_COLUMNS", "check_working_directory", "prepared",
            "quiet_broken_pipe"]

@@ -75,7 +75,7 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
 
     Yields a function to call with the amount of work done since the last call; with no
     `total` the bar is a spinner with the elapsed time until a library loop (epochs, solver
-    iterations) reports its progress through :mod:`halfspaces._progress`.
+    iterations) reports its progress through :mod:`halfspaces._utils.progress`.
     """
     if not (enabled and sys.stderr.isatty()):
         yield lambda advance: None
@@ -91,7 +91,7 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
 
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                MofNCompleteColumn(), TimeElapsedColumn()]
-    from halfspaces._progress import listen
+    from halfspaces._utils.progress import listen
 
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
         task = bar.add_task(description, total=total)

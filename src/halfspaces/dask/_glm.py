@@ -1,7 +1,7 @@
 """LogisticRegression and LinearRegression over data partitioned on a Dask cluster.
 
 The serial estimators' parameters, solvers and fitted attributes, with the sums over the rows
-computed on the workers (:class:`halfspaces.dask._rows.PartitionRows`); the optimiser, the
+computed on the workers (:class:`halfspaces.dask._sums.PartitionSums`); the optimiser, the
 whitening, the Cholesky factorisations and the conjugate gradients run on the client, on
 O(d k) numbers per pass (Spark MLlib's recipe, Meng et al., JMLR 17, 2016).
 
@@ -22,21 +22,21 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 
-from halfspaces._datafits import Logistic, Rows, Softmax
-from halfspaces._memory import check_dense_vectors
-from halfspaces._objective import GLMObjective
-from halfspaces._sklearn import fit_context
-from halfspaces._solvers import SolverRun
-from halfspaces._validation import Targets
-from halfspaces.dask._partitions import Partitions, add_in_order, map_row_blocks
-from halfspaces.dask._rows import PartitionRows
-from halfspaces.linear_regression import LinearRegression as SerialLinearRegression
-from halfspaces.linear_regression import (
+from halfspaces._glm.datafits import Block, Logistic, Softmax
+from halfspaces._glm.least_squares import (
     normal_equation_scales,
     normal_equation_sums,
     solve_normal_equations,
     target_scale,
 )
+from halfspaces._glm.objective import GLMObjective
+from halfspaces._glm.solvers import SolverRun
+from halfspaces._sklearn import fit_context
+from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._validation import Targets
+from halfspaces.dask._partitions import Partitions, add_in_order, map_row_blocks
+from halfspaces.dask._sums import PartitionSums
+from halfspaces.linear_regression import LinearRegression as SerialLinearRegression
 from halfspaces.logistic import LogisticRegression as SerialLogisticRegression
 
 __all__ = ["LinearRegression", "LogisticRegression"]
@@ -177,7 +177,7 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         else:
             datafit, encode = Softmax(classes.size), partial(_class_index, classes)
         c = 1.0 if self.fit_intercept else 0.0
-        rows = PartitionRows(parts.map_targets(encode), datafit, c)
+        rows = PartitionSums(parts.map_targets(encode), datafit, c)
         return GLMObjective(rows, datafit, self.alpha, self.fit_intercept)
 
     @available_if(lambda est: False)
@@ -359,11 +359,11 @@ def _normal_equations(parts: Partitions, alpha: float, fit_intercept: bool) -> N
 def _normal_sums(X, y: NDArray, c: float, D: NDArray):
     """(X'^T X', X'^T y t, t) of one partition, X scaled by D and y by its own t (inf for
     y = 0, which any scale suits)."""
-    from halfspaces._exact import scale_columns
+    from halfspaces._utils.scaling import scale_columns
 
     t = target_scale(y) if np.any(y) else np.inf
     Xs = scale_columns(X, D)
-    G, rhs = normal_equation_sums(Xs, Rows.of(Xs, y, c).K, y * (1.0 if t == np.inf else t), c)
+    G, rhs = normal_equation_sums(Xs, Block.of(Xs, y, c).loop_X, y * (1.0 if t == np.inf else t), c)
     return G, rhs, t
 
 
@@ -379,7 +379,8 @@ def _tsqr(parts: Partitions, alpha: float, fit_intercept: bool) -> NDArray:
         R = np.vstack([R, np.hstack([np.sqrt(n * alpha) * np.eye(d), np.zeros((d, 1))])])
     R = np.linalg.qr(R, mode="r")
     # the serial powers of two: R D is the R factor of the scaled columns, exactly, and the
-    # SVD's cut-off then ignores no column 2^1330 below another (see the serial _lstsq)
+    # SVD's cut-off then ignores no column 2^1330 below another (the serial
+    # halfspaces._glm.least_squares.lstsq)
     D = normal_equation_scales(parts.column_max_abs, alpha)
     scaled = not np.all(D == 1.0)
     w = np.linalg.lstsq(R[:, :d] * D if scaled else R[:, :d], R[:, d], rcond=None)[0]

@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._memory import check_dense_vectors
-from halfspaces._rounding import refuse_rounded_values
+from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._utils.rounding import refuse_rounded_values
 from halfspaces._validation import (
     FIT_INPUT,
     check_sparse_structure,
@@ -125,7 +125,8 @@ class Partitions:
         exact_values : bool, default=False
             True refuses a block whose values float64 would round (integers beyond 2^53,
             long doubles), naming the partition, row and column: what the theory tools
-            prove is about float64 values (:func:`halfspaces._rounding.refuse_rounded_values`).
+            prove is about float64 values
+            (:func:`halfspaces._utils.rounding.refuse_rounded_values`).
             The estimators convert as scikit-learn's do.
 
         Returns
@@ -356,6 +357,7 @@ class Partitions:
             if isinstance(value, np.ndarray) and value.nbytes > _SCATTER_BYTES:
                 return self.client.scatter(value, broadcast=True, hash=True)
             return value
+
         return tuple(ship(a) for a in args), {k: ship(v) for k, v in kwargs.items()}
 
 
@@ -504,8 +506,7 @@ def _row_blocks(collection, name: str) -> list:
         if collection.ndim == 2 and len(collection.chunks[1]) > 1:
             collection = collection.rechunk({1: -1})
         if collection.ndim not in (1, 2):
-            raise ValueError(f"{name} has {collection.ndim} dimensions; pass a 2-D X and a "
-                             "1-D y.")
+            raise ValueError(f"{name} has {collection.ndim} dimensions; pass a 2-D X and a 1-D y.")
         return list(np.asarray(collection.to_delayed(), dtype=object).ravel())
     to_delayed = getattr(collection, "to_delayed", None)
     if to_delayed is None or not hasattr(collection, "npartitions"):

@@ -1,7 +1,7 @@
 """The perceptron and the averaged perceptron on a Dask cluster, by iterative parameter mixing.
 
 Each epoch every partition runs one epoch of the serial loop
-(:func:`halfspaces._perceptron_run.perceptron_block_epoch`) on its own rows, starting from
+(:func:`halfspaces._perceptron.run.perceptron_block_epoch`) on its own rows, starting from
 the mixed weights of the previous epoch; the client then mixes the partitions' weights,
 w = sum_i mu_i w_i (McDonald, Hall and Mann 2010, Algorithm 2 for the perceptron, with the
 mixing weights of their Section 4). With ``mixing="error"`` mu_i is proportional to the
@@ -37,10 +37,10 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._memory import check_dense_vectors
-from halfspaces._perceptron_run import PerceptronState, perceptron_block_epoch
-from halfspaces._progress import report
+from halfspaces._perceptron.run import PerceptronState, perceptron_block_epoch
 from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
+from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._utils.progress import report
 from halfspaces._validation import per_problem
 from halfspaces.dask._partitions import Partitions, map_row_blocks
 from halfspaces.exceptions import ConvergenceWarning

@@ -19,7 +19,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from halfspaces._memory import memory_limit
+from halfspaces._utils.memory import memory_limit
 from halfspaces.io._errors import DataFileError
 
 __all__ = ["BINARY_NAMES", "SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy",
@@ -45,7 +45,7 @@ _CHUNK = 2**20
 
 def memory_budget() -> int:
     """Bytes the arrays of an ``.npz`` file (or a model read from a pipe) may take: half of
-    the memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM,
+    the memory this process may use (:func:`halfspaces._utils.memory.memory_limit`: physical RAM,
     or a container's smaller cgroup limit)."""
     return memory_limit() // 2
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from halfspaces._perceptron_run import PerceptronState
-from halfspaces._solvers import SgdState
+from halfspaces._glm.solvers import SgdState
+from halfspaces._perceptron.run import PerceptronState
 
 __all__ = ["MAX_FEATURES", "check_state"]
 
@@ -131,7 +131,7 @@ class Array(Spec):
         return dims.values[self.high.replace("#", str(index))]
 
 
-class Rows(Spec):
+class SampleMatrix(Spec):
     """Sample rows: a dense or CSR float array of shape (`rows`, d), finite."""
 
     def __init__(self, rows: str, dtypes: str = "float64") -> None:
@@ -285,7 +285,7 @@ def _schemas() -> dict[str, tuple[str, dict[str, Spec]]]:
     per_list = {"update_support_": Array(i64, ("u#",), low=0, high="s"),
                 "update_signs_": Array(f64, ("u#",)), "_update_steps": Array(i64, ("u#",)),
                 "vote_counts_": Array(i64, ("u#+1",), low=0)}
-    voted = {**perceptron, "support_vectors_": Rows("s", "float64 float32"),
+    voted = {**perceptron, "support_vectors_": SampleMatrix("s", "float64 float32"),
              **{k: Items(list, "p", spec) for k, spec in per_list.items()},
              "_fit_intercept": Bool()}
     curve = Array(f64, ("c",), finite=False)
@@ -354,7 +354,7 @@ class _KernelVectors(Spec):
             Array("float64", (0, 0)).check(value, dims, where)
             dims.size("t", "n_features_in_ of a precomputed kernel", dims.values["d"], None)
         else:
-            Rows("s").check(value, dims, where, index)
+            SampleMatrix("s").check(value, dims, where, index)
 
 
 class _KernelSupport(Spec):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from halfspaces._memory import memory_limit
+from halfspaces._utils.memory import memory_limit
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
 
@@ -184,7 +184,7 @@ def finish_block(path, X, y, numbered_lines, first_line: int, shift: int, n_feat
 
 def dense_budget() -> int:
     """Bytes one dense weight vector over a file's features may take: a quarter of the
-    memory this process may use (:func:`halfspaces._memory.memory_limit`: physical RAM, or
+    memory this process may use (:func:`halfspaces._utils.memory.memory_limit`: physical RAM, or
     a container's smaller cgroup limit), as a model keeps a few such vectors: weights,
     averages, a best-so-far."""
     return memory_limit() // 4

@@ -255,7 +255,7 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     """
     from sklearn.utils import check_X_y
 
-    from halfspaces._perceptron_run import run_perceptron
+    from halfspaces._perceptron.run import run_perceptron
     from halfspaces._validation import (
         LOOP_CHECKS_FINITE,
         check_sparse_structure,

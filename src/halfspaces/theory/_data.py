@@ -14,7 +14,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_array
 
 from halfspaces._exact import signed_rows
-from halfspaces._rounding import refuse_rounded_values
+from halfspaces._utils.rounding import refuse_rounded_values
 from halfspaces._validation import (
     check_sparse_structure,
     checked_input,

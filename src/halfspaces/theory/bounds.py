@@ -26,14 +26,13 @@ from halfspaces._exact import (
     SignedRows,
     column_max,
     decide,
-    max_row_norm,
     min_norm_separator,
-    power_of_two_scale,
     proved_separator,
     scores,
     smallest_root,
 )
 from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
+from halfspaces._utils.scaling import max_row_norm, power_of_two_scale
 from halfspaces.exceptions import NotSeparableError, SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._data import signed_sample

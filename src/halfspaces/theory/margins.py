@@ -13,7 +13,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces._exact import max_row_norm
+from halfspaces._utils.scaling import max_row_norm
 from halfspaces._validation import plus_minus
 from halfspaces.theory._data import check_X
 

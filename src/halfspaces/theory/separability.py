@@ -33,8 +33,8 @@ from halfspaces._exact import (
     min_norm_separator,
     proved_separator,
     score_error_bound,
-    split_intercept,
 )
+from halfspaces._utils.homogeneous import split_intercept
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import labelled_sample, signed_sample
 

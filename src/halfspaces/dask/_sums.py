@@ -1,6 +1,6 @@
-"""The sums of a datafit over the partitions of a cluster: the distributed RowSource.
+"""The sums of a datafit over the partitions of a cluster: the distributed DataSums.
 
-:class:`PartitionRows` is what :class:`halfspaces._objective.GLMObjective` asks for its sums
+:class:`PartitionSums` is what :class:`halfspaces._glm.objective.GLMObjective` asks for its sums
 (the loss and gradient, Hessian-vector products, the Hessian and its class blocks),
 computed by one task per partition (the same datafit methods a local fit calls, on each
 partition's rows) and added in partition order on the client. Each task returns O(size)
@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._datafits import Datafit, Rows, curvature_blocks, gram_cost
-from halfspaces._objective import RowSource, curvature_sample_size, sample_rows
+from halfspaces._glm.datafits import Block, Datafit, curvature_blocks, gram_cost
+from halfspaces._glm.objective import DataSums, curvature_sample_size, sample_rows
 from halfspaces.dask._partitions import Partitions
 
-__all__ = ["PartitionRows"]
+__all__ = ["PartitionSums"]
 
 
-class PartitionRows(RowSource):
+class PartitionSums(DataSums):
     """The sums of ``datafit`` over partitions whose y blocks hold its encoded targets."""
 
     def __init__(self, parts: Partitions, datafit: Datafit, c: float) -> None:
@@ -71,29 +71,29 @@ class PartitionRows(RowSource):
 
 # -- on the workers: one partition's sums ------------------------------------------------------
 def _value_grad(X, y, datafit: Datafit, w: NDArray, c: float):
-    return datafit.value_grad(Rows.of(X, y, c), w)
+    return datafit.value_grad(Block.of(X, y, c), w)
 
 
 def _hess_product(X, y, datafit: Datafit, w: NDArray, v: NDArray, c: float) -> NDArray:
-    return datafit.hess_operator(Rows.of(X, y, c), w)(v)
+    return datafit.hess_operator(Block.of(X, y, c), w)(v)
 
 
 def _hessian(X, y, datafit: Datafit, w: NDArray, c: float) -> NDArray:
-    return datafit.hessian(Rows.of(X, y, c), w)
+    return datafit.hessian(Block.of(X, y, c), w)
 
 
 def _uniform(X, y, datafit: Datafit, w: NDArray, c: float) -> bool:
-    weights = datafit.curvature(Rows.of(X, y, c), w)
+    weights = datafit.curvature(Block.of(X, y, c), w)
     return bool(np.all(weights == weights[0]))
 
 
 def _gram_cost(X, y) -> float:
-    return gram_cost(X, Rows.of(X, y, 0.0).K)
+    return gram_cost(X, Block.of(X, y, 0.0).loop_X)
 
 
 def _blocks(X, y, datafit: Datafit, w: NDArray, c: float, n_blocks: int,
             diagonal: bool) -> NDArray:
-    b = Rows.of(X, y, c)
+    b = Block.of(X, y, c)
     return curvature_blocks(b, datafit.curvature(b, w)[:n_blocks], diagonal)
 
 

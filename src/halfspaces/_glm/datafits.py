@@ -4,13 +4,13 @@ r"""Datafits (the data terms of the generalised linear models) and the objective
     J(w, b) = \frac{1}{N}\sum_{i=1}^N \ell(y_i, \langle w, x_i\rangle + b)
               + \frac{\alpha}{2}\lVert w\rVert^2
 
-An objective (:mod:`halfspaces._objective`) is data + a datafit (:class:`Logistic`,
+An objective (:mod:`halfspaces._glm.objective`) is data + a datafit (:class:`Logistic`,
 :class:`Softmax` or :class:`Squared`: the loss ell) + the L2 penalty alpha, the intercept b
-never penalised. The solvers of :mod:`halfspaces._solvers` ask it for values, gradients,
+never penalised. The solvers of :mod:`halfspaces._glm.solvers` ask it for values, gradients,
 Hessian-vector products, curvature blocks and SGD epochs; it asks its datafit, which never
 branches on a loss name (the design of skglm's ``datafits``).
 
-Every datafit method takes a block of rows (:class:`Rows`) and returns *sums* over it, not
+Every datafit method takes a block of rows (:class:`Block`) and returns *sums* over it, not
 means, so that blocks (or Dask partitions) can be added: :meth:`Datafit.value_grad_block` is
 that plain function, arrays in and arrays out. Parameters travel as one flat float64 vector:
 (w, b) for one output, the rows (w_k, b_k) of a (k, d + 1) matrix for the softmax's k.
@@ -35,10 +35,10 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.linalg.blas import dsyrk
 
-from halfspaces._fast import logistic as kl
+from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
 
-__all__ = ["Datafit", "Logistic", "Rows", "Softmax", "Squared", "curvature_blocks", "gram_cost",
+__all__ = ["Block", "Datafit", "Logistic", "Softmax", "Squared", "curvature_blocks", "gram_cost",
            "softmax", "weighted_gram"]
 
 _BLOCK = 1 << 15  # rows per block of the dense weighted Gram matrix
@@ -46,17 +46,17 @@ SOFTMAX_BLOCK_ENTRIES = 1 << 22  # entries of a block of the softmax Hessian's A
 
 
 @dataclass(frozen=True)
-class Rows:
+class Block:
     """A block of rows as the datafits read it: x'_i = (x_i, c) and the targets y_i."""
 
     X: object  # validated dense array or CSR matrix
-    K: object  # the compiled loops' view of X (:func:`halfspaces._fast.loop_input`)
+    loop_X: object  # the compiled loops' view of X (:func:`halfspaces._fast.loop_input`)
     y: NDArray  # ±1 (logistic), values (squared) or class indices (softmax)
     rows: NDArray  # 0, ..., m - 1: the rows the compiled loops visit
     c: float  # the constant feature: 1.0 with an intercept, else 0.0
 
     @classmethod
-    def of(cls, X, y: NDArray, c: float) -> Rows:
+    def of(cls, X, y: NDArray, c: float) -> Block:
         return cls(X, loop_input(X), y, np.arange(X.shape[0], dtype=np.intp), c)
 
 
@@ -79,24 +79,24 @@ class Datafit:
         matrix, y its targets, w the flat parameters, c = 1.0 with an intercept, else 0.0.
         Sums over blocks add up to the whole.
         """
-        return self.value_grad(Rows.of(X, y, c), w)
+        return self.value_grad(Block.of(X, y, c), w)
 
-    def value_grad(self, b: Rows, w: NDArray) -> tuple[float, NDArray]:
+    def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         raise NotImplementedError
 
-    def curvature(self, b: Rows, w: NDArray) -> NDArray:
+    def curvature(self, b: Block, w: NDArray) -> NDArray:
         """h_ia, the loss's second derivative in score a of row i, shape (k, m)."""
         raise NotImplementedError
 
-    def hess_operator(self, b: Rows, w: NDArray):
+    def hess_operator(self, b: Block, w: NDArray):
         """v -> sum_i of the Hessian-vector products at w, as a function."""
         raise NotImplementedError
 
-    def hessian(self, b: Rows, w: NDArray) -> NDArray:
+    def hessian(self, b: Block, w: NDArray) -> NDArray:
         """The Hessian summed over the block, dense (size x size)."""
         raise NotImplementedError
 
-    def sgd_epoch(self, b: Rows, w: NDArray, u: NDArray, n_avg: int, order: NDArray,
+    def sgd_epoch(self, b: Block, w: NDArray, u: NDArray, n_avg: int, order: NDArray,
                   batch: int, opts: tuple, t: int) -> tuple[int, int]:
         """One pass of (mini-batch) SGD over ``order``, updating w (and the mean u) in place.
 
@@ -108,32 +108,33 @@ class Datafit:
 class _Pointwise(Datafit):
     """A loss of one score z per row, computed by the fused compiled loops."""
 
-    code = kl.LOGISTIC  # the loops' loss constant
+    code = fast_logistic.LOGISTIC  # the loops' loss constant
 
-    def value_grad(self, b: Rows, w: NDArray) -> tuple[float, NDArray]:
+    def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         grad = np.zeros(w.shape[0])
-        return kl.loss_grad(b.K, b.y, w, b.c, b.rows, self.code, grad), grad
+        return fast_logistic.loss_grad(b.loop_X, b.y, w, b.c, b.rows, self.code, grad), grad
 
-    def curvature(self, b: Rows, w: NDArray) -> NDArray:
+    def curvature(self, b: Block, w: NDArray) -> NDArray:
         h = np.empty((1, b.rows.shape[0]))
-        kl.curvature(b.K, b.y, w, b.c, b.rows, self.code, h[0])
+        fast_logistic.curvature(b.loop_X, b.y, w, b.c, b.rows, self.code, h[0])
         return h
 
-    def hess_operator(self, b: Rows, w: NDArray):
+    def hess_operator(self, b: Block, w: NDArray):
         h = self.curvature(b, w)[0]
 
         def product(v: NDArray) -> NDArray:
             out = np.zeros(v.shape[0])
-            kl.hessp(b.K, h, v, b.c, b.rows, out)
+            fast_logistic.hessp(b.loop_X, h, v, b.c, b.rows, out)
             return out
         return product
 
-    def hessian(self, b: Rows, w: NDArray) -> NDArray:
-        return weighted_gram(b.X, b.K, self.curvature(b, w)[0], b.c)
+    def hessian(self, b: Block, w: NDArray) -> NDArray:
+        return weighted_gram(b.X, b.loop_X, self.curvature(b, w)[0], b.c)
 
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):
         g = np.empty(w.shape[0])
-        return kl.sgd_epoch(b.K, b.y, w, b.c, order, batch, self.code, opts, t, g, u, n_avg)
+        return fast_logistic.sgd_epoch(b.loop_X, b.y, w, b.c, order, batch, self.code, opts, t, g,
+                                       u, n_avg)
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class Logistic(_Pointwise):
     sigma(z)(1 - sigma(z)) (Bishop 2006, 4.3.2).
     """
 
-    code = kl.LOGISTIC
+    code = fast_logistic.LOGISTIC
     curvature_bound = 0.25
 
 
@@ -154,7 +155,7 @@ class Squared(_Pointwise):
 
     For y in {-1, +1} it is :func:`halfspaces.losses.squared` of the margin y z."""
 
-    code = kl.SQUARED
+    code = fast_logistic.SQUARED
     curvature_bound = 1.0
 
 
@@ -179,15 +180,15 @@ class Softmax(Datafit):
     def shape(self, n_features: int) -> tuple[int, ...]:
         return (self.n_classes, n_features + 1)
 
-    def scores(self, b: Rows, W: NDArray) -> NDArray:
+    def scores(self, b: Block, W: NDArray) -> NDArray:
         """Z = X W[:, :d]^T + c W[:, d], shape (m, k)."""
         Z = np.asarray(b.X @ W[:, :-1].T)
         return Z + b.c * W[:, -1]
 
-    def probabilities(self, b: Rows, W: NDArray) -> NDArray:
+    def probabilities(self, b: Block, W: NDArray) -> NDArray:
         return softmax(self.scores(b, W))[0]
 
-    def value_grad(self, b: Rows, w: NDArray) -> tuple[float, NDArray]:
+    def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         Z = self.scores(b, w.reshape(self.n_classes, -1))
         value = -Z[b.rows, b.y].sum()
         R, lse = softmax(Z)
@@ -195,27 +196,28 @@ class Softmax(Datafit):
         R[b.rows, b.y] -= 1.0
         return value, self._back(b, R).ravel()
 
-    def _back(self, b: Rows, R: NDArray) -> NDArray:
+    def _back(self, b: Block, R: NDArray) -> NDArray:
         """Sum over rows of R_ia x'_i, shape (k, d + 1)."""
         G = np.empty((self.n_classes, b.X.shape[1] + 1))
         G[:, :-1] = np.asarray(b.X.T @ R).T
         G[:, -1] = b.c * R.sum(axis=0)
         return G
 
-    def curvature(self, b: Rows, w: NDArray) -> NDArray:
+    def curvature(self, b: Block, w: NDArray) -> NDArray:
         P = self.probabilities(b, w.reshape(self.n_classes, -1))
         return np.ascontiguousarray((P * (1.0 - P)).T)
 
-    def hess_operator(self, b: Rows, w: NDArray):
+    def hess_operator(self, b: Block, w: NDArray):
         P = self.probabilities(b, w.reshape(self.n_classes, -1))
 
         def product(v: NDArray) -> NDArray:
             S = self.scores(b, v.reshape(self.n_classes, -1))
             R = P * (S - (P * S).sum(axis=1, keepdims=True))
             return self._back(b, R).ravel()
+
         return product
 
-    def hessian(self, b: Rows, w: NDArray) -> NDArray:
+    def hessian(self, b: Block, w: NDArray) -> NDArray:
         """sum_i (diag(p_i) - p_i p_i^T) (x) x'_i x'_i^T: k diagonal blocks minus A^T A.
 
         Row i of A is p_i (x) x'_i (its k d' products), so A^T A is the p p^T part; both
@@ -225,15 +227,15 @@ class Softmax(Datafit):
         k, d1 = self.n_classes, b.X.shape[1] + 1
         H = np.zeros((k * d1, k * d1))
         for a in range(k):
-            H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] = weighted_gram(b.X, b.K, P[:, a], b.c)
+            H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] = weighted_gram(b.X, b.loop_X, P[:, a], b.c)
         outer = np.zeros((k * d1, k * d1))
         step = max(1, SOFTMAX_BLOCK_ENTRIES // (k * d1))
         for start in range(0, b.X.shape[0], step):
-            B = b.X[start:start + step]
+            B = b.X[start : start + step]
             Xb = np.empty((B.shape[0], d1))
             Xb[:, :-1] = B.toarray() if sp.issparse(B) else B
             Xb[:, -1] = b.c
-            A = (P[start:start + step, :, None] * Xb[:, None, :]).reshape(B.shape[0], -1)
+            A = (P[start : start + step, :, None] * Xb[:, None, :]).reshape(B.shape[0], -1)
             outer = dsyrk(1.0, A.T, beta=1.0, c=outer, overwrite_c=1)
         outer = np.triu(outer)
         return H - outer - np.triu(outer, 1).T
@@ -241,7 +243,8 @@ class Softmax(Datafit):
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):
         shape = (self.n_classes, b.X.shape[1] + 1)
         G, z = np.empty(shape), np.empty(self.n_classes)
-        return kl.softmax_sgd_epoch(b.K, b.y, w.reshape(shape), b.c, order, batch, opts, t, G,
+        return fast_logistic.softmax_sgd_epoch(b.loop_X, b.y, w.reshape(shape), b.c, order, batch,
+                                               opts, t, G,
                                     z, u.reshape(shape), n_avg)
 
 
@@ -259,11 +262,11 @@ def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:
     return Z, top + np.log(total)
 
 
-def curvature_blocks(b: Rows, weights: NDArray, diagonal: bool) -> NDArray:
+def curvature_blocks(b: Block, weights: NDArray, diagonal: bool) -> NDArray:
     """sum_i h_ia x'_i x'_i^T over the block for each row h_a of ``weights``, shape
     (len(weights), d + 1, d + 1); with ``diagonal`` only their diagonals, (len(weights), d + 1)."""
     one = _weighted_diagonal if diagonal else weighted_gram
-    return np.stack([one(b.X, b.K, h, b.c) for h in weights])
+    return np.stack([one(b.X, b.loop_X, h, b.c) for h in weights])
 
 
 def gram_cost(X, K) -> float:
@@ -296,13 +299,13 @@ def weighted_gram(X, K, h: NDArray, c: float) -> NDArray:
     d = X.shape[1]
     if sp.issparse(X):
         H = np.zeros((d + 1, d + 1))
-        kl.csr_weighted_gram(K[0], K[1], K[2], h, c, H)
+        fast_logistic.csr_weighted_gram(K[0], K[1], K[2], h, c, H)
         upper = np.triu(H)
         return upper + np.triu(H, 1).T
     H = np.zeros((d + 1, d + 1))
     nonnegative = bool(np.all(h >= 0))
     for start in range(0, X.shape[0], _BLOCK):
-        B, hb = X[start:start + _BLOCK], h[start:start + _BLOCK]
+        B, hb = X[start : start + _BLOCK], h[start : start + _BLOCK]
         if nonnegative:  # (sqrt(h) B)^T (sqrt(h) B) by SYRK: half the flops of GEMM
             S = B * np.sqrt(hb)[:, None]
             H[:d, :d] = dsyrk(1.0, S.T, beta=1.0, c=H[:d, :d], overwrite_c=0)

@@ -1,7 +1,7 @@
 """The epoch driver of every perceptron-like run: the order of each pass, progress, convergence.
 
-The binary perceptron (:mod:`halfspaces._perceptron_run`), the multiclass perceptron and the
-dual (kernel) perceptron (:mod:`halfspaces._dual_run`) differ only in what one pass over the
+The binary perceptron (:mod:`halfspaces._perceptron.run`), the multiclass perceptron and the
+dual (kernel) perceptron (:mod:`halfspaces._kernel.dual_run`) differ only in what one pass over the
 data does. Each hands :func:`run_epochs` a callable ``one_epoch(order)`` that makes one pass
 over the rows in ``order`` (the empty :data:`CYCLIC` order: all rows in turn) and returns its
 number of updates, or ``-1 - i`` when row i gave a non-finite decision value. The driver
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._progress import report
+from halfspaces._utils.progress import report
 
 __all__ = ["CYCLIC", "Epochs", "epoch_order", "non_finite_row_error", "run_epochs"]
 

@@ -3,7 +3,8 @@
 Estimators, ``online_perceptron`` and the theory tools call :func:`run_perceptron` on
 validated data with ±1 targets, and :class:`~halfspaces.MulticlassPerceptron` calls
 :func:`run_multiclass_perceptron` on class indices. Each supplies one pass of its compiled
-loop to the epoch driver (:func:`halfspaces._epochs.run_epochs`) and returns a frozen result.
+loop to the epoch driver (:func:`halfspaces._perceptron.epochs.run_epochs`) and returns a
+frozen result.
 The binary variants (Rosenblatt 1958; averaged and voted, Freund and Schapire 1999; pocket
 with ratchet, Gallant 1990) are loop modes, not copies of this loop.
 
@@ -27,10 +28,10 @@ from functools import partial
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._epochs import CYCLIC, non_finite_row_error, run_epochs
 from halfspaces._fast import loop_input
-from halfspaces._fast import multiclass as km
-from halfspaces._fast import perceptron as kp
+from halfspaces._fast import multiclass as fast_multiclass
+from halfspaces._fast import perceptron as fast_perceptron
+from halfspaces._perceptron.epochs import CYCLIC, non_finite_row_error, run_epochs
 
 __all__ = [
     "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState",
@@ -38,7 +39,8 @@ __all__ = [
     "run_perceptron", "survival_counts",
 ]
 
-MODES = {"plain": kp.PLAIN, "averaged": kp.AVERAGED, "voted": kp.VOTED, "pocket": kp.POCKET}
+MODES = {"plain": fast_perceptron.PLAIN, "averaged": fast_perceptron.AVERAGED,
+         "voted": fast_perceptron.VOTED, "pocket": fast_perceptron.POCKET}
 
 
 @dataclass
@@ -53,7 +55,7 @@ class PerceptronState:
     w: NDArray[np.float64]
     aux: NDArray[np.float64]
     counters: NDArray[np.int64] = field(
-        default_factory=lambda: np.zeros(kp.N_COUNTERS, dtype=np.int64)
+        default_factory=lambda: np.zeros(fast_perceptron.N_COUNTERS, dtype=np.int64)
     )
 
     @classmethod
@@ -65,7 +67,7 @@ class PerceptronState:
 
     @property
     def n_steps(self) -> int:
-        return int(self.counters[kp.STEP])
+        return int(self.counters[fast_perceptron.STEP])
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,7 @@ class PerceptronRun:
     @property
     def n_errors(self) -> int:
         """The pocket weights' training errors on the data of this run (pocket mode)."""
-        return int(self.state.counters[kp.POCKET_ERRORS])
+        return int(self.state.counters[fast_perceptron.POCKET_ERRORS])
 
 
 def run_perceptron(
@@ -121,17 +123,18 @@ def run_perceptron(
     Xk, Y, mode_code = loop_input(X), loop_targets(y, positive), MODES[mode]
     c = 1.0 if fit_intercept else 0.0
     n = X.shape[0]
-    if mode_code == kp.POCKET:
+    if mode_code == fast_perceptron.POCKET:
         _recount_pocket_errors(Xk, Y, c, state)
     log = np.empty((2, n if record_updates else 0), dtype=np.int64)
     logs = []
 
     def one_epoch(order: NDArray[np.int64]) -> int:
         if selection == "worst":
-            k = kp.perceptron_worst(Xk, Y, c, mode_code, state.w, state.aux, state.counters,
+            k = fast_perceptron.perceptron_worst(Xk, Y, c, mode_code, state.w, state.aux,
+                                                 state.counters,
                                     log, n)
         else:
-            k = kp.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux,
+            k = fast_perceptron.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux,
                                     state.counters, log)
         if record_updates and k >= 0:
             logs.append(log[:, :k].copy())
@@ -140,7 +143,7 @@ def run_perceptron(
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
                         bad_row=partial(non_finite_row_error, X))
     _refuse_underflowing_scores(X, state.w[:-1], fit_intercept)
-    if mode_code == kp.POCKET and epochs.converged:
+    if mode_code == fast_perceptron.POCKET and epochs.converged:
         _pocket_the_separator(state)
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
@@ -157,8 +160,9 @@ def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
     """
     n, d = X.shape
     if y.shape != (n,):
-        raise ValueError(f"y has shape {y.shape} for the {n} rows of X; one label per row "
-                         "is required.")
+        raise ValueError(
+            f"y has shape {y.shape} for the {n} rows of X; one label per row is required."
+        )
     if state is None:
         return
     if not state.w.shape == state.aux.shape == (d + 1,):
@@ -166,9 +170,9 @@ def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:
             f"the perceptron state holds {state.w.shape} weights and {state.aux.shape} "
             f"sums for X of {d} features, which need {d + 1} each (the intercept last): "
             "it belongs to a model of another width; fit again, or widen the model.")
-    if state.counters.shape != (kp.N_COUNTERS,):
+    if state.counters.shape != (fast_perceptron.N_COUNTERS,):
         raise ValueError(f"the perceptron state holds {state.counters.shape} counters, not "
-                         f"({kp.N_COUNTERS},).")
+                         f"({fast_perceptron.N_COUNTERS},).")
 
 
 def _drop_intercept(state: PerceptronState) -> None:
@@ -249,7 +253,7 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
     Examples
     --------
     >>> import numpy as np
-    >>> from halfspaces._perceptron_run import perceptron_block_epoch
+    >>> from halfspaces._perceptron.run import perceptron_block_epoch
     >>> X, y = np.array([[1.0], [-2.0]]), np.array([1.0, -1.0])
     >>> out = perceptron_block_epoch(X, y, np.zeros(2))
     >>> out.w, out.n_updates, out.n_steps
@@ -265,9 +269,9 @@ def perceptron_block_epoch(X, y: NDArray, w: NDArray, aux: NDArray | None = None
         _drop_intercept(state)
     if order.size and not (order.ndim == 1 and 0 <= order.min() and order.max() < X.shape[0]):
         raise ValueError(f"order must hold row indices in [0, {X.shape[0]}).")
-    state.counters[kp.STEP] = n_steps
+    state.counters[fast_perceptron.STEP] = n_steps
     log = np.empty((2, 0), dtype=np.int64)
-    k = kp.perceptron_epoch(loop_input(X), loop_targets(y, positive), order,
+    k = fast_perceptron.perceptron_epoch(loop_input(X), loop_targets(y, positive), order,
                             1.0 if fit_intercept else 0.0, MODES[mode], state.w, state.aux,
                             state.counters, log)
     if k < 0:
@@ -320,30 +324,31 @@ def _recount_pocket_errors(Xk, Y, c, state: PerceptronState) -> None:
     # were counted on the earlier data, so the ratchet starts again from 0: a pocket run of
     # 20 left from an earlier call kept every later weight vector from being judged
     # (a stale pocket with 4 errors of 4 beside weights that separate).
-    state.counters[kp.POCKET_ERRORS] = kp.count_errors(Xk, Y, c, state.aux)
-    state.counters[kp.EVALUATED] = 0
-    state.counters[kp.POCKET_IS_CURRENT] = int(np.array_equal(state.w, state.aux))
-    state.counters[kp.RUN] = 0
-    state.counters[kp.POCKET_RUN] = 0
+    state.counters[fast_perceptron.POCKET_ERRORS] = fast_perceptron.count_errors(Xk, Y, c,
+                                                                                 state.aux)
+    state.counters[fast_perceptron.EVALUATED] = 0
+    state.counters[fast_perceptron.POCKET_IS_CURRENT] = int(np.array_equal(state.w, state.aux))
+    state.counters[fast_perceptron.RUN] = 0
+    state.counters[fast_perceptron.POCKET_RUN] = 0
 
 
 def _pocket_the_separator(state: PerceptronState) -> None:
     # A pass without a mistake proves the current weights make no training error, the
     # fewest possible; the ratchet judges them only once their run exceeds the pocket's,
     # which a pocket run spanning two shuffled passes (up to 2n - 2) can outlast.
-    if state.counters[kp.POCKET_IS_CURRENT] == 1:
+    if state.counters[fast_perceptron.POCKET_IS_CURRENT] == 1:
         return
     state.aux[:] = state.w
-    state.counters[kp.POCKET_ERRORS] = 0
-    state.counters[kp.EVALUATED] = 1
-    state.counters[kp.POCKET_IS_CURRENT] = 1
-    state.counters[kp.POCKET_RUN] = state.counters[kp.RUN]
+    state.counters[fast_perceptron.POCKET_ERRORS] = 0
+    state.counters[fast_perceptron.EVALUATED] = 1
+    state.counters[fast_perceptron.POCKET_IS_CURRENT] = 1
+    state.counters[fast_perceptron.POCKET_RUN] = state.counters[fast_perceptron.RUN]
 
 
 def _hypothesis(mode_code: int, state: PerceptronState) -> tuple[NDArray, float]:
-    if mode_code == kp.AVERAGED and state.n_steps > 0:
+    if mode_code == fast_perceptron.AVERAGED and state.n_steps > 0:
         weights = state.w - state.aux / state.n_steps
-    elif mode_code == kp.POCKET:
+    elif mode_code == fast_perceptron.POCKET:
         weights = state.aux
     else:
         weights = state.w
@@ -416,16 +421,16 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
         raise ValueError(f"labels must be one class index in [0, {n_classes}) per row of X.")
     Xk = loop_input(X)
     W, U = np.zeros((n_classes, X.shape[1] + 1)), np.zeros((n_classes, X.shape[1] + 1))
-    counters = np.zeros(km.N_COUNTERS, dtype=np.int64)
+    counters = np.zeros(fast_multiclass.N_COUNTERS, dtype=np.int64)
     c = 1.0 if fit_intercept else 0.0
 
     def one_epoch(order: NDArray[np.int64]) -> int:
-        return km.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
+        return fast_multiclass.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
 
     epochs = run_epochs(one_epoch, X.shape[0], max_epochs=max_epochs, selection=selection,
                         rng=rng, bad_row=partial(non_finite_row_error, X))
     _refuse_underflowing_scores(X, W[:, :-1], fit_intercept)
-    steps = counters[km.STEP]
+    steps = counters[fast_multiclass.STEP]
     weights = W - U / steps if average and steps > 0 else W
     return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), epochs.n_updates,
                          epochs.n_epochs, epochs.converged)

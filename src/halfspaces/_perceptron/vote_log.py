@@ -8,7 +8,7 @@ weight vector. :func:`extend_votes` appends a run's updates to that log, one def
 both estimators (a warm start or ``partial_fit`` continues it). :func:`read_vote_log` reads a
 fitted VotedPerceptron's log once and checks it before the compiled vote indexes it
 unchecked, and :func:`vote_sums` scores rows with it, block by block. Like
-:mod:`halfspaces._kernel_expansion`, this middle-layer module reads a model's fitted
+:mod:`halfspaces._kernel.expansion`, this middle-layer module reads a model's fitted
 attributes by name and imports no estimator.
 
 References
@@ -25,9 +25,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from halfspaces._fast import loop_input
-from halfspaces._fast import perceptron as kp
-from halfspaces._perceptron_run import survival_counts
-from halfspaces._progress import report
+from halfspaces._fast import perceptron as fast_perceptron
+from halfspaces._perceptron.run import survival_counts
+from halfspaces._utils.progress import report
 from halfspaces._validation import Targets, check_sparse_structure
 
 __all__ = ["extend", "extend_votes", "log_intercept", "read_vote_log", "stack_rows",
@@ -162,7 +162,7 @@ def vote_sums(X, S, logs: list, c: float, block: int) -> NDArray[np.float64]:
     ``S`` and ``logs`` are what :func:`read_vote_log` returned, ``c`` is 1.0 where the
     weight vectors have an intercept (:func:`log_intercept`) and 0.0 where not. The rows
     are scored ``block`` at a time, and the rows done are reported as progress after each
-    block (:mod:`halfspaces._progress`).
+    block (:mod:`halfspaces._utils.progress`).
     """
     n = X.shape[0]
     votes = np.empty((len(logs), n))
@@ -191,10 +191,11 @@ def _vote_scorer(S, c: float) -> Callable[..., None]:
     def scores(X, rows, signs, counts, out):
         if not (sp.issparse(X) or sp.issparse(S)):
             G = np.ascontiguousarray(X @ S.T, dtype=np.float64)
-            kp.voted_scores(G, rows, signs, counts, c, out)
+            fast_perceptron.voted_scores(G, rows, signs, counts, c, out)
             return
         X = sp.csr_matrix(X)
         scratch = np.empty((0, S.shape[1]), dtype=np.result_type(X.dtype, S.dtype))
-        kp.voted_scores_csr(loop_input(X), by_rows, rows, signs, counts, c, scratch, out)
+        fast_perceptron.voted_scores_csr(loop_input(X), by_rows, rows, signs, counts, c, scratch,
+                                         out)
 
     return scores

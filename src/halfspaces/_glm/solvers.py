@@ -10,7 +10,7 @@
   Cholesky when the parameter vector is small, else by conjugate gradients on
   Hessian-vector products (Newton-CG), preconditioned for the small softmax.
 
-The solvers ask the objective (and through it its datafit, :mod:`halfspaces._datafits`)
+The solvers ask the objective (and through it its datafit, :mod:`halfspaces._glm.datafits`)
 for what they need; they never branch on the loss. Each returns a :class:`SolverRun`.
 Stopping rules: the full-batch solvers stop when
 |g_j| <= tol s_j for every slot j (converged; s_j = min(1, max_i |x_ij|), 1 for the intercept,
@@ -40,10 +40,10 @@ from numpy.typing import NDArray
 from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
-from halfspaces._blas import one_blas_thread, scipy_blas_one_thread
-from halfspaces._fast import logistic as kl
-from halfspaces._objective import GLMObjective, Objective
-from halfspaces._progress import report
+from halfspaces._fast import logistic as fast_logistic
+from halfspaces._glm.objective import GLMObjective, Objective
+from halfspaces._utils.blas import one_blas_thread, scipy_blas_one_thread
+from halfspaces._utils.progress import report
 
 __all__ = ["SgdState", "SolverRun", "StepRule", "Whitening", "solve"]
 
@@ -54,7 +54,8 @@ WHITEN_MAX = 1 << 24  # entries (128 MiB) of L-BFGS's full whitening blocks; dia
 WHITEN_COST = 100
 DEFAULT_MAX_ITER = {"lbfgs": 1000, "newton": 100, "gd": 2000, "sgd": 30, "minibatch": 200,
                     "lstsq": 1, "cholesky": 1}
-_SCHEDULES = {"constant": kl.CONSTANT, "invscaling": kl.INVSCALING, "optimal": kl.OPTIMAL}
+_SCHEDULES = {"constant": fast_logistic.CONSTANT, "invscaling": fast_logistic.INVSCALING,
+              "optimal": fast_logistic.OPTIMAL}
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ def _without_intercepts(obj: GLMObjective, w0: NDArray,
     set_params(fit_intercept=False)) was kept as the model's b, and predict added it to
     weights fitted without it. scikit-learn's LogisticRegression drops it the same way.
     """
+
     def dropped(w: NDArray) -> NDArray:
         w = np.array(w, dtype=float)
         w.reshape(obj.shape)[..., -1] = 0.0
@@ -203,8 +205,11 @@ def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
     ||x'_i||^2 times the datafit's curvature bound (1/4 logistic, 1 squared).
     """
     X = obj.X
-    norms = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else \
-        np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    norms = (
+        np.asarray(X.multiply(X).sum(axis=1)).ravel()
+        if sp.issparse(X)
+        else np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    )
     norms = norms + obj.c
     if solver == "gd":
         curv = obj.datafit.curvature_bound
@@ -289,7 +294,7 @@ class Whitening:
     """The change of variables w_a = M_a^T v_a of each class row, M_a = L_a^-1, B_a = L_a L_a^T.
 
     B_a is the Hessian's diagonal block of class a at the start point
-    (:meth:`~halfspaces._objective.GLMObjective.feature_curvature`), so that in v the curvature
+    (:meth:`~halfspaces._glm.objective.GLMObjective.feature_curvature`), so that in v the curvature
     there is (close to) the identity: a fixed preconditioner, i.e. L-BFGS with H_0 = B^-1
     instead of a multiple of I (Nocedal and Wright, Section 7.2). Beyond ``CHOLESKY_MAX`` slots per
     class, when the k blocks would hold more than ``WHITEN_MAX`` entries, or cost more

@@ -95,7 +95,7 @@ def memory_limit(root: str | os.PathLike = "/") -> int:
 
     Examples
     --------
-    >>> from halfspaces._memory import memory_limit, physical_memory
+    >>> from halfspaces._utils.memory import memory_limit, physical_memory
     >>> 0 < memory_limit() <= physical_memory()
     True
     """

@@ -4,9 +4,9 @@ r"""The objective J of the generalised linear models, split at its sums over the
     J(w, b) = \frac{1}{N}\sum_{i=1}^N \ell(y_i, \langle w, x_i\rangle + b)
               + \frac{\alpha}{2}\lVert w\rVert^2
 
-What the solvers of :mod:`halfspaces._solvers` ask of J is of two kinds. Sums of a datafit
+What the solvers of :mod:`halfspaces._glm.solvers` ask of J is of two kinds. Sums of a datafit
 method over the rows (the loss and its gradient, Hessian-vector products, the Hessian and
-its class blocks over the curvature rows) come from a :class:`RowSource`: :class:`LocalRows`
+its class blocks over the curvature rows) come from a :class:`DataSums`: :class:`LocalSums`
 computes them over one in-memory X, ``halfspaces.dask`` adds them up over the partitions of
 a cluster (Spark MLlib's recipe: the optimiser on the driver, the sums on the workers).
 Everything else, the means, the penalty and its mask, the gradient scales of the stopping
@@ -31,11 +31,11 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.linalg import cho_factor, cho_solve
 
-from halfspaces._blas import one_blas_thread
-from halfspaces._datafits import Datafit, Rows, curvature_blocks, gram_cost
+from halfspaces._glm.datafits import Block, Datafit, curvature_blocks, gram_cost
+from halfspaces._utils.blas import one_blas_thread
 from halfspaces._validation import column_max_abs
 
-__all__ = ["GLMObjective", "LocalRows", "Objective", "RowSource", "curvature_sample_size",
+__all__ = ["GLMObjective", "LocalSums", "Objective", "DataSums", "curvature_sample_size",
            "sample_rows"]
 
 
@@ -52,7 +52,7 @@ def sample_rows(n: int, m: int, seed: int) -> NDArray:
     return np.sort(np.random.default_rng(seed).choice(n, m, replace=False))
 
 
-class RowSource:
+class DataSums:
     """Sums of one datafit's methods over every row of a data set, and the data's counts.
 
     The seam between :class:`GLMObjective` and where the rows live. Sums, not means: the
@@ -88,20 +88,20 @@ class RowSource:
 
     def curvature_blocks(self, w: NDArray, n_blocks: int, diagonal: bool) -> NDArray:
         """sum_i h_ia x'_i x'_i^T over the curvature rows for the first ``n_blocks`` classes
-        (:func:`halfspaces._datafits.curvature_blocks`)."""
+        (:func:`halfspaces._glm.datafits.curvature_blocks`)."""
         raise NotImplementedError
 
 
-class LocalRows(RowSource):
+class LocalSums(DataSums):
     """The sums over one in-memory X (a validated dense array or CSR matrix)."""
 
     def __init__(self, X, y: NDArray, datafit: Datafit, c: float) -> None:
         self.X, self.y, self.datafit = X, y, datafit
-        self.data = Rows.of(X, y, c)
+        self.data = Block.of(X, y, c)
         self.n_samples, self.n_features = X.shape
         self.nnz = X.nnz if sp.issparse(X) else X.size
         self.column_max_abs = column_max_abs(X)
-        self._sample: Rows | None = None
+        self._sample: Block | None = None
         self._weights: tuple[NDArray, NDArray] | None = None  # (w, h) of the last curvature
 
     def value_grad(self, w):
@@ -110,14 +110,14 @@ class LocalRows(RowSource):
     def hess_product(self, w):
         return self.datafit.hess_operator(self.data, w)
 
-    def sample(self) -> Rows:
+    def sample(self) -> Block:
         """The curvature rows: all of them, or the fixed sample of tall dense X."""
         m = curvature_sample_size(self.n_samples, self.n_features + 1, sp.issparse(self.X))
         if m is None:
             return self.data
         if self._sample is None:
             rows = sample_rows(self.n_samples, m, 0)
-            self._sample = Rows.of(np.ascontiguousarray(self.X[rows]), self.y[rows],
+            self._sample = Block.of(np.ascontiguousarray(self.X[rows]), self.y[rows],
                                    self.data.c)
         return self._sample
 
@@ -134,7 +134,7 @@ class LocalRows(RowSource):
 
     def gram_cost(self):
         sample = self.sample()
-        return gram_cost(sample.X, sample.K)
+        return gram_cost(sample.X, sample.loop_X)
 
     def curvature_blocks(self, w, n_blocks, diagonal):
         sample = self.sample()
@@ -147,9 +147,9 @@ class LocalRows(RowSource):
 
 
 class GLMObjective:
-    """J for a :class:`RowSource`, its datafit and the L2 penalty alpha (intercepts free)."""
+    """J for a :class:`DataSums`, its datafit and the L2 penalty alpha (intercepts free)."""
 
-    def __init__(self, rows: RowSource, datafit: Datafit, alpha: float,
+    def __init__(self, rows: DataSums, datafit: Datafit, alpha: float,
                  fit_intercept: bool) -> None:
         self.rows, self.datafit = rows, datafit
         # a float: an int alpha reached NumPy as int64 (10**30 overflowed it) and the
@@ -242,7 +242,7 @@ class GLMObjective:
     def hessian(self, w: NDArray) -> NDArray:
         """The full Hessian (size x size), made positive definite along its null directions.
 
-        Averaged over the curvature rows (:meth:`LocalRows.sample`: for tall dense X a fixed
+        Averaged over the curvature rows (:meth:`LocalSums.sample`: for tall dense X a fixed
         sample, whose Hessian differs from the full one by O(sqrt(d / m)) relatively, so
         Newton's method with it converges linearly at about that rate per step, Byrd et
         al. 2011, at a twentieth of the cost per step). Directions that J ignores (the
@@ -322,15 +322,15 @@ class Objective(GLMObjective):
 
     def __init__(self, X, y: NDArray, datafit: Datafit, alpha: float,
                  fit_intercept: bool) -> None:
-        super().__init__(LocalRows(X, y, datafit, 1.0 if fit_intercept else 0.0), datafit,
+        super().__init__(LocalSums(X, y, datafit, 1.0 if fit_intercept else 0.0), datafit,
                          alpha, fit_intercept)
         self.X, self.y = X, y
 
     @property
-    def data(self) -> Rows:
+    def data(self) -> Block:
         return self.rows.data
 
-    def curvature_rows(self) -> Rows:
+    def curvature_rows(self) -> Block:
         """The rows the curvature is averaged over: all of them, or for tall dense X
         (n >= 400 (d + 1)) a fixed random sample of max(100 (d + 1), n / 20) rows."""
         return self.rows.sample()

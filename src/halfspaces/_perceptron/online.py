@@ -5,7 +5,7 @@ plays the online game of learning theory instead (predict x_t, receive y_t, upda
 mistake, once over the sequence) and reports the mistakes, which Novikoff's bound
 (R/gamma)^2 and the bounds of :mod:`halfspaces.theory.bounds` count (and
 :mod:`halfspaces.plot.mistakes` draws). It is one recorded pass of
-:func:`halfspaces._perceptron_run.run_perceptron` behind the checks of a public function;
+:func:`halfspaces._perceptron.run.run_perceptron` behind the checks of a public function;
 its public home, and that of :class:`OnlineRun`, is :mod:`halfspaces.perceptron`.
 
 References
@@ -22,8 +22,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_X_y
 
-from halfspaces._memory import check_dense_vectors
-from halfspaces._perceptron_run import run_perceptron
+from halfspaces._perceptron.run import run_perceptron
+from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     check_sparse_structure,

@@ -6,7 +6,7 @@ k(x_i, x) gives the kernel perceptron (Aizerman, Braverman and Rozonoer 1964; Fr
 Schapire 1999; Shalev-Shwartz and Ben-David, *Understanding Machine Learning*, 2014,
 Section 16.2). :func:`run_kernel_perceptron` supplies one pass of the compiled dual loop
 (:mod:`halfspaces._fast.dual`) to the epoch driver; :class:`GramRows`
-(:mod:`halfspaces._gram_rows`, re-exported here) computes the rows of the Gram matrix an
+(:mod:`halfspaces._kernel.gram`) computes the rows of the Gram matrix an
 update needs (with the rows of the next likely updates, in one pass over X), and keeps as
 many as ``cache_size`` allows. The run updates on the perceptron's mistakes, or within a
 margin (:func:`update_threshold`), and its sums can leave out a burn-in. With the linear
@@ -17,7 +17,7 @@ the step count, the sums of the steps of each example's updates (the average of 
 hypotheses is alpha - sums / (T - burn_in)) and, when asked, the log of the updates; and
 both continue an earlier hypothesis (its decision values, or its primal weights) for warm starts and
 ``partial_fit``. The kernel matrices themselves are computed in
-:mod:`halfspaces._kernel_matrix` (their names are re-exported here, where they used to live).
+:mod:`halfspaces._kernel.gram`.
 
 References
 ----------
@@ -42,33 +42,22 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._epochs import run_epochs
-from halfspaces._fast import dual as kd
-from halfspaces._fast import perceptron as kp
-from halfspaces._gram_rows import (  # re-exported: their former home
-    DENSE_BLOCK,
-    GRAM_BLOCK,
+from halfspaces._fast import dual as fast_dual
+from halfspaces._fast import perceptron as fast_perceptron
+from halfspaces._kernel.gram import (
     GramRows,
-)
-from halfspaces._kernel_matrix import (  # the kernel matrices, re-exported: their former home
-    KERNELS,
-    as_float64,
     callable_matrix,
     check_kernel_scale,
-    kernel_block,
-    kernel_matrix,
     log2_largest_square_norm,
-    named_kernel,
 )
-from halfspaces._perceptron_run import PerceptronState, loop_targets, run_perceptron
+from halfspaces._perceptron.epochs import run_epochs
+from halfspaces._perceptron.run import PerceptronState, loop_targets, run_perceptron
 
-__all__ = [
-    "DENSE_BLOCK", "GRAM_BLOCK", "KERNELS", "GramRows", "KernelRun", "as_float64",
-    "kernel_block", "kernel_matrix", "named_kernel", "overflow_error", "run_kernel_perceptron",
-    "run_linear_perceptron", "training_gram", "update_threshold",
-]
+__all__ = ["KernelRun", "overflow_error", "run_kernel_perceptron", "run_linear_perceptron",
+           "training_gram", "update_threshold"]
 
-_KIND = {"linear": kd.LINEAR, "poly": kd.POLY, "rbf": kd.RBF, "sigmoid": kd.SIGMOID}
+_KIND = {"linear": fast_dual.LINEAR, "poly": fast_dual.POLY, "rbf": fast_dual.RBF,
+         "sigmoid": fast_dual.SIGMOID}
 
 
 @dataclass(frozen=True)
@@ -177,7 +166,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
         clock[1] = 0
         k = _one_epoch(gram, Y, f, (alpha, sums, clock), log, order, rule)
         if record_updates and k >= 0:
-            logs.append(log[:, :clock[1]].copy())
+            logs.append(log[:, : clock[1]].copy())
         return k
 
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
@@ -262,11 +251,16 @@ def _check_gram_rows(gram: GramRows, n: int) -> None:
     """Refuse a GramRows whose arrays disagree (the loop indexes K with slot, last_use with
     K's rows): only a GramRows changed after it was built can, so this is cheap insurance."""
     K, slot = gram.K, gram.slot
-    if (K.ndim != 2 or K.shape[1] != n or slot.shape != (n,)
-            or gram.last_use.shape != (K.shape[0] + 1,)
-            or (n and not -1 <= slot.min() <= slot.max() < K.shape[0])):
-        raise ValueError("gram's rows, slots and clock disagree: build it again with "
-                         "training_gram or GramRows.")
+    if (
+        K.ndim != 2
+        or K.shape[1] != n
+        or slot.shape != (n,)
+        or gram.last_use.shape != (K.shape[0] + 1,)
+        or (n and not -1 <= slot.min() <= slot.max() < K.shape[0])
+    ):
+        raise ValueError(
+            "gram's rows, slots and clock disagree: build it again with training_gram or GramRows."
+        )
 
 
 def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = True,
@@ -296,7 +290,7 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
         state = PerceptronState.zeros(X.shape[1])
         if w0 is not None:
             state.w[:] = w0
-        state.counters[kp.STEP] = n_steps
+        state.counters[fast_perceptron.STEP] = n_steps
     run = run_perceptron(X, y, positive=positive, fit_intercept=fit_intercept,
                          max_epochs=max_epochs, selection=selection, rng=rng, state=state,
                          record_updates=True)
@@ -315,7 +309,7 @@ def _one_epoch(gram: GramRows, Y, f, state, log, order, rule) -> int:
     """One pass of the dual loop, computing missing Gram rows (a block) where the pass stops."""
     n, pos, total = f.shape[0], 0, 0
     while True:
-        pos, k = kd.dual_epoch(gram.K, gram.slot, Y, order, pos, f, state, log,
+        pos, k = fast_dual.dual_epoch(gram.K, gram.slot, Y, order, pos, f, state, log,
                                gram.last_use, rule)
         total += k
         if pos < 0:

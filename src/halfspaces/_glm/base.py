@@ -4,7 +4,7 @@ They share twelve parameters (the penalty, the stopping rule, the step rules of 
 solvers, seeding, warm starts), their declared constraints and their documentation, the way
 the solvers are called and warm-started, and their convergence warnings: all of it lives
 here, as in scikit-learn's ``BaseSGD`` and river's GLM base. Each estimator adds its solvers,
-its objective (:mod:`halfspaces._datafits`) and what it sets after a fit.
+its objective (:mod:`halfspaces._glm.datafits`) and what it sets after a fit.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._objective import GLMObjective
+from halfspaces._glm.objective import GLMObjective
+from halfspaces._glm.solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
-from halfspaces._solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
@@ -43,7 +43,7 @@ SOLVER_PARAMETERS: dict = {
 }
 """The declared constraints of the shared parameters (each estimator adds ``solver``)."""
 
-_MARKER = "    [learning_rate ... warm_start: halfspaces._glm.SHARED_PARAMETERS_DOC]\n"
+_MARKER = "    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]\n"
 
 SHARED_PARAMETERS_DOC = """\
     learning_rate : {"constant", "invscaling", "optimal"}, default="constant"

@@ -1,0 +1,14 @@
+"""Generalised linear models' algorithms, behind :mod:`halfspaces.logistic` and
+:mod:`halfspaces.linear_regression` (and the Dask twins of :mod:`halfspaces.dask`).
+
+- :mod:`.datafits`: the datafits (``Logistic``, ``Softmax``, ``Squared``) with their per-block
+  value, gradient and curvature (skglm's ``datafits`` pattern);
+- :mod:`.objective`: the penalised mean loss over a source of rows (in memory, or in
+  partitions on a cluster);
+- :mod:`.solvers`: the solvers over any datafit (L-BFGS, Newton, gradient descent, SGD and
+  mini-batch);
+- :mod:`.least_squares`: the least-squares problem by its normal equations;
+- :mod:`.base`: the estimator base the GLM classes share, with their shared parameters.
+
+Its modules are imported by their own names; this file imports nothing.
+"""
