@@ -44,7 +44,7 @@ TARGETS = {"fit, cold cache": 6.0, "fit, warm cache": 1.0, "import + load_a9a()"
 LOAD = "import halfspaces; from halfspaces.datasets import load_a9a; load_a9a()"
 FLOOR = "import numpy, scipy.sparse, numba"
 FLOOR_CASE = "  floor (numpy, sparse, numba)"
-OLD_WARM_FIT = "3.0-3.4 s wall (session 3, load 2.5-7)"
+OLD_WARM_FIT = "3.0-3.4 s wall (before the lazy CLI imports, load 2.5-7)"
 
 
 def run(args: list[str], cache: str | None = None,

@@ -105,7 +105,7 @@ elif group == "partial_fit":
         cases[f"dense 100 x 10 {name} partial_fit"] = (
             lambda model=model: model.partial_fit(X, y))
 elif group == "kernel":
-    # the dual loop (its update test reads a threshold per visit since session 16) and the
+    # the dual loop (its update test reads a threshold per visit) and the
     # voted scoring, at the default margin 0 and burn_in 0
     from sklearn.datasets import load_digits
     from halfspaces import KernelPerceptron, VotedKernelPerceptron

@@ -216,7 +216,7 @@ SEPARABLE_BEYOND_ONE_SCALE = [
 @pytest.mark.parametrize("method", ["_primal", "_dual", "_balanced_dual"])
 def test_min_norm_refuses_rows_that_separate_only_beyond_its_one_scale(Z, free_first, method):
     # the scaled rows are inseparable once the small column is 0; their certificate
-    # ([0.5, 0.5, 0] or None) was raised as NotSeparableError on separable rows (session 11)
+    # ([0.5, 0.5, 0] or None) was raised as NotSeparableError on separable rows
     assert decide(Z).separable
     with pytest.raises(SolverError, match="span a ratio of 2\\^1[0-9]{3}"):
         min_norm_separator(Z, free_first=free_first)
@@ -989,7 +989,7 @@ def test_max_margin_refuses_rather_than_answer_when_the_gap_overflows(fit_interc
     # features share one scale in the QP, so the second column's 1e100 shrinks the first to
     # 1e-100 and HiGHS's w has ||w||^2 ~ 1e187, whose square overflows: the duality gap was
     # (inf - D) / inf = NaN, which passed the check, and max_margin answered 1.9e-94
-    # (session 10). The answer is now a refusal; no false margin
+    # before. The answer is now a refusal; no false margin
     from halfspaces.theory import max_margin
 
     X, y = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 1e100]]), np.array([1, -1, 1])
@@ -1003,7 +1003,7 @@ def test_max_margin_refuses_rather_than_answer_when_the_gap_overflows(fit_interc
 def test_unit_separator_settles_where_the_terms_of_a_score_cancel():
     # terms of 1e5 to 1e6 cancel to a score of 1e-3: once w is scaled by 1e3 the score's
     # rounding error (up to 1e-8) dwarfs the 1e-12 slack, and three rescalings to exactly
-    # 1 + 1e-12 all landed below 1 + 5e-13: None for a separator (session 10)
+    # 1 + 1e-12 all landed below 1 + 5e-13: None for a separator
     Z = np.array([[-110010.76471125099, -445828.1530112322, 775323.8220475741,
                    220861.60482262535]])
     w = np.array([0.1936328483771538, -1.6308492324351012, -1.1951630801031998, 1.0])

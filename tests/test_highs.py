@@ -148,7 +148,7 @@ def test_infeasible_problems_are_refused_by_name_or_passed_on_when_accepted():
 
 # The augmented hard-margin QP of 10 points 1e-3 apart at (2092, -5924), labels mixed
 # (scaled rows y_i (2^-12, x_i / 2^12)): HiGHS's active-set QP cycled on it for minutes with
-# no limit (session 11). Run in a subprocess, so that a regression fails, not hangs
+# no limit. Run in a subprocess, so that a regression fails, not hangs
 _CYCLING_QP = """
 import numpy as np
 from halfspaces._exact.highs import INF, solve

@@ -387,7 +387,7 @@ def test_the_glm_docstrings_hold_the_shared_parameters():
 def test_a_diverging_stochastic_run_is_refused_and_the_last_model_kept(solver):
     # a step of 1e306 on entries of 1e3 overflows the weights to inf and NaN within an
     # epoch. Stored, that model predicted one class everywhere, and a warm start from it
-    # with lbfgs stopped at once calling it optimal (session 10)
+    # with lbfgs stopped at once calling it optimal
     X, y = noisy(200, 3, seed=0, flip=0.1)
     X = X * 1e3
     est = LogisticRegression(solver=solver, alpha=1e-3, max_iter=5, random_state=0,

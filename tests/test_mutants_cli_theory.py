@@ -1,7 +1,7 @@
 """The CLI's fit path and the theory tools: rules their layer tests let mutants change.
 
 Each test was written for a surviving mutant of ``halfspaces.cli.fit`` or
-``halfspaces.theory`` (session 10; benchmarks/MUTATION_SURVIVORS.md lists what is left).
+``halfspaces.theory`` (benchmarks/MUTATION_SURVIVORS.md lists what is left).
 Every expected value comes from NumPy, SciPy, scikit-learn or the documented defaults, not
 from the function under test.
 """
@@ -158,7 +158,7 @@ def test_an_infinite_mistake_bound_is_left_empty(monkeypatch):
     # x__mistake_bound__mutmut_18: a bound that overflowed to inf ((R / gamma)^2 past 1.8e308)
     # leaves the field None, as documented, so the report stays valid JSON (render uses
     # allow_nan=False). Real data that overflow R / gamma put their columns 1e155 apart,
-    # where the hard-margin QP now refuses (session 10), so the bound is stubbed here
+    # where the hard-margin QP now refuses, so the bound is stubbed here
     import halfspaces.theory
     from halfspaces.cli.fit import _mistake_bound
 

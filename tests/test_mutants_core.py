@@ -1,4 +1,4 @@
-"""The core's rules that its layer tests let mutants change (session 10).
+"""The core's rules that its layer tests let mutants change.
 
 Each test was written for a surviving mutant of ``_datafits``, ``_solvers`` or
 ``_perceptron_run`` (benchmarks/MUTATION_SURVIVORS.md lists what is left). Each states the

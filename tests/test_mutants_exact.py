@@ -1,4 +1,4 @@
-"""The exact modules' rules that their layer tests let mutants change (session 10).
+"""The exact modules' rules that their layer tests let mutants change.
 
 Each test was written for a surviving mutant of ``halfspaces._exact`` (risk, the
 Freund-Schapire search, feasibility; benchmarks/MUTATION_SURVIVORS.md lists what is left).

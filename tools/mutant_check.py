@@ -2,7 +2,7 @@
 
 mutmut runs a mutant against every selected test that executes the mutated function. For
 the exact modules, which nearly every exact and theory test reaches, a mutant that survives
-costs minutes (session 8: 8 minutes for each of ``highs.solve``'s). This script runs
+costs minutes (8 minutes for each of ``highs.solve``'s). This script runs
 ``pytest -x`` on the tests you name, once per mutant, each in a fresh process. The mutated
 copy ``mutants/src`` comes first on the path, and ``MUTANT_UNDER_TEST`` selects the mutant
 in mutmut's trampolines.

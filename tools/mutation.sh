@@ -19,7 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # threading layer on Linux is GNU OpenMP, which is not fork-safe: a child that runs a parallel
 # loop again (the kernel perceptron's Gram rows, the voted vote) kills itself with SIGTERM
 # ("fork() called from a process already using GNU OpenMP"), and mutmut records the mutant
-# as "suspicious" (session 6: 561 of 1,237 mutants). The workqueue layer survives a fork.
+# as "suspicious" (561 of the first 1,237 mutants of one run). The workqueue layer survives a fork.
 export NUMBA_THREADING_LAYER=${NUMBA_THREADING_LAYER:-workqueue}
 MUTMUT=${MUTMUT:-mutmut}
 JOBS=${JOBS:-2}

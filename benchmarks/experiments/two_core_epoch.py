@@ -15,7 +15,7 @@ Run: ``python benchmarks/experiments/two_core_epoch.py [--rounds 3] [--mode 0]``
 plain, 1 averaged, 3 pocket). Prints medians over interleaved rounds of: one epoch from zero
 weights (forced through the ahead loop), one epoch without a mistake, and a run to
 convergence, on separable dense 1,000,000 x 100 data (margin 0.05). Results:
-benchmarks/RESULTS.md, session 6.
+benchmarks/RESULTS.md, "Perceptrons (dense, sparse, partial_fit)".
 """
 
 from __future__ import annotations

@@ -302,7 +302,7 @@ def test_a_classifier_without_fit_intercept_is_read_with_an_intercept():
 def test_a_novikoff_bound_the_qp_cannot_compute_is_nan_with_a_note():
     # separable (w = (1e-250, 1), b = 0), but the Novikoff QP's one scale underflows the
     # 1e-200 feature: certify and the CLI called the data inseparable, right after their
-    # own separability check found a separator (session 11), then refused with SolverError;
+    # own separability check found a separator, then refused with SolverError;
     # the bound is an optional fact of the report: nan, no verdict, and a note saying why
     X, y = np.array([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]]), np.array([1, 0, 1])
     fitted = Perceptron().fit(np.sign(X), y)  # on X itself its scores overflow

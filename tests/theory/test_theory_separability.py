@@ -383,7 +383,7 @@ def test_a_max_margin_that_is_exactly_one_is_reported_as_one():
 # b = 0 separates the first with exact margins 1e-200, 1e-200, 1e-50): one power of two
 # for every penalised column underflows the small one to 0, and the scaled rows were
 # "proved" inseparable: NotSeparableError with certificate None or [0.5, 0.5, 0], which
-# leaves 1e-200 in the second feature (session 11). Now a refusal, never a false proof
+# leaves 1e-200 in the second feature. Now a refusal, never a false proof
 BEYOND_ONE_SCALE = [
     ([[0.0, 1e-200], [0.0, -1e-200], [1e200, 0.0]], [1, -1, 1], True),
     ([[1e300, 1e-300], [-1e300, 1e-300]], [1, 1], False),

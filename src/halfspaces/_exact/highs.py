@@ -35,7 +35,7 @@ INF = highspy.kHighsInf  # HiGHS's infinity, for absent bounds
 
 # HiGHS's active-set QP solver has no iteration limit by default, and on nearly parallel
 # rows (a cluster of 10 points 1e-3 wide at 6,000 from the origin, augmented) it cycled for
-# minutes (session 11). Every QP of the test suite took at most 3.5 (n_rows + n_cols)
+# minutes. Every QP of the test suite took at most 3.5 (n_rows + n_cols)
 # iterations (483 on a 364-variable dual); the limit allows 1000 + 20 (n_rows + n_cols),
 # counted in iterations, not seconds, so that the answer does not depend on machine load
 _QP_ITERATIONS = (1000, 20)

@@ -32,7 +32,7 @@ default="linear"
         "cyclic" is the textbook order. On data that are not separable, "shuffle" with
         averaging or voting can predict better: on MNIST (8,000 rows, 10 passes,
         one-vs-rest, averaged) it gave 0.6 point more test accuracy with the cubic kernel
-        and 0.65 with RBF (``benchmarks/RESULTS.md``, session 9).
+        and 0.65 with RBF (``benchmarks/RESULTS.md``, kernel perceptrons).
     random_state : int, RandomState instance or None, default=None
         Seeds the permutations of ``selection="shuffle"``.
     cache_size : float, default=200
@@ -68,7 +68,7 @@ KERNEL_RULE_DOC = """    margin : float, default=0.0
         steps burn_in + 1, ..., T count, as scikit-learn's ``SGDClassifier(average=k)``
         starts averaging after k samples. The early hypotheses of a run are its worst, so
         leaving them out helps on noisy data (with ``margin``, it closed the gap to SVC on
-        MNIST with the RBF kernel: ``benchmarks/RESULTS.md``, session 16). While T <=
+        MNIST with the RBF kernel: ``benchmarks/RESULTS.md``, kernel perceptrons). While T <=
         burn_in the last hypothesis predicts. A warm start or ``partial_fit`` of the
         averaged form must keep the burn_in of the run it continues once that run is past
         it (its running sums were kept from that step); the voted form counts its votes

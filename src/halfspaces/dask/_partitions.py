@@ -263,7 +263,7 @@ class Partitions:
         """The results of fn on every partition, in partition order.
 
         A pass costs a round trip through the scheduler per task: 27 ms for an empty pass
-        over 8 partitions on 2 workers, against 12-16 ms for 2 partitions (session 6). So the
+        over 8 partitions on 2 workers, against 12-16 ms for 2 partitions. So the
         partitions of one worker go in one task (as XGBoost's Dask integration sends one
         task per worker), restricted loosely to that worker: where its blocks are.
         """
