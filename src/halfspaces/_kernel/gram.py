@@ -386,7 +386,7 @@ class GramRows:
 
         One symmetric product X X^T (BLAS's syrk: half the multiply-adds of the rows' gemm
         products, and equal to them to rounding; the same bits on the OpenBLAS builds of
-        sessions 6-10, not on OpenBLAS 0.3.31 on an AMD EPYC), then the kernel's map over its
+        the 2-core VM, not on OpenBLAS 0.3.31 on an AMD EPYC), then the kernel's map over its
         lower triangle, each value written to both halves.
         """
         n = self.slot.shape[0]
@@ -441,7 +441,7 @@ class GramRows:
 
         An entry does not depend on the block but for rounding: OpenBLAS's matrix product
         (gemm) summed each entry over the features in the same order whatever the number of
-        rows on the builds of sessions 6-10 (16 rows, 128 rows and the whole X X^T gave the
+        rows on the builds of the 2-core VM (16 rows, 128 rows and the whole X X^T gave the
         same bits on MNIST and on Gaussian data), but OpenBLAS 0.3.31 on an AMD EPYC sums
         some entries of small products in another order. One row alone would go to the
         matrix-vector product (gemv), which sums in another order everywhere, so a block of
