@@ -6,6 +6,7 @@ exception: Hypothesis garbles one line of a valid file and checks exactly that.
 
 from __future__ import annotations
 
+import io
 import re
 
 import numpy as np
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from halfspaces.io import DataFileError, detect_format, iter_chunks, read, scan
+from halfspaces.io._files import line_ended_blocks
 
 
 @pytest.fixture
@@ -476,6 +478,46 @@ def test_svmlight_chunks_cut_at_any_read_size(tmp_path, monkeypatch, read_bytes,
             assert np.array_equal(sp.vstack([c[0] for c in chunks]).toarray(),
                                   X[skip:].toarray())
             assert np.array_equal(np.concatenate([c[1] for c in chunks]), y[skip:])
+
+
+class CountingReads(io.BytesIO):
+    """A file whose reads are counted, with how many of them brought a line end."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(data)
+        self.reads = self.reads_with_a_line_end = 0
+
+    def read(self, size=-1):
+        data = super().read(size)
+        self.reads += 1
+        self.reads_with_a_line_end += b"\n" in data
+        return data
+
+
+@pytest.mark.parametrize("text", [b"", b"\n", b"a", b"abc\n",
+                                  b"1 1:1\n# " + b"x" * 5000 + b"\n-1 2:1",
+                                  b"x" * 300 + b"\n" + b"y" * 7 + b"\n\n" + b"z" * 301 + b"\n"])
+@pytest.mark.parametrize("size", [1, 3, 64, 1 << 16])
+def test_line_ended_blocks_hold_each_line_whole_and_join_a_long_line_once(text, size):
+    """The file's bytes in order, each block ending at a line end (the last at the end of
+    the file), and one block per read that brought a line end (plus the unfinished last
+    line): a line longer than a read is joined once, when its end arrives, not carried
+    into every read (which copied a 128 MB line ~500 times)."""
+    handle = CountingReads(text)
+    blocks = list(line_ended_blocks(handle, size))
+    assert b"".join(blocks) == text
+    assert all(block.endswith(b"\n") for block in blocks[:-1])
+    assert len(blocks) <= handle.reads_with_a_line_end + 1
+    assert sum(map(len, blocks)) == len(text)
+
+
+def test_svmlight_chunks_read_a_comment_line_longer_than_many_reads(tmp_path, monkeypatch):
+    monkeypatch.setattr("halfspaces.io._files._READ_BYTES", 16)
+    path = tmp_path / "d.svm"
+    path.write_bytes(b"1 1:1\n# " + b"x" * 200_000 + b"\n-1 2:1 # " + b"y" * 1000 + b"\n1 1:2")
+    chunks = list(iter_chunks(path, chunk_size=2, n_features=2))
+    assert [c[1].tolist() for c in chunks] == [[1.0, -1.0], [1.0]]
+    assert np.array_equal(sp.vstack([c[0] for c in chunks]).toarray(), [[1, 0], [0, 1], [2, 0]])
 
 
 @pytest.mark.parametrize("read_bytes", [5, 1 << 22])
