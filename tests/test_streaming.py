@@ -110,6 +110,32 @@ def test_resume_with_other_settings_is_refused(stream_file, tmp_path):
                    checkpoint=tmp_path / "c", resume=True)
 
 
+def test_resume_with_fewer_epochs_than_done_names_epochs_not_damage(stream_file, tmp_path):
+    # the checkpoint of a finished 3-epoch run is sound; it was called "damaged: epoch is 3,
+    # not an epoch in [0, 1]"
+    fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=64, epochs=3,
+               checkpoint=tmp_path / "c")
+    with pytest.raises(CheckpointMismatchError, match=r"after 3 passes .* epochs=1: resume "
+                                                      r"with epochs of at least 3") as caught:
+        fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=64, epochs=1,
+                   checkpoint=tmp_path / "c", resume=True)
+    assert caught.value.setting == "epochs" and "damaged" not in str(caught.value)
+    again = fit_stream(halfspaces.Perceptron(), stream_file, chunk_size=64, epochs=3,
+                       checkpoint=tmp_path / "c", resume=True)
+    assert again.resumed_at == (3, 0)
+
+
+def test_the_command_line_names_epochs_for_a_checkpoint_further_on(stream_file, tmp_path):
+    from _cli import cli_error, run_cli
+
+    common = (str(stream_file), "--stream", "--chunk-size", "64", "--model", "perceptron",
+              "--checkpoint", str(tmp_path / "c"))
+    run_cli("fit", *common, "--epochs", "2")
+    code, message = cli_error("fit", *common, "--epochs", "1", "--resume")
+    assert code == 2 and "--epochs" in message and "at least 2" in message
+    assert "damaged" not in message
+
+
 def test_model_without_partial_fit_is_refused(stream_file):
     with pytest.raises(ValueError, match="no partial_fit"):
         fit_stream(halfspaces.MaxMarginClassifier(), stream_file)

@@ -19,7 +19,7 @@ RESUME_OPTIONS = {
     "model": "--model", "fit_intercept": "--intercept/--no-intercept", "random_state": "--seed",
     "selection": "--selection", "max_epochs": "--epochs", "max_iter": "--epochs",
     "data": "DATA", "chunk_size": "--chunk-size", "checkpoint_every": "--checkpoint-every",
-    "format": "--format", "label_column": "--label-column",
+    "format": "--format", "label_column": "--label-column", "epochs": "--epochs",
 }
 """What a setting of a checkpoint that ``--resume`` refuses is called on the command line."""
 

@@ -260,6 +260,7 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
             raise ModelFileError(f"{shown(checkpoint)} is a model file, not a checkpoint")
         _check_same_run(checkpoint, progress, settings)
         _check_same_model(checkpoint, saved, model)
+        _check_epochs_left(checkpoint, progress, settings["epochs"])
         plan = progress_plan(checkpoint, progress, saved, settings["epochs"])
         if plan.growing and progress.get("zero_based_setting") != zero_based:
             raise CheckpointMismatchError(
@@ -304,6 +305,17 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
             f"{shown(checkpoint)}: the data file {shown(settings['data'])} changed since the "
             f"checkpoint was written ({what} differs): resume on the same data, or delete it.",
             "data")
+
+
+def _check_epochs_left(checkpoint, progress: dict, epochs: int) -> None:
+    """A checkpoint further on than this run's `epochs` is sound: the run asks for fewer
+    passes than it has made, which the user fixes with `epochs` (not by deleting it)."""
+    done = progress.get("epoch")
+    if type(done) is int and done > epochs:
+        raise CheckpointMismatchError(
+            f"{shown(checkpoint)} was written after {done} passes over the data, more than "
+            f"this run's epochs={epochs}: resume with epochs of at least {done}, or delete it.",
+            "epochs")
 
 
 def _check_same_model(checkpoint, saved, model) -> None:
