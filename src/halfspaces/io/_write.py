@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 import secrets
+import signal
 import socket
 import stat
 from collections.abc import Callable, Iterable
@@ -195,8 +196,18 @@ def _write_in_place(path, write) -> None:
 
 
 def _replace(path, target: Path, write, mode: int | None) -> None:
-    descriptor, temporary = _temporary(path, target)
+    # A signal whose handler raises (Ctrl-C, and SIGTERM and SIGHUP in the command line)
+    # between the file's creation and the try below left it behind, empty (4 of 75 SIGTERMs
+    # during a checkpointing stream): the signals wait while it is created, and arrive
+    # inside the try, which removes it.
+    unblock = _defer_ending_signals()
     try:
+        descriptor, temporary = _temporary(path, target)
+    except BaseException:
+        unblock()
+        raise
+    try:
+        unblock()
         with os.fdopen(descriptor, "wb") as handle:
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
@@ -213,6 +224,20 @@ def _replace(path, target: Path, write, mode: int | None) -> None:
     if os.fspath(target) not in _CLEANED:  # once per target: a checkpoint is written often
         _CLEANED.add(os.fspath(target))
         remove_stale_temporaries(target)
+
+
+_ENDING = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                   if hasattr(signal, name))
+
+
+def _defer_ending_signals() -> Callable[[], None]:
+    """Block SIGINT, SIGTERM and SIGHUP in this thread; the function returned restores the
+    mask, and a signal that came meanwhile is then delivered (where the platform has
+    ``pthread_sigmask``; elsewhere nothing is deferred)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return lambda: None
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    return lambda: signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def remove_stale_temporaries(target: str | os.PathLike) -> list[str]:
