@@ -180,9 +180,13 @@ def test_non_finite_input_is_rejected_naming_the_row(bad):
 
 def test_warns_when_not_converged():
     X, y = noisy_multiclass(80, 3, 3, seed=9, flip=0.3)
-    with pytest.warns(ConvergenceWarning, match="max_epochs=2"):
+    with pytest.warns(ConvergenceWarning, match="max_epochs=2.* use average=True"):
         clf = MulticlassPerceptron(max_epochs=2).fit(X, y)
     assert not clf.converged_
+    # the averaged form was told to use average=True, which it had
+    with pytest.warns(ConvergenceWarning, match="made for such data") as caught:
+        MulticlassPerceptron(max_epochs=2, average=True).fit(X, y)
+    assert "use average=True" not in str(caught[0].message)
 
 
 def test_equals_twin_on_pendigits():

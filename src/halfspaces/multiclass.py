@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from halfspaces._perceptron.advice import not_converged_advice
 from halfspaces._perceptron.run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
@@ -165,12 +166,11 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         self.n_updates_, self.n_epochs_, self.converged_ = (
             run.n_updates, run.n_epochs, run.converged)
         if not self.converged_:
-            warnings.warn(
-                f"MulticlassPerceptron made mistakes in each of its max_epochs="
-                f"{self.max_epochs} passes: the classes may not be linearly separable. Use "
-                "average=True for such data, or raise max_epochs.",
-                ConvergenceWarning, stacklevel=2,
-            )
+            warnings.warn(not_converged_advice(
+                "MulticlassPerceptron", self.max_epochs,
+                made_for_it="average=True: the mean of all the weights" if self.average else None,
+                alternatives="average=True (the mean of all the weights)"),
+                ConvergenceWarning, stacklevel=2)
         return self
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -30,6 +30,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._perceptron.advice import not_converged_advice
 from halfspaces._perceptron.docs import PERCEPTRON_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
 from halfspaces._perceptron.docs import PERCEPTRON_PARAMETERS_DOC as _PARAMETERS_DOC
 from halfspaces._perceptron.online import OnlineRun, online_perceptron
@@ -281,19 +282,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         self.converged_ = all(run.converged for run in runs)
 
     def _not_converged_message(self) -> str:
-        name = type(self).__name__
-        others = " or ".join(text for cls, text in _FOR_NON_SEPARABLE if cls != name)
-        return (
-            f"{name} made updates in each of its max_epochs={self.max_epochs} passes: the "
-            f"data may not be linearly separable. For such data use {others}, or raise "
-            "max_epochs."
-        )
-
-
-_FOR_NON_SEPARABLE = (
-    ("PocketPerceptron", "PocketPerceptron (the weights with the fewest training errors)"),
-    ("AveragedPerceptron", "AveragedPerceptron (the mean of all the weights)"),
-)
+        return not_converged_advice(type(self).__name__, self.max_epochs)
 
 
 class Perceptron(LinearClassifierMixin, _BasePerceptron):

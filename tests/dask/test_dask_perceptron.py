@@ -202,6 +202,18 @@ def test_warm_start_continues_the_mixed_state(client):
     assert once.n_updates_ == twice.n_updates_
 
 
+@pytest.mark.parametrize("cls", list(SERIAL))
+def test_the_warning_on_noisy_data_is_the_serial_classs(client, cls):
+    # halfspaces.dask.AveragedPerceptron said "raise max_epochs or use AveragedPerceptron"
+    X, y = noisy(60, 3, seed=9, flip=0.3)
+    Xd, yd = dask_chunked(X, y, [20, 40])
+    with pytest.warns(ConvergenceWarning) as ours:
+        cls(max_epochs=2).fit(Xd, yd)
+    with pytest.warns(ConvergenceWarning) as serial:
+        SERIAL[cls](max_epochs=2).fit(X, y)
+    assert str(ours[0].message) == str(serial[0].message)
+
+
 def test_bad_arguments_name_the_fix(client):
     X, y = noisy(20, 2)
     Xd, yd = dask_chunked(X, y, [10, 10])

@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._perceptron.advice import not_converged_advice
 from halfspaces._perceptron.run import PerceptronState, perceptron_block_epoch
 from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
 from halfspaces._utils.memory import check_dense_vectors
@@ -203,11 +204,8 @@ class _IPMPerceptron(BaseEstimator):
         mistakes, mu = self._run(parts, problems)
         self._set_fitted(parts, classes, problems, mistakes, mu, resume)
         if not self.converged_:
-            warnings.warn(
-                f"{type(self).__name__} made mistakes in each of its "
-                f"max_epochs={self.max_epochs} epochs: the data may not be linearly "
-                "separable; raise max_epochs or use AveragedPerceptron.",
-                ConvergenceWarning, stacklevel=2)
+            warnings.warn(not_converged_advice(type(self).__name__, self.max_epochs),
+                          ConvergenceWarning, stacklevel=2)
         return self
 
     def _run(self, parts: Partitions, problems: list[_Problem]):
