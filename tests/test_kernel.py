@@ -392,6 +392,22 @@ def test_callable_with_the_wrong_shape_is_reported():
         KernelPerceptron(kernel=lambda A, B: np.ones((2, 2))).fit(XOR_X, XOR_Y)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_callable_kernel_returning_nan_or_inf_is_named(bad):
+    # a NaN from the kernel was reported as "the kernel values are too large: rescale X"
+    def kernel(A, B):
+        K = A @ B.T
+        K[K.shape[0] - 1, 2] = bad
+        return K
+
+    with pytest.raises(ValueError, match=rf"returned {bad} for rows \d+ and 2 of its inputs"):
+        KernelPerceptron(kernel=kernel).fit(XOR_X, XOR_Y)
+    fitted = quiet_fit(KernelPerceptron(kernel=lambda A, B: A @ B.T, max_epochs=2), XOR_X, XOR_Y)
+    fitted.set_params(kernel=kernel)
+    with pytest.raises(ValueError, match=rf"returned {bad} for rows"):
+        fitted.decision_function(XOR_X)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_input_is_rejected(bad):
     X = XOR_X.copy()

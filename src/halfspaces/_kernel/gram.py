@@ -128,6 +128,12 @@ def callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
             f"The callable kernel returned a matrix of shape {K.shape} for inputs of "
             f"{A.shape[0]} and {B.shape[0]} rows; kernel(A, B) must return shape {expected}."
         )
+    finite = np.isfinite(K)
+    if not finite.all():  # a NaN was reported as an overflow of the decision values
+        i, j = np.argwhere(~finite)[0]
+        raise ValueError(
+            f"The callable kernel returned {K[i, j]} for rows {i} and {j} of its inputs; "
+            "kernel(A, B) must return finite values.")
     return K
 
 
