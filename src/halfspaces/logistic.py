@@ -266,13 +266,17 @@ class LogisticRegression(LinearClassifierMixin, GLM):
     def _warn_if_separable(self, X, targets: Targets, max_abs: float) -> bool:
         """Without a penalty, warn (and return True) when the data are separable."""
         if self.alpha == 0 and _separable(self, X, targets, self.converged_, max_abs):
-            warnings.warn(
-                "The training data are linearly separable, so the maximum-likelihood "
-                "weights do not exist: the likelihood keeps growing as ||w|| grows along a "
-                "separating direction. Set alpha > 0 (e.g. alpha = 1 / n_samples) for a "
-                "unique, finite solution.", ConvergenceWarning, stacklevel=3)
+            self._warn_separable(stacklevel=4)
             return True
         return False
+
+    @staticmethod
+    def _warn_separable(stacklevel: int) -> None:
+        warnings.warn(
+            "The training data are linearly separable, so the maximum-likelihood "
+            "weights do not exist: the likelihood keeps growing as ||w|| grows along a "
+            "separating direction. Set alpha > 0 (e.g. alpha = 1 / n_samples) for a "
+            "unique, finite solution.", ConvergenceWarning, stacklevel=stacklevel)
 
     def predict_proba(self, X: ArrayLike) -> NDArray:
         """Class probabilities, columns in ``classes_`` order, rows summing to 1.

@@ -279,6 +279,37 @@ def test_binary_string_labels(client, a9a):
     assert by_name.classes_.tolist() == ["no", "yes"]
 
 
+def separable_and_not(seed=0, n=60):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    separable = np.where(X @ [1.0, -2.0, 0.5] > 0, "b", "a")
+    noisy = separable.copy()
+    noisy[:6] = np.where(noisy[:6] == "a", "b", "a")  # six rows on the wrong side
+    return X, separable, noisy
+
+
+@pytest.mark.parametrize("solver", ["lbfgs", "newton"])
+@pytest.mark.parametrize("chunks", [[60], [0, 25, 35]])
+def test_an_unpenalised_fit_on_separable_data_warns_as_the_serial_one(client, solver, chunks):
+    # the serial class warns that the maximum-likelihood weights do not exist; the Dask one
+    # said nothing. The oracle of separability is the serial class's own check (scipy's
+    # LP on the same rows would say the same: the labels are those of a hyperplane).
+    X, separable, noisy = separable_and_not()
+    for labels, expected in ((separable, True), (noisy, False)):
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            LogisticRegression(alpha=0.0, solver=solver).fit(*dask_chunked(X, labels, chunks))
+        with warnings.catch_warnings(record=True) as serial:
+            warnings.simplefilter("always")
+            halfspaces.LogisticRegression(alpha=0.0, solver=solver).fit(X, labels)
+        said = ["do not exist" in str(w.message) for w in ours]
+        assert any(said) is expected
+        assert any("do not exist" in str(w.message) for w in serial) is expected
+    three = np.where(X[:, 0] > 0.5, "c", separable)  # three classes, separable one-vs-rest
+    with pytest.warns(ConvergenceWarning, match="do not exist"):
+        LogisticRegression(alpha=0.0, solver=solver).fit(*dask_chunked(X, three, chunks))
+
+
 def test_solvers_that_need_rows_are_refused(client, digits):
     dX, dy = dask_chunked(*digits, (1797,))
     with pytest.raises(ValueError, match="solver='sgd'.*halfspaces.LogisticRegression"):

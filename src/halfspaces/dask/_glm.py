@@ -114,8 +114,10 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
     ``predict_proba``, ``predict_log_proba`` and ``decision_function`` return dask arrays
     for dask input (computed block by block) and NumPy for NumPy input.
 
-    Unlike the serial class, an unpenalised fit on separable data is not checked for
-    separability (that needs a pass of its own); it warns only when it does not converge.
+    As the serial class, an unpenalised fit (alpha=0) on separable data warns that the
+    maximum-likelihood weights do not exist: one more pass checks whether the fitted
+    weights separate the partitions, and a binary fit that did not converge asks
+    :func:`halfspaces.dask.separability`.
 
     Parameters
     ----------
@@ -168,7 +170,10 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         self._rng = check_random_state(self.random_state)
         run = self._solve(obj, self._rng)
         self._set_fitted(obj, Targets(classes, classes[:0], ()), run)
-        self._warn_unfinished(run)
+        if self.alpha == 0 and _separable_on_cluster(self, parts, classes):
+            self._warn_separable(stacklevel=3)
+        else:
+            self._warn_unfinished(run)
         return self
 
     def _distributed_objective(self, parts: Partitions, classes: NDArray) -> GLMObjective:
@@ -252,6 +257,31 @@ def _plus_minus(positive, y: NDArray) -> NDArray:
 
 def _class_index(classes: NDArray, y: NDArray) -> NDArray:
     return np.searchsorted(classes, y).astype(np.intp)
+
+
+
+def _separable_on_cluster(est: LogisticRegression, parts: Partitions, classes) -> bool:
+    """The serial ``_separable`` on partitions: the fitted weights separate every row
+    strictly, or (binary, not converged) :func:`halfspaces.dask.separability` says so."""
+    if parts.sum(_not_separated, est.coef_, est.intercept_, classes) == 0:
+        return True
+    if classes.size > 2 or est.converged_:
+        return False
+    from halfspaces.dask._separability import separability
+
+    return bool(separability(parts, fit_intercept=est.fit_intercept).separable)
+
+
+def _not_separated(X, y, coef: NDArray, intercept: NDArray, classes: NDArray) -> int:
+    """The rows of one partition that the weights do not put strictly on their class's side."""
+    scores = np.asarray(X @ coef.T) + intercept
+    if coef.shape[0] == 1:
+        signs = np.where(y == classes[1], 1.0, -1.0)
+        return int(np.count_nonzero(signs * scores.ravel() <= 0))
+    rows, own = np.arange(scores.shape[0]), np.searchsorted(classes, y)
+    mine = scores[rows, own]
+    scores[rows, own] = -np.inf
+    return int(np.count_nonzero(mine <= scores.max(axis=1, initial=-np.inf)))
 
 
 class LinearRegression(_Distributed, SerialLinearRegression):
