@@ -131,6 +131,22 @@ def test_binary_ints_that_float64_rounds_are_refused_by_place(tmp_path):
     assert X.tolist() == exact.tolist() and y.tolist() == [2**53, 1]
 
 
+@pytest.mark.skipif(np.finfo(np.longdouble).nmant <= 52, reason="long double is float64")
+def test_a_refused_long_double_is_shown_with_the_digits_that_differ(tmp_path):
+    # "the float128 value 0.3333333333333333 cannot be held exactly in float64 (it would be
+    # 0.3333333333333333)": both numbers printed the same
+    third = np.longdouble(1) / 3
+    np.savez(tmp_path / "third.npz", X=np.array([[third], [1.0]], dtype=np.longdouble),
+             y=np.array([0, 1]))
+    with pytest.raises(DataFileError) as caught:
+        read(tmp_path / "third.npz")
+    message = str(caught.value)
+    given = re.search(r"value (\S+) cannot be held", message).group(1)
+    becomes = re.search(r"it would be (\S+)\)", message).group(1)
+    assert given != becomes
+    assert np.longdouble(given) == third and float(becomes) == float(third)
+
+
 def test_certify_refuses_a_file_whose_ints_float64_rounds(tmp_path):
     from _cli import cli_error
 

@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-__all__ = ["first_rounded", "may_round", "refuse_rounded_values"]
+__all__ = ["exact_digits", "first_rounded", "may_round", "refuse_rounded_values"]
 
 
 def refuse_rounded_values(given, found, name: str = "X") -> None:
@@ -39,7 +39,7 @@ def refuse_rounded_values(given, found, name: str = "X") -> None:
         if bad is None:
             continue
         raise ValueError(
-            f"{name} holds {_shown(original[bad])}{where(bad)}, which float64 cannot "
+            f"{name} holds {exact_digits(original[bad])}{where(bad)}, which float64 cannot "
             f"represent exactly (it becomes {float(converted[bad])!r}); halfspaces.theory "
             "proves its answers about float64 values, so the proof would be about other "
             f"data. Round it yourself (np.asarray({name}, dtype=float)) to certify the "
@@ -133,8 +133,9 @@ def _same_number(value, converted: float) -> bool:
         return True
 
 
-def _shown(value) -> str:
-    """A value as its digits (a long double's str() rounds it to a float64's)."""
+def exact_digits(value) -> str:
+    """A value as its digits (a long double's str() rounds it to a float64's, so a message
+    showed the refused value and its float64 as the same number)."""
     return np.format_float_positional(value) if isinstance(value, np.floating) else str(value)
 
 

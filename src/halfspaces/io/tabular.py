@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from halfspaces._utils.rounding import first_rounded, may_round
+from halfspaces._utils.rounding import exact_digits, first_rounded, may_round
 from halfspaces.io import _npfiles
 from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
@@ -456,7 +456,8 @@ def _refuse_rounded(path, array: NDArray, converted: NDArray, what: str, start: 
     row, column = divmod(bad, array.shape[1]) if array.ndim == 2 else (bad, None)
     where = f"row {start + row}" + ("" if column is None else f", column {column}")
     raise DataFileError(path, f"{what}, {where}: the {array.dtype} value "
-                              f"{array.ravel()[bad]} cannot be held exactly in float64 (it "
+                              f"{exact_digits(array.ravel()[bad])} cannot be held exactly in "
+                              "float64 (it "
                               f"would be {float(converted.ravel()[bad])!r}); halfspaces "
                               "computes in float64: save the data as float64 if that "
                               "rounding is acceptable, or rescale it")
