@@ -422,6 +422,13 @@ def test_shatter_display_refuses_too_many_points_or_dimensions():
         ShatterDisplay.from_points(np.zeros((3, 3)))
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_shatter_display_names_a_nan_or_infinite_point(bad):
+    # a NaN was called an overflow ("values too large to draw; rescale it")
+    with pytest.raises(ValueError, match=rf"points holds {bad} at row 0, column 1"):
+        ShatterDisplay.from_points([[0.0, bad], [0.0, 0.0]])
+
+
 # -- SeparabilityDisplay ----------------------------------------------------------------------
 
 def in_hull(points, p):

@@ -90,6 +90,11 @@ class ShatterDisplay:
             raise ValueError(f"points has shape {points.shape}; ShatterDisplay draws 1 to "
                              f"{MAX_POINTS} points in the plane (shape (m, 2)). For more "
                              "points or dimensions use halfspaces.theory.shatters.")
+        bad = np.argwhere(~np.isfinite(points))
+        if bad.size:  # named before box_limits, which takes any non-finite value for overflow
+            i, j = bad[0]
+            raise ValueError(f"points holds {points[i, j]} at row {i}, column {j}; every "
+                             "coordinate must be a finite number.")
         box_limits(points, pad=0.3, name="points")  # before the 2^m separability LPs
         labelings = np.array(list(product((-1, 1), repeat=points.shape[0])))
         separators, certificates = [], []
