@@ -334,7 +334,13 @@ def test_predict_proba_lines(saved_model, tmp_path):
 
 
 def test_evaluate_matches_sklearn_metrics(saved_model):
-    from sklearn.metrics import confusion_matrix, log_loss
+    from scipy.special import log_expit
+    from sklearn.metrics import (
+        confusion_matrix,
+        log_loss,
+        precision_recall_fscore_support,
+        roc_auc_score,
+    )
 
     out, test = saved_model
     result = run_cli("evaluate", str(out), str(test), "--json")
@@ -347,11 +353,66 @@ def test_evaluate_matches_sklearn_metrics(saved_model):
     assert record["confusion"] == confusion_matrix(y_test, predicted,
                                                    labels=model.classes_).tolist()
     assert record["classes"] == ["-1", "1"]
-    if hasattr(model, "predict_proba"):
-        assert record["log_loss"] == pytest.approx(
-            log_loss(y_test, model.predict_proba(X_test), labels=model.classes_))
+    if hasattr(model, "predict_proba"):  # unclipped: -log sigma(y s) by scipy's log_expit
+        signs = np.where(y_test == model.classes_[1], 1.0, -1.0)
+        unclipped = -np.mean(log_expit(signs * model.decision_function(X_test)))
+        assert record["log_loss"] == pytest.approx(unclipped, rel=1e-9)
+        # scikit-learn clips p at 2.2e-16: never more, and equal where nothing was clipped
+        assert record["log_loss"] >= log_loss(y_test, model.predict_proba(X_test),
+                                              labels=model.classes_) - 1e-12
     else:
         assert record["log_loss"] is None
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        y_test, predicted, labels=model.classes_, zero_division=np.nan)
+    for ours, theirs in ((record["precision"], precision), (record["recall"], recall),
+                         (record["f1"], f1)):
+        assert [np.nan if v is None else v for v in ours] == pytest.approx(theirs, nan_ok=True)
+    assert record["roc_auc"] == pytest.approx(
+        roc_auc_score(y_test, model.decision_function(X_test)))
+
+
+def test_evaluate_reports_the_log_loss_of_a_confidently_wrong_point_unclipped(tmp_path):
+    # scikit-learn's log_loss clips probabilities at 2.2e-16, so a point predicted wrong with
+    # p = exp(-6600) cost 36 where the model's own -log p is 6600
+    X = np.array([[-1.0], [1.0], [-2.0], [2.0], [-3.0], [3.0], [1000.0]])
+    y = np.array([0, 1, 0, 1, 0, 1, 0])  # the last point: far on the wrong side
+    model = halfspaces.LogisticRegression(alpha=0.1).fit(X[:-1], y[:-1])
+    path = tmp_path / "m.hs"
+    halfspaces.save(model, path)
+    data = tmp_path / "d.csv"
+    data.write_text("label,x\n" + "".join(f"{a},{b}\n" for a, b in zip(y, X[:, 0], strict=True)))
+    from halfspaces.cli.evaluate import evaluate
+
+    record = evaluate(path, data)
+    own = -model.predict_log_proba(X)[np.arange(len(y)), y].mean()
+    assert own * len(y) > 1000  # the wrong point alone: far beyond the clip's 36.04
+    assert record["log_loss"] == pytest.approx(own, rel=1e-12)
+
+
+def test_evaluate_measures_a_regression_model_by_its_residuals(tmp_path):
+    # "internal error, AttributeError: 'LinearRegression' object has no attribute 'classes_'"
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 3))
+    y = X @ [2.0, -1.0, 0.5] + 1e6 + rng.normal(size=120)  # a large mean: r2 must not cancel
+    model = halfspaces.LinearRegression().fit(X[:60], y[:60])
+    path = tmp_path / "r.hs"
+    halfspaces.save(model, path)
+    data = tmp_path / "r.csv"
+    data.write_text("y,a,b,c\n" + "".join(f"{float(t)!r},{float(a)!r},{float(b)!r},{float(c)!r}\n"
+                                           for t, (a, b, c) in zip(y[60:], X[60:], strict=True)))
+    for chunk in (7, 10_000):
+        from halfspaces.cli.evaluate import evaluate
+
+        record = evaluate(path, data, chunk_size=chunk)
+        predicted = model.predict(X[60:])
+        assert record["n_samples"] == 60 and "accuracy" not in record
+        assert record["r2"] == pytest.approx(r2_score(y[60:], predicted), rel=1e-9)
+        assert record["rmse"] == pytest.approx(
+            np.sqrt(mean_squared_error(y[60:], predicted)), rel=1e-12)
+        assert record["mae"] == pytest.approx(mean_absolute_error(y[60:], predicted), rel=1e-12)
+    assert run_cli("evaluate", str(path), str(data)).returncode == 0
 
 
 def test_failed_predict_leaves_no_output(saved_model, tmp_path):

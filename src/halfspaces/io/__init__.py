@@ -19,7 +19,13 @@ from halfspaces.io._files import (
     scan,
 )
 from halfspaces.io._write import check_output, safe_write
-from halfspaces.io.streaming import StreamCounts, StreamFit, evaluate_stream, fit_stream
+from halfspaces.io.streaming import (
+    StreamCounts,
+    StreamFit,
+    StreamResiduals,
+    evaluate_stream,
+    fit_stream,
+)
 from halfspaces.io.svmlight import read_svmlight, read_svmlight_files
 
 __all__ = [
@@ -28,6 +34,7 @@ __all__ = [
     "DataInfo",
     "OutputFileError",
     "StreamCounts",
+    "StreamResiduals",
     "StreamFit",
     "evaluate_stream",
     "fit_stream",
