@@ -354,6 +354,17 @@ def test_a_model_without_partial_fit_is_refused_a_stream(shifted_file):
         in message
 
 
+def test_a_stream_reads_the_models_param_before_refusing_it(shifted_file):
+    # --stream --model logistic --param solver=sgd was refused: the check built the default
+    # LogisticRegression (lbfgs, no partial_fit) and ignored --param
+    report = run_cli("fit", str(shifted_file), "--stream", "--model", "logistic",
+                     "--param", "solver=sgd", "--epochs", "2")
+    assert report["model"] == "logistic" and report["train_accuracy"] > 0.5
+    code, message = cli_error("fit", str(shifted_file), "--stream", "--model", "logistic")
+    assert code == 2
+    assert "(with --param solver=sgd or solver=minibatch it can)" in message
+
+
 @pytest.mark.parametrize("model", ["kernel", "voted-kernel", "multiclass", "perceptron"])
 def test_epoch_models_default_to_ten_epochs_and_others_keep_their_own(shifted_file, model):
     report = run_cli("fit", str(shifted_file), "--model", model)

@@ -74,9 +74,25 @@ def check_usage(data, test, test_fraction, stream, checkpoint, every, resume) ->
         raise typer.BadParameter("--resume needs --checkpoint PATH.", param_hint="--resume")
 
 
-def check_streamable(model: str) -> None:
-    from halfspaces.cli._models import model_class
+def check_streamable(model: str, params: dict | None = None) -> None:
+    """Refuse --stream for a model that, with these --param settings, has no partial_fit
+    (LogisticRegression has one with solver=sgd or minibatch only)."""
+    from halfspaces.cli._models import configure, model_class
 
-    if not hasattr(model_class(model)(), "partial_fit"):
-        raise typer.BadParameter(f"--model {model} cannot learn from a stream (it has no "
-                                 "partial_fit); drop --stream.", param_hint="--stream")
+    try:
+        estimator = configure(model_class(model), params or {}, {})
+    except KeyError:  # an unknown --param: fit names it
+        return
+    if hasattr(estimator, "partial_fit"):
+        return
+    hint = (" (with --param solver=sgd or solver=minibatch it can)"
+            if "solver" in estimator.get_params() and _streams_with_sgd(estimator) else "")
+    raise typer.BadParameter(f"--model {model} cannot learn from a stream (it has no "
+                             f"partial_fit){hint}; drop --stream.", param_hint="--stream")
+
+
+def _streams_with_sgd(estimator) -> bool:
+    try:
+        return hasattr(estimator.set_params(solver="sgd"), "partial_fit")
+    except ValueError:  # no such solver
+        return False

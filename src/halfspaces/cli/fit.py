@@ -467,7 +467,7 @@ def fit_cli(
         raise typer.BadParameter(str(exc), param_hint="--param") from None
     options = StreamOptions(chunk_size, checkpoint, checkpoint_every, resume) if stream else None
     if stream:
-        check_streamable(_name(model))
+        check_streamable(_name(model), params)
     from halfspaces.io.streaming import CheckpointMismatchError
 
     try:
