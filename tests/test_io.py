@@ -147,6 +147,35 @@ def test_a_refused_long_double_is_shown_with_the_digits_that_differ(tmp_path):
     assert np.longdouble(given) == third and float(becomes) == float(third)
 
 
+def test_parquet_decimals_that_float64_would_merge_are_refused(tmp_path):
+    # decimal128(20, 0) 2^53 + 1 (label +1) and 2^53 (label -1) are separable by a threshold
+    # between them; read as float64 they were one point, and certify printed "separable no"
+    # with "certificate exact yes": a proof about other data
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from decimal import Decimal as D
+
+    from _cli import cli_error
+
+    cases = {"int.parquet": ([D(2**53 + 1), D(2**53)], pa.decimal128(20, 0),
+                             "the decimal 9007199254740993 cannot be held in float64"),
+             "frac.parquet": ([D("0.10000000000000000001"), D("0.1")], pa.decimal128(38, 20),
+                              "the decimal 0.10000000000000000001 cannot be held")}
+    for name, (values, kind, message) in cases.items():
+        pq.write_table(pa.table({"x": pa.array(values, kind), "t": [1, -1]}), tmp_path / name)
+        assert float(values[0]) == float(values[1])  # the two points float64 would merge
+        with pytest.raises(DataFileError, match="column 'x', row 0: " + re.escape(message)):
+            read(tmp_path / name, label_column="t")
+        code, said = cli_error("certify", str(tmp_path / name), "--label-column", "t")
+        assert code == 1 and "cannot be held in float64" in said and "separable" not in said
+    # decimals that are the shortest decimal of their float64 are read as it, as text is
+    everyday = [D("19.99"), D("0.10"), D("-3.5"), D(2**53 + 2)]
+    pq.write_table(pa.table({"x": pa.array(everyday, pa.decimal128(20, 2)), "t": [1, -1, 1, -1]}),
+                   tmp_path / "ok.parquet")
+    X, _ = read(tmp_path / "ok.parquet", label_column="t")
+    assert X.ravel().tolist() == [19.99, 0.1, -3.5, float(2**53 + 2)]
+
+
 def test_certify_refuses_a_file_whose_ints_float64_rounds(tmp_path):
     from _cli import cli_error
 

@@ -320,6 +320,9 @@ def _arrow_to_xy(path, table, label: int, start: int):
                                       f"{start + _first_null(column)})")
         columns.append(column.to_numpy(zero_copy_only=False))
     names = table.schema.names
+    for i, name in enumerate(names):
+        if i != label and _is_decimal(table.schema.field(i).type):
+            _refuse_rounded_decimals(path, columns[i], f"column {name!r}", start)
     y = columns.pop(label)
     for j, name in enumerate(_without(names, label)):
         if _may_round_number(columns[j]):  # column_stack of int64 and float64 columns
@@ -336,6 +339,33 @@ def _arrow_to_xy(path, table, label: int, start: int):
         raise DataFileError(path, f"column {bad!r} is not numeric") from None
     return _checked_xy(path, X, _plain_labels(y, path, f"column {names[label]!r}", start),
                        start)
+
+
+def _is_decimal(arrow_type) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_decimal(arrow_type))
+
+
+def _refuse_rounded_decimals(path, values: NDArray, what: str, start: int) -> None:
+    """Refuse a Parquet decimal that is not the shortest decimal of its float64.
+
+    Such a column is exact binary data, as int64 is: decimal128(20, 0) 9007199254740993
+    became the float64 of 9007199254740992, and a threshold between them, a separator of
+    the given data, was "proved" not to exist. A decimal that is the shortest decimal of
+    its float64 (0.1, 19.99: the digits Python prints for that float) is read as that
+    float64, as decimal text is; two such decimals never share a float64, whereas
+    0.10000000000000000001 and 0.1 do, and are refused.
+    """
+    from decimal import Decimal
+
+    for row, value in enumerate(values):
+        nearest = float(value)
+        if not (value.is_finite() and Decimal(repr(nearest)) == value):
+            raise DataFileError(path, f"{what}, row {start + row}: the decimal {value} cannot "
+                                      f"be held in float64 (it would be {nearest!r}); "
+                                      "halfspaces computes in float64: cast the column to "
+                                      "float64 if that rounding is acceptable, or rescale it")
 
 
 def _first_null(column) -> int:
