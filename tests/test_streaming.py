@@ -24,7 +24,7 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 from test_model_files import assert_same_model
 
 import halfspaces
-from halfspaces.io import fit_stream
+from halfspaces.io import DataFileError, fit_stream
 from halfspaces.io.model import ModelFileError, load_with_extra
 from halfspaces.io.streaming import CheckpointMismatchError
 
@@ -134,6 +134,57 @@ def test_the_command_line_names_epochs_for_a_checkpoint_further_on(stream_file, 
     code, message = cli_error("fit", *common, "--epochs", "1", "--resume")
     assert code == 2 and "--epochs" in message and "at least 2" in message
     assert "damaged" not in message
+
+
+def test_verify_data_notices_one_value_changed_in_the_middle(tmp_path):
+    # a value changed in the middle of the file, its size and modification time restored,
+    # passes the default fingerprint (size, time, first and last 64 KiB); with verify_data
+    # the SHA-256 of every byte refuses the resume, whatever that run's own setting
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(12_000, 4)), 6)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    path = tmp_path / "d.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    settings = dict(chunk_size=500, epochs=2, checkpoint=tmp_path / "c")
+    with pytest.raises(Interrupted):
+        fit_stream(halfspaces.Perceptron(), path, verify_data=True,
+                   on_progress=interrupt_after(3000), **settings)
+    text = path.read_bytes()
+    middle = text.index(b"\n", len(text) // 2) + 1  # a line start far from both ends
+    assert 2**16 < middle < len(text) - 2**16
+    digit = text.index(b":", middle) + 1  # the first value's first character, a digit
+    if text[digit:digit + 1] == b"-":
+        digit += 1
+    changed = str((int(text[digit:digit + 1]) + 1) % 10).encode()
+    flipped = text[:digit] + changed + text[digit + 1:]
+    assert len(flipped) == len(text) and flipped != text
+    times = os.stat(path)
+    path.write_bytes(flipped)
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    for verify in (True, False):
+        with pytest.raises(CheckpointMismatchError, match="SHA-256 of its bytes") as caught:
+            fit_stream(halfspaces.Perceptron(), path, resume=True, verify_data=verify,
+                       **settings)
+        assert caught.value.setting == "data"
+    # without verify_data when the checkpoint was written, the change goes unnoticed (the
+    # documented limit of the default fingerprint)
+    path.write_bytes(text)
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    with pytest.raises(Interrupted):
+        fit_stream(halfspaces.Perceptron(), path, on_progress=interrupt_after(3000),
+                   **{**settings, "checkpoint": tmp_path / "plain"})
+    path.write_bytes(flipped)
+    os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+    resumed = fit_stream(halfspaces.Perceptron(), path, resume=True,
+                         **{**settings, "checkpoint": tmp_path / "plain"})
+    assert resumed.resumed_at is not None
+
+
+def test_verify_data_refuses_a_pipe_by_name(tmp_path):
+    fifo = tmp_path / "d.svm"
+    os.mkfifo(fifo)
+    with pytest.raises(DataFileError, match="verify_data needs a regular file"):
+        fit_stream(halfspaces.Perceptron(), fifo, verify_data=True)  # refused before opening
 
 
 def test_model_without_partial_fit_is_refused(stream_file):

@@ -152,6 +152,7 @@ class StreamOptions:
     checkpoint: Path | None = None
     checkpoint_every: int | None = None
     resume: bool = False
+    verify_data: bool = False
 
 
 def fit(
@@ -384,7 +385,7 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
             estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
             label_column=label_column, checkpoint=options.checkpoint,
             checkpoint_every=options.checkpoint_every, resume=options.resume,
-            on_progress=advance)))
+            on_progress=advance, verify_data=options.verify_data)))
     run = runs[0]
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
             "zero_based": run.zero_based}
@@ -453,6 +454,10 @@ def fit_cli(
         show_default=False)] = None,
     resume: Annotated[bool, typer.Option(
         "--resume", help="Continue from --checkpoint if it exists.")] = False,
+    verify_data: Annotated[bool, typer.Option(
+        "--verify-data", help="With --checkpoint: record a SHA-256 of the whole data file and "
+        "check it on --resume (one more read of the file; by default its size, time and "
+        "ends are checked).")] = False,
     json_output: JsonOutput = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
@@ -465,7 +470,8 @@ def fit_cli(
         params = parse_params(param)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="--param") from None
-    options = StreamOptions(chunk_size, checkpoint, checkpoint_every, resume) if stream else None
+    options = (StreamOptions(chunk_size, checkpoint, checkpoint_every, resume, verify_data)
+               if stream else None)
     if stream:
         check_streamable(_name(model), params)
     from halfspaces.io.streaming import CheckpointMismatchError

@@ -1,9 +1,11 @@
 """What a checkpoint records of the data file, and its progress fields read back checked.
 
-:func:`identity` fingerprints the data file (size, modification time, a hash of its ends)
-so that a resumed run notices a replaced file; :func:`progress_plan` reads a checkpoint's
-progress fields back into the stream's :class:`~halfspaces.io._one_pass.Plan`, each checked
-for type and range; :func:`beyond_end_check` refuses a position past the end of the file.
+:func:`identity` fingerprints the data file (size, modification time, a hash of its first
+and last 64 KiB) so that a resumed run notices a replaced file without reading it all;
+:func:`whole_file_hash` hashes every byte, for runs that ask to verify the data;
+:func:`progress_plan` reads a checkpoint's progress fields back into the stream's
+:class:`~halfspaces.io._one_pass.Plan`, each checked for type and range;
+:func:`beyond_end_check` refuses a position past the end of the file.
 The checks that name the setting a resumed run differs in stay in
 :mod:`halfspaces.io.streaming`, beside :class:`~halfspaces.io.streaming.CheckpointMismatchError`.
 """
@@ -22,7 +24,7 @@ from halfspaces.io._one_pass import Plan
 from halfspaces.io.model import ModelFileError
 
 __all__ = ["FINGERPRINT_BYTES", "beyond_end_check", "identity", "progress_plan", "same_value",
-           "unreadable"]
+           "unreadable", "whole_file_hash"]
 
 FINGERPRINT_BYTES = 2**16
 
@@ -49,6 +51,15 @@ def identity(path) -> dict:
         return {}
     return {"data_size": found.st_size, "data_mtime_ns": found.st_mtime_ns,
             "data_hash": digest.hexdigest()[:32]}
+
+
+def whole_file_hash(path) -> str:
+    """The SHA-256 of every byte of the regular file `path`, read once in 1 MiB pieces."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while piece := handle.read(1 << 20):
+            digest.update(piece)
+    return digest.hexdigest()
 
 
 def unreadable(path) -> str | None:

@@ -38,6 +38,7 @@ from halfspaces.io._checkpoint import (
     progress_plan,
     same_value,
     unreadable,
+    whole_file_hash,
 )
 from halfspaces.io._errors import DataFileError, shown
 from halfspaces.io._files import (
@@ -121,6 +122,7 @@ def fit_stream(
     on_progress: Callable[[int], None] | None = None,
     n_features: int | None = None,
     classes: Any = None,
+    verify_data: bool = False,
 ) -> StreamFit:
     """Train `model` with ``partial_fit`` on `path`, `chunk_size` rows at a time.
 
@@ -161,6 +163,13 @@ def fit_stream(
     n_features, classes : default=None
         When both are given (e.g. from an earlier :func:`halfspaces.io.scan`), the first
         pass is skipped; an svmlight file is then 1-based unless `zero_based` is True.
+    verify_data : bool, default=False
+        Record a SHA-256 of the whole data file in the checkpoint, and check it on resume
+        (one more read of the file at each start). By default a checkpoint records the
+        file's size, modification time and a hash of its first and last 64 KiB: enough to
+        notice a replaced or rewritten file, not a byte changed in the middle with its size
+        and modification time restored. A checkpoint written with it is checked on resume
+        whatever this setting. A regular file only (a pipe cannot be read twice).
 
     Returns
     -------
@@ -182,6 +191,8 @@ def fit_stream(
     settings = {"data": os.fspath(Path(path).resolve()), "chunk_size": chunk_size,
                 "checkpoint_every": every, "epochs": epochs, "format": format,
                 "label_column": label_column, **identity(path)}
+    if verify_data:
+        settings["data_sha256"] = _whole_file_hash(path)
     known = None if n_features is None or classes is None else (n_features, classes)
     fresh = copy.deepcopy(model.__dict__)
     try:
@@ -297,16 +308,32 @@ def _check_same_run(checkpoint, progress: dict, settings: dict) -> None:
     if missing and (reason := unreadable(settings["data"])) is not None:
         raise DataFileError(settings["data"], f"cannot read it to resume from {shown(checkpoint)} "
                                               f"({reason})")
+    if "data_sha256" in progress and "data_sha256" not in settings:  # it asked to be checked
+        settings["data_sha256"] = _whole_file_hash(settings["data"])
     # checkpoints from before these were recorded lack them; the others must match
-    changed = [k for k in ("data_size", "data_hash", "data_mtime_ns")
+    changed = [k for k in ("data_size", "data_hash", "data_mtime_ns", "data_sha256")
                if k in progress and progress[k] != settings.get(k)]
     if changed:
         what = {"data_size": "its size", "data_hash": "its content",
-                "data_mtime_ns": "its modification time"}[changed[0]]
+                "data_mtime_ns": "its modification time",
+                "data_sha256": "the SHA-256 of its bytes"}[changed[0]]
         raise CheckpointMismatchError(
             f"{shown(checkpoint)}: the data file {shown(settings['data'])} changed since the "
             f"checkpoint was written ({what} differs): resume on the same data, or delete it.",
             "data")
+
+
+def _whole_file_hash(path) -> str:
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError as exc:
+        raise DataFileError(path, f"cannot read it ({exc.strerror or exc})") from None
+    if not regular:
+        raise DataFileError(path, "verify_data needs a regular file: a pipe or a device "
+                                  "cannot be read twice")
+    return whole_file_hash(path)
 
 
 def _check_epochs_left(checkpoint, progress: dict, epochs: int) -> None:
