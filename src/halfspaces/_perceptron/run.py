@@ -34,7 +34,7 @@ from halfspaces._fast import perceptron as fast_perceptron
 from halfspaces._perceptron.epochs import CYCLIC, non_finite_row_error, run_epochs
 
 __all__ = [
-    "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState",
+    "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState", "TooManyUpdates",
     "loop_targets", "non_finite_row_error", "perceptron_block_epoch", "run_multiclass_perceptron",
     "run_perceptron", "survival_counts",
 ]
@@ -106,6 +106,7 @@ def run_perceptron(
     rng: np.random.Generator | np.random.RandomState | None = None,
     state: PerceptronState | None = None,
     record_updates: bool = False,
+    max_recorded: int | None = None,
 ) -> PerceptronRun:
     """Run the perceptron variant ``mode`` for up to ``max_epochs`` passes over (X, y).
 
@@ -115,6 +116,9 @@ def run_perceptron(
     violated example, and the run stops when no margin is <= 0. ``state`` is not modified:
     the run works on a copy and returns the new state. Without ``fit_intercept`` the
     hypothesis has b = 0: a state from a run with an intercept continues without it.
+    With ``record_updates``, ``max_recorded`` stops the run by :class:`TooManyUpdates` as
+    soon as the log holds more updates than that, so its memory stays bounded (an animation
+    of 10^4 passes over 10^6 rows logged 312 million updates, 10 GB, before it refused).
     """
     _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
@@ -126,7 +130,8 @@ def run_perceptron(
     if mode_code == fast_perceptron.POCKET:
         _recount_pocket_errors(Xk, Y, c, state)
     log = np.empty((2, n if record_updates else 0), dtype=np.int64)
-    logs = []
+    logs: list[NDArray] = []
+    recorded = [0]
 
     def one_epoch(order: NDArray[np.int64]) -> int:
         if selection == "worst":
@@ -138,6 +143,9 @@ def run_perceptron(
                                     state.counters, log)
         if record_updates and k >= 0:
             logs.append(log[:, :k].copy())
+            recorded[0] += k
+            if max_recorded is not None and recorded[0] > max_recorded:
+                raise TooManyUpdates(recorded[0], len(logs))
         return k
 
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
@@ -149,6 +157,14 @@ def run_perceptron(
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
     return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
                          state, rows, steps)
+
+
+class TooManyUpdates(Exception):
+    """A recording run passed its ``max_recorded`` updates (``count`` in ``passes``)."""
+
+    def __init__(self, count: int, passes: int) -> None:
+        super().__init__(f"{count} updates in {passes} passes")
+        self.count, self.passes = count, passes
 
 
 def _check_run_sizes(X, y: NDArray, state: PerceptronState | None) -> None:

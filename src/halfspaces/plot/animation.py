@@ -255,7 +255,7 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     """
     from sklearn.utils import check_X_y
 
-    from halfspaces._perceptron.run import run_perceptron
+    from halfspaces._perceptron.run import TooManyUpdates, run_perceptron
     from halfspaces._validation import (
         LOOP_CHECKS_FINITE,
         check_sparse_structure,
@@ -273,14 +273,16 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")
-    run = run_perceptron(Xc, targets.labels, positive=targets.positives[0],
-                         fit_intercept=fit_intercept, max_epochs=int(passes),
-                         record_updates=True)
-    if run.update_rows.size > MAX_FRAMES:  # before a weight vector per frame is made
+    try:  # stopped as soon as it passes MAX_FRAMES updates, before a frame is made
+        run = run_perceptron(Xc, targets.labels, positive=targets.positives[0],
+                             fit_intercept=fit_intercept, max_epochs=int(passes),
+                             record_updates=True, max_recorded=MAX_FRAMES)
+    except TooManyUpdates as many:
         raise ValueError(
-            f"The perceptron made {run.update_rows.size:,} updates in {int(passes)} "
-            f"pass(es), one frame each; an animation holds at most {MAX_FRAMES:,} "
-            "(MAX_FRAMES). Animate fewer passes, or a sample of the rows.")
+            f"The perceptron made {many.count:,} updates in its first {many.passes} of "
+            f"{int(passes)} pass(es), one frame each; an animation holds at most "
+            f"{MAX_FRAMES:,} (MAX_FRAMES). Animate fewer passes, or a sample of the "
+            "rows.") from None
     Xd = dense(Xc)
     labels = np.where(y == targets.classes[1], 1.0, -1.0)
     signs = labels[run.update_rows]
