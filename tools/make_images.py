@@ -51,7 +51,7 @@ def main() -> None:
     save(ShatterDisplay.from_points(XOR), "shatter.png")
     rng = np.random.default_rng(2)
     Xn = rng.normal(size=(40, 2))
-    yn = np.where(Xn @ [1.0, 1.0] + 0.5 * rng.normal(size=40) > 0, 1, -1)
+    yn = np.where(Xn @ [1.0, 1.0] + 1.0 * rng.normal(size=40) > 0, 1, -1)  # not separable
     save(SeparabilityDisplay.from_data(Xn, yn), "separability.png")
 
 
