@@ -415,6 +415,25 @@ def test_evaluate_measures_a_regression_model_by_its_residuals(tmp_path):
     assert run_cli("evaluate", str(path), str(data)).returncode == 0
 
 
+def test_predict_json_gives_numbers_for_numeric_labels_and_text_for_text(tmp_path):
+    # --json printed every label as a string ("1", "-1") whatever the model's classes
+    from _cli import run_cli as run_in_process
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    for labels, expected in (([-1, -1, 1, 1], [-1, -1, 1, 1]),
+                             (np.array([0.0, 0.0, 2.0, 2.0]), [0, 0, 2, 2]),
+                             (["no", "no", "yes", "yes"], ["no", "no", "yes", "yes"])):
+        model = halfspaces.LogisticRegression(alpha=0.01).fit(X, labels)
+        halfspaces.save(model, tmp_path / "m.hs")
+        np.save(tmp_path / "x.npy", X)
+        record = run_in_process("predict", str(tmp_path / "m.hs"), str(tmp_path / "x.npy"))
+        assert record["predictions"] == expected
+        assert [type(v) for v in record["predictions"]] == [type(v) for v in expected]
+        probabilities = run_in_process("predict", str(tmp_path / "m.hs"),
+                                       str(tmp_path / "x.npy"), "--proba")["predictions"]
+        np.testing.assert_array_equal(probabilities, model.predict_proba(X))
+
+
 def test_failed_predict_leaves_no_output(saved_model, tmp_path):
     out, test = saved_model
     bad = tmp_path / "bad.svm"

@@ -164,6 +164,17 @@ def _damaged(path: Path, where: str, value: Any, rule: str) -> Exception:
     return ModelFileError(f"{path}: damaged model file: its {where} is {shown}, not {rule}")
 
 
+def label_value(value: Any) -> int | float | str:
+    """A label as a JSON value: -1.0 -> -1, 0.5 -> 0.5, "yes" -> "yes"."""
+    if isinstance(value, (bool, np.bool_)):
+        return str(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return int(value) if float(value).is_integer() else float(value)
+    return str(value)
+
+
 def label_text(value: Any) -> str:
     """A label as written in data files: -1.0 -> "-1", 0.5 -> "0.5", "yes" -> "yes"."""
     if isinstance(value, (float, np.floating)):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -22,9 +22,11 @@ __all__ = ["predict", "predict_cli"]
 
 def predict(model_path: Path, data: Path, *, proba: bool = False,
             label_column: int | str | None = None, format: str | None = None,
-            chunk_size: int = 10_000) -> Iterator[str]:
+            chunk_size: int = 10_000, as_json: bool = False) -> Iterator[Any]:
     """The prediction lines for `data`: labels in their original values, or with `proba`
-    the class probabilities in the order of ``classes_``, comma-separated.
+    the class probabilities in the order of ``classes_``, comma-separated. With `as_json`
+    the values themselves: a number for a numeric label (1, -1, 0.5), a string for a text
+    label, a list of floats for the probabilities.
 
     Raises
     ------
@@ -32,7 +34,9 @@ def predict(model_path: Path, data: Path, *, proba: bool = False,
         For a bad model file or data file, or `proba` for a model without
         ``predict_proba``.
     """
-    from halfspaces.cli._data import label_text, load_model
+    import numpy as np
+
+    from halfspaces.cli._data import label_text, label_value, load_model
     from halfspaces.io import DataFileError, iter_chunks
 
     model, read = load_model(model_path)
@@ -42,10 +46,12 @@ def predict(model_path: Path, data: Path, *, proba: bool = False,
     for X, _ in iter_chunks(data, chunk_size, model.n_features_in_, format=format,
                             label_column=label_column, **read):
         n_samples += X.shape[0]
-        if proba:
+        if proba and as_json:
+            yield from (row.tolist() for row in np.asarray(model.predict_proba(X), float))
+        elif proba:
             yield from (",".join(repr(float(p)) for p in row) for row in model.predict_proba(X))
         else:
-            yield from (label_text(v) for v in model.predict(X))
+            yield from ((label_value if as_json else label_text)(v) for v in model.predict(X))
     if n_samples == 0:  # e.g. a pipe already read: an empty answer would look like success
         raise DataFileError(data, "the file holds no samples")
 
@@ -80,8 +86,10 @@ def predict_cli(
         if json_output:
             _output.render({"n_samples": n, "out": str(out)}, title="", as_json=True)
         return
-    if json_output:
-        _output.render({"predictions": list(lines)}, title="", as_json=True)
+    if json_output:  # the values, not their text: numbers stay numbers
+        values = predict(model, data, proba=proba, label_column=parse_label_column(label_column),
+                         format=format, as_json=True)
+        _output.render({"predictions": list(values)}, title="", as_json=True)
         return
     _print_lines(lines)
 
