@@ -55,6 +55,21 @@ def test_csv_matches_pandas(tmp_path, problem):
         assert np.array_equal(y_read, reference["label"].to_numpy())
 
 
+def test_csv_with_quoted_fields_matches_pandas(tmp_path):
+    # RFC 4180 quoting: a header "la,bel" was counted as two columns ("2 fields where the
+    # first line has 3" on every data line)
+    frame = pd.DataFrame({"la,bel": ["yes", "no", "yes", 'say "no"'], "x, y": [1.5, 2.0, -3.0, 4.0],
+                          "z": [1, 2, 3, 4]})
+    path = tmp_path / "q.csv"
+    frame.to_csv(path, index=False, quoting=1)  # csv.QUOTE_ALL
+    reference = pd.read_csv(path)
+    X, y = read(path, label_column="la,bel")
+    assert np.array_equal(X, reference[["x, y", "z"]].to_numpy(dtype=float))
+    assert y.tolist() == reference["la,bel"].tolist()
+    chunks = list(iter_chunks(path, chunk_size=3, label_column="la,bel"))
+    assert np.array_equal(np.vstack([c[0] for c in chunks]), X)
+
+
 def test_csv_without_header_label_by_index_and_strings(tmp_path):
     path = tmp_path / "d.txt"
     path.write_text("1.5,2,cat\n# a comment\n\n3,4,dog\n")
@@ -409,6 +424,10 @@ def test_index_beyond_n_features_and_zero_in_one_based(tmp_path):
     ("a,b,label\n1,2,1\n1,2,0,7,8\n", "line 3: 5 fields where the first line has 3"),
     ("a,b,label\n1,2,1\n1,inf,0\n", "line 3: column 'b': 'inf'; NaN and infinity"),
     ("a,b,label\n1,2,1\n\n1,2,nan\n", "line 4: label is 'nan'"),
+    # Python's float reads other scripts' digits, NumPy's parser not: NumPy named row 0
+    # (from 0) and column 2 (from 1) of its block for line 3's column 'b'
+    ("a,b,label\n1,2,1\n1,\u0661\u0662,0\n", "line 3: column 'b': '\u0661\u0662' is not a number"),
+    ('"a,b",c,label\n1,2,1\n1,2\n', "line 3: 2 fields where the first line has 3"),
 ])
 def test_csv_errors_name_file_line_problem(tmp_path, text, problem):
     path = tmp_path / "bad.csv"

@@ -7,6 +7,7 @@ file, the line and the problem. Quoted fields holding delimiters are not support
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import math
 import os
@@ -97,13 +98,24 @@ def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str |
     """
     text = decoded(path, [first], [line])[0].strip("\r\n")
     delimiter = _delimiter(Path(path), text)
-    fields = [f.strip() for f in (text.split(delimiter) if delimiter else text.split())]
+    fields = [f.strip() for f in split_fields(text, delimiter)]
     n = len(fields)
     if header is None:
         header = isinstance(label_column, str) or not all(
             _is_number(f) for i, f in enumerate(fields) if i != _index(label_column, n))
     names = tuple(fields) if header else None
     return TextLayout(delimiter, header, n, _label_index(path, label_column, names, n), names)
+
+
+def split_fields(line: str, delimiter: str | None) -> list[str]:
+    """The fields of one line: RFC 4180 quoting where the line has a double quote (a field
+    ``"la,bel"`` holds a delimiter; ``""`` inside quotes is one quote), else a plain split
+    (whitespace when there is no delimiter)."""
+    if delimiter is None:
+        return line.split()
+    if '"' not in line:
+        return line.split(delimiter)
+    return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [""])
 
 
 def _delimiter(path: Path, text: str) -> str | None:
@@ -156,11 +168,12 @@ def parse_rows(path, lines: list[bytes], numbers: Sequence[int], layout: TextLay
     if not _full_width(text, layout):
         raise _locate_text(path, text, numbers, layout, classes, None)
     try:
+        quoting = {} if layout.delimiter is None else {"quotechar": '"'}
         X = np.loadtxt(text, delimiter=layout.delimiter, dtype=np.float64, ndmin=2,
-                       usecols=layout.feature_columns, comments=None)
+                       usecols=layout.feature_columns, comments=None, **quoting)
         raw = None if layout.label is None else np.loadtxt(
             text, delimiter=layout.delimiter, dtype=str, ndmin=1, usecols=[layout.label],
-            comments=None)
+            comments=None, **quoting)
     except (ValueError, IndexError) as exc:
         raise _locate_text(path, text, numbers, layout, classes, exc) from None
     X = X.reshape(len(text), len(layout.feature_columns))
@@ -194,7 +207,9 @@ def _full_width(text: list[str], layout: TextLayout) -> bool:
     if layout.delimiter is None:
         return all(len(line.split()) == layout.n_columns for line in text)
     separators = layout.n_columns - 1
-    return all(line.count(layout.delimiter) == separators for line in text)
+    return all(line.count(layout.delimiter) == separators if '"' not in line
+               else len(split_fields(line.strip("\r\n"), layout.delimiter)) == layout.n_columns
+               for line in text)
 
 
 def label_values(raw: NDArray, classes=None, text: bool = False) -> NDArray | None:
@@ -233,7 +248,7 @@ def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
 
 def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | None:
     stripped = line.strip("\r\n")
-    fields = stripped.split(layout.delimiter) if layout.delimiter else stripped.split()
+    fields = split_fields(stripped, layout.delimiter)
     if len(fields) != layout.n_columns:
         return f"{len(fields)} fields where the first line has {layout.n_columns}"
     for column in layout.feature_columns:
@@ -248,7 +263,9 @@ def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | No
 def _value_problem(field: str, column: int, layout: TextLayout) -> str | None:
     name = f"column {layout.names[column]!r}" if layout.names else f"column {column}"
     try:
-        if "_" in field:  # Python's float takes 1_0, NumPy's parser does not
+        # Python's float takes 1_0 and other scripts' digits (Arabic-Indic ١٢), NumPy's
+        # parser does not: both are named here rather than by NumPy's 0-based message
+        if "_" in field or not field.isascii():
             raise ValueError(field)
         value = float(field)
     except ValueError:
