@@ -7,6 +7,7 @@ on the number of workers and only O(1) numbers per partition reach the client.
 
 from __future__ import annotations
 
+import copy
 import functools
 
 import numpy as np
@@ -53,7 +54,8 @@ def score(model, X, y=None) -> float:
     >>> round(r2, 12)
     1.0
     """
-    local = model.to_local() if hasattr(model, "to_local") else model
+    local = copy.copy(model.to_local() if hasattr(model, "to_local") else model)
+    local.__dict__.pop("feature_names_in_", None)  # the partitions hold plain arrays
     regression = is_regressor(local)
     if isinstance(X, Partitions):
         if y is not None:
