@@ -130,9 +130,15 @@ class DataReport:
     notes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The report as plain JSON data, with only the fields that apply to the verdict:
-        the margin fields for separable data, the certificate fields for inseparable data,
-        neither when separability is not decided."""
+        """The report as plain JSON data, with only the fields that apply to the verdict.
+
+        Returns
+        -------
+        dict
+            The fields in display order, without the certificate fields for separable
+            data, the margin fields for inseparable data, or either when separability is
+            not decided; ``sample_complexity`` and ``notes`` as lists.
+        """
         record = dataclasses.asdict(self)
         unused = {True: _CERTIFICATE_FIELDS, False: _MARGIN_FIELDS,
                   None: _MARGIN_FIELDS + _CERTIFICATE_FIELDS}[self.separable]
