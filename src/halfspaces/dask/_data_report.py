@@ -1,10 +1,9 @@
 """The data-set report of data held in partitions on a Dask cluster.
 
-:func:`halfspaces.theory.assemble_data_report <halfspaces.theory.data_report.assemble_data_report>`
-assembles it, as it assembles the serial report; only the primitives differ: separability,
-the maximum margin, the radius and the Freund-Schapire search run on the partitions, and
-Novikoff's bound (R' B)^2 comes from the maximum margin's B and R' = max ||z_i|| (one more
-pass), so the QP is solved once.
+:func:`halfspaces.theory.assemble_data_report` assembles it, as it assembles the serial
+report; only the primitives differ: separability, the maximum margin, the radius and the
+Freund-Schapire search run on the partitions, and Novikoff's bound (R' B)^2 comes from the
+maximum margin's B and R' = max ||z_i|| (one more pass), so the QP is solved once.
 """
 
 from __future__ import annotations

@@ -14,7 +14,12 @@ from halfspaces.theory.bounds import (
     perceptron_mistake_bound,
     sample_complexity,
 )
-from halfspaces.theory.data_report import DataReport, data_report
+from halfspaces.theory.data_report import (
+    DataReport,
+    ReportSteps,
+    assemble_data_report,
+    data_report,
+)
 from halfspaces.theory.margins import functional_margins, geometric_margins, margin, radius
 from halfspaces.theory.report import CertifyReport, certify
 from halfspaces.theory.separability import MaxMargin, Separability, max_margin, separability
@@ -23,6 +28,8 @@ from halfspaces.theory.vc import shatters, unrealizable_labeling, vc_dimension
 __all__ = [
     "CertifyReport",
     "DataReport",
+    "ReportSteps",
+    "assemble_data_report",
     "certify",
     "data_report",
     "FreundSchapireBound",
