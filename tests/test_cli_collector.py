@@ -1,5 +1,5 @@
 """The ``halfspaces`` process pauses the garbage collector through start-up and freezes it at
-exit (:mod:`halfspaces.cli._collector`, issue 13's warm start); library callers of ``main``
+exit (:mod:`halfspaces.cli._process.collector`, issue 13's warm start); library callers of ``main``
 keep theirs.
 
 No test here reads a clock: each checks the cause of the saving (no collection runs before
@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 from sklearn.datasets import dump_svmlight_file
 
-from halfspaces.cli import _collector, main
+from halfspaces.cli import main
+from halfspaces.cli._process import collector
 
 # Runs `halfspaces ARGS` through the console script's entry point, watching the collector:
 # the collections made before `resume`, the collector's state when the command's long work
@@ -27,7 +28,7 @@ from halfspaces.cli import _collector, main
 WATCH = """
     import atexit, gc, json, sys
     import halfspaces.cli as cli
-    from halfspaces.cli import _collector
+    from halfspaces.cli._process import collector
 
     record = sys.argv[1]
     seen = {"collections": 0, "before_resume": None, "work": [], "resumed": 0}
@@ -37,7 +38,7 @@ WATCH = """
             seen["collections"] += 1
 
     gc.callbacks.append(count)
-    plain_pause, plain_resume = _collector.pause, _collector.resume
+    plain_pause, plain_resume = collector.pause, collector.resume
 
     def pause():
         seen["collections"] = 0  # this script's own imports ran before: count from here
@@ -49,7 +50,7 @@ WATCH = """
         seen["resumed"] += 1
         plain_resume()
 
-    _collector.pause, _collector.resume = pause, resume
+    collector.pause, collector.resume = pause, resume
 
     def watched(module, name):
         plain = getattr(module, name)
@@ -128,11 +129,11 @@ def test_main_leaves_a_library_callers_collector_alone(capsys):
 
 def test_resume_is_a_no_op_unless_paused():
     frozen = gc.get_freeze_count()
-    _collector.resume()
+    collector.resume()
     assert gc.isenabled() and gc.get_freeze_count() == frozen
     gc.disable()  # disabled by its caller, not by pause: resume must not turn it on
     try:
-        _collector.resume()
+        collector.resume()
         assert not gc.isenabled()
     finally:
         gc.enable()

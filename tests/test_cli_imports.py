@@ -18,8 +18,9 @@ import pytest
 from sklearn.datasets import dump_svmlight_file
 
 from halfspaces import AveragedPerceptron, Perceptron
-from halfspaces.cli import _lazy, main
-from halfspaces.cli.fit import BOUND_CELLS, _accuracy
+from halfspaces.cli import main
+from halfspaces.cli._fit_measures import BOUND_CELLS, accuracy
+from halfspaces.cli._process import lazy
 from halfspaces.exceptions import ConvergenceWarning
 
 NOT_LOADED = ("absent", "deferred")
@@ -45,7 +46,7 @@ def test_fit_loads_neither_scipy_stats_nor_pandas_and_reports_the_librarys_numbe
     result = run_python("""
         import json, sys
         from halfspaces.cli import main
-        from halfspaces.cli._lazy import is_deferred
+        from halfspaces.cli._process.lazy import is_deferred
         try:
             main(["fit", sys.argv[1], "--test", sys.argv[2], "--json", "--epochs", "5"])
         except SystemExit as exc:
@@ -74,15 +75,15 @@ def test_fit_loads_neither_scipy_stats_nor_pandas_and_reports_the_librarys_numbe
 def test_deferred_modules_become_the_real_ones(first):
     run_python(f"""
         import sys
-        from halfspaces.cli import _lazy
+        from halfspaces.cli._process import lazy
 
-        with _lazy.deferring(("scipy.stats",), {{"sklearn.utils.fixes": ("pandas",)}}):
+        with lazy.deferring(("scipy.stats",), {{"sklearn.utils.fixes": ("pandas",)}}):
             import sklearn.utils.fixes as fixes
             import scipy.stats
-        assert _lazy.is_deferred(sys.modules["scipy.stats"])
-        assert "pandas" not in sys.modules and _lazy.is_deferred(fixes.pd)
+        assert lazy.is_deferred(sys.modules["scipy.stats"])
+        assert "pandas" not in sys.modules and lazy.is_deferred(fixes.pd)
         assert scipy.stats.norm.cdf(0.0) == 0.5  # the first use runs the body in place
-        assert not _lazy.is_deferred(sys.modules["scipy.stats"])
+        assert not lazy.is_deferred(sys.modules["scipy.stats"])
         assert sys.modules["scipy.stats"] is scipy.stats is fixes.scipy.stats
         from scipy.stats import norm
         assert norm is scipy.stats.norm
@@ -92,7 +93,7 @@ def test_deferred_modules_become_the_real_ones(first):
         else:
             assert fixes.pd.DataFrame is not None  # loads pandas in place
             import pandas
-            assert pandas is fixes.pd and not _lazy.is_deferred(pandas)
+            assert pandas is fixes.pd and not lazy.is_deferred(pandas)
         assert sys.modules["pandas"] is pandas
         assert pandas.DataFrame({{"a": [1, 2]}})["a"].sum() == 3
         """)
@@ -101,7 +102,7 @@ def test_deferred_modules_become_the_real_ones(first):
 def test_deferring_ends_with_the_command(capsys):
     with pytest.raises(SystemExit):
         main(["--version"])
-    assert not any(isinstance(finder, _lazy._Finder) for finder in sys.meta_path)
+    assert not any(isinstance(finder, lazy._Finder) for finder in sys.meta_path)
     assert capsys.readouterr().out.startswith("halfspaces ")
 
 
@@ -117,7 +118,7 @@ def test_accuracy_is_sklearns_score(labels):
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = Perceptron(max_epochs=3).fit(X[:60], y[:60])
     for rows in (slice(0, 60), slice(60, 90)):
-        assert _accuracy(model, X[rows], y[rows]) == model.score(X[rows], y[rows])
+        assert accuracy(model, X[rows], y[rows]) == model.score(X[rows], y[rows])
 
 
 def test_accuracy_refuses_what_score_refuses():
@@ -125,7 +126,7 @@ def test_accuracy_refuses_what_score_refuses():
     model = Perceptron().fit(X, np.array([1, 0, 1, 0]))
     for bad in (np.array(["1", "0", "1", "0"]), np.array([0.5, 0.0, 1.5, 0.0])):
         with pytest.raises(ValueError) as ours:
-            _accuracy(model, X, bad)
+            accuracy(model, X, bad)
         with pytest.raises(ValueError) as theirs:
             model.score(X, bad)
         assert type(ours.value) is type(theirs.value)

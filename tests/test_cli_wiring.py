@@ -427,7 +427,7 @@ def test_the_report_carries_per_class_counts_and_unknown_convergence():
 def test_timed_separates_compilation_and_keeps_warnings_as_notes():
     import numba
 
-    from halfspaces.cli.fit import _timed
+    from halfspaces.cli._fit_measures import timed
 
     def work():
         warnings.warn("first", UserWarning, stacklevel=1)
@@ -435,18 +435,18 @@ def test_timed_separates_compilation_and_keeps_warnings_as_notes():
         numba.njit(lambda a: a + 1)(1)  # a fresh function: compiled inside the work
 
     start = time.perf_counter()
-    fit_seconds, compile_seconds, notes = _timed(work)
+    fit_seconds, compile_seconds, notes = timed(work)
     wall = time.perf_counter() - start
     assert compile_seconds > 0.0 and fit_seconds >= 0.0
     assert fit_seconds + compile_seconds <= wall  # the parts of one measured span
     assert notes == ("first",)
-    fit_seconds, compile_seconds, notes = _timed(lambda: None)
+    fit_seconds, compile_seconds, notes = timed(lambda: None)
     assert compile_seconds == 0.0 and 0.0 <= fit_seconds <= time.perf_counter() - start
     assert notes == ()
 
 
 def test_mistake_bound_is_left_empty_where_it_is_not_offered(shifted_file, tmp_path):
-    from halfspaces.cli.fit import BOUND_CELLS, _mistake_bound
+    from halfspaces.cli._fit_measures import BOUND_CELLS, mistake_bound
 
     X, y = load_svmlight_file(str(shifted_file))
     X = X.toarray()
@@ -459,27 +459,27 @@ def test_mistake_bound_is_left_empty_where_it_is_not_offered(shifted_file, tmp_p
     noisy_y = y.copy()
     noisy_y[:5] *= -1  # not separable: no finite bound, and no note either
     clf = fitted(halfspaces.Perceptron(max_epochs=3), X, noisy_y)
-    assert _mistake_bound("perceptron", clf, X, noisy_y) == (None, ())
+    assert mistake_bound("perceptron", clf, X, noisy_y) == (None, ())
     # past BOUND_CELLS the QP is not attempted (a fast a9a fit stays fast)
     wide = np.zeros((BOUND_CELLS // 4 + 1, 4))
     wide[:, 0] = np.where(np.arange(wide.shape[0]) % 2, 1.0, -1.0)
     labels = wide[:, 0].copy()
     clf = fitted(halfspaces.Perceptron(max_epochs=2), wide, labels)
-    assert _mistake_bound("perceptron", clf, wide, labels) == (None, ())
+    assert mistake_bound("perceptron", clf, wide, labels) == (None, ())
     broken = X.copy()
     broken[0, 0] = np.nan  # the bound's own validation raises: a note, not a crash
     clf = fitted(halfspaces.Perceptron(max_epochs=3), X, y)
-    bound, notes = _mistake_bound("perceptron", clf, broken, y)
+    bound, notes = mistake_bound("perceptron", clf, broken, y)
     assert bound is None and len(notes) == 1
     assert notes[0].startswith("mistake_bound not computed: ValueError: ")
 
 
 def test_accuracy_falls_back_to_score_beyond_one_column_of_classes():
-    from halfspaces.cli.fit import _accuracy
+    from halfspaces.cli._fit_measures import accuracy as measured_accuracy
 
     X, y = load_iris(return_X_y=True)
     model = fitted(halfspaces.MulticlassPerceptron(max_epochs=3, random_state=0), X, y)
-    assert _accuracy(model, X, y) == model.score(X, y)
+    assert measured_accuracy(model, X, y) == model.score(X, y)
 
     class Recorder:
         """predict returns what it is given; score says which path was taken."""
@@ -494,14 +494,14 @@ def test_accuracy_falls_back_to_score_beyond_one_column_of_classes():
             return -1.0
 
     labels = np.array([0, 1, 1, 0])
-    assert _accuracy(Recorder(labels), None, labels) == 1.0  # the fast path: the mean
-    assert _accuracy(Recorder(np.array([0, 1, 0, 0])), None, labels) == 0.75
-    assert _accuracy(Recorder(labels[:3]), None, labels) == -1.0  # shapes differ
-    assert _accuracy(Recorder(labels[:, None]), None, labels[:, None]) == -1.0  # 2-D
+    assert measured_accuracy(Recorder(labels), None, labels) == 1.0  # the fast path: the mean
+    assert measured_accuracy(Recorder(np.array([0, 1, 0, 0])), None, labels) == 0.75
+    assert measured_accuracy(Recorder(labels[:3]), None, labels) == -1.0  # shapes differ
+    assert measured_accuracy(Recorder(labels[:, None]), None, labels[:, None]) == -1.0  # 2-D
     continuous = np.array([0.5, 1.5, 2.5, 3.5])
-    assert _accuracy(Recorder(continuous), None, continuous) == -1.0  # not classes
+    assert measured_accuracy(Recorder(continuous), None, continuous) == -1.0  # not classes
     with pytest.raises(ValueError, match="Mix of label input types"):
-        _accuracy(Recorder(np.array(["a", "b", "a", "b"])), None, labels)
+        measured_accuracy(Recorder(np.array(["a", "b", "a", "b"])), None, labels)
 
 
 # each usage error: exit code 2, the option to blame and the reason, before anything is read
@@ -654,37 +654,55 @@ def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
 def test_fit_on_a_cluster_passes_every_setting_and_guards_every_input(tmp_path, monkeypatch):
     """``--dask``'s plumbing, without a cluster (so that mutmut's forks can run it).
 
-    ``fit_on_cluster`` is replaced by a recorder: each setting must reach it unchanged, and
-    ``--out`` must be refused, before any cluster is asked, when it names one of the files
-    read: any of several DATA files, a file a glob pattern matches, or a test file.
+    ``fit_on_cluster`` is replaced by a recorder: the estimator it gets must be configured
+    with each setting, the other settings must reach it unchanged, and ``--out`` must be
+    refused, before any cluster is asked, when it names one of the files read: any of
+    several DATA files, a file a glob pattern matches, or a test file.
     """
     import halfspaces.cli._dask as cluster_module
+    import halfspaces.dask as hd
     from halfspaces.cli import fit as fit_module
     from halfspaces.io import OutputFileError
 
     calls = []
-    monkeypatch.setattr(cluster_module, "fit_on_cluster",
-                        lambda paths, **kwargs: calls.append((paths, kwargs)) or "report")
+
+    def recorder(estimator, paths, **kwargs):
+        calls.append((estimator, paths, kwargs))
+        estimator.to_local = lambda: "the serial model"  # what --out saves
+        return cluster_module.ClusterFit((7, 3), 0.5, 0.25, ("a note",), 0.75, (2, 0.5), None)
+
+    monkeypatch.setattr(cluster_module, "fit_on_cluster", recorder)
     parts = [tmp_path / f"part-{i}.csv" for i in range(3)]
     for part in parts:
         part.write_text("1,2,3\n")
     out = tmp_path / "model.hs"
-    assert fit_module.fit(parts[:2], test=parts[2], model="averaged", epochs=4,
-                          params={"eta0": 2.0}, label_column="y", format="csv", out=out,
-                          dask="tcp://scheduler:8786", seed=3, fit_intercept=False,
-                          show_progress=True) == "report"
-    assert calls == [(parts[:2], {
-        "dask": "tcp://scheduler:8786", "test": [parts[2]], "model": "averaged",
-        "params": {"eta0": 2.0},
-        "defaults": {"max_epochs": 4, "max_iter": 4, "selection": "cyclic",
-                     "random_state": 3, "fit_intercept": False},
-        "label_column": "y", "format": "csv", "out": out, "show_progress": True,
-        "timed": fit_module._timed, "report": fit_module._report, "save": fit_module._save})]
+    saved = []
+    monkeypatch.setattr(fit_module, "_save", lambda *args: saved.append(args))
+    report = fit_module.fit(parts[:2], test=parts[2], model="averaged", epochs=4,
+                            params={"mixing": "uniform"}, label_column="y", format="csv",
+                            out=out, dask="tcp://scheduler:8786", seed=3, fit_intercept=False,
+                            show_progress=True)
+    ((estimator, paths, kwargs),) = calls
+    assert type(estimator) is hd.AveragedPerceptron and paths == parts[:2]
+    assert {k: estimator.get_params()[k] for k in
+            ("max_epochs", "selection", "random_state", "fit_intercept", "mixing")} == {
+        "max_epochs": 4, "selection": "cyclic", "random_state": 3, "fit_intercept": False,
+        "mixing": "uniform"}
+    assert kwargs == {"dask": "tcp://scheduler:8786", "test": [parts[2]], "label_column": "y",
+                      "format": "csv", "show_progress": True, "model": "averaged"}
+    # the report and the model file are those of a serial fit, from what the cluster measured
+    assert (report.n_train, report.n_features, report.fit_time_s, report.compile_time_s,
+            report.notes, report.train_accuracy, report.n_test, report.test_accuracy) == (
+        7, 3, 0.5, 0.25, ("a note",), 0.75, 2, 0.5)
+    assert report.dataset == f"{parts[0]}, {parts[1]}" and report.model_file == str(out)
+    ((local, where, fmt, zero_based, column, names),) = saved
+    assert (local, where, fmt, zero_based, column, names) == (
+        "the serial model", out, "csv", None, "y", None)
     calls.clear()
     fit_module.fit(parts[0], model="perceptron", dask="local:1", show_progress=False)
-    ((paths, kwargs),) = calls
-    assert paths == [parts[0]] and kwargs["test"] is None and kwargs["out"] is None
-    assert kwargs["params"] == {} and kwargs["show_progress"] is False
+    ((estimator, paths, kwargs),) = calls
+    assert paths == [parts[0]] and kwargs["test"] is None
+    assert type(estimator) is hd.Perceptron and kwargs["show_progress"] is False
     pattern = str(tmp_path / "part-*.csv")
     for data, test, clobbered in ((parts[:2], None, parts[1]), ([pattern], None, parts[2]),
                                   (parts[0], [parts[2]], parts[2]),
@@ -710,8 +728,8 @@ def test_the_command_line_hands_fit_each_setting(shifted_file, tmp_path, monkeyp
     from halfspaces.cli import fit as fit_module
 
     reached = []
-    monkeypatch.setattr(cluster_module, "fit_on_cluster",
-                        lambda paths, **kwargs: reached.append((paths, kwargs["dask"])))
+    monkeypatch.setattr(cluster_module, "fit_on_cluster", lambda estimator, paths, **kwargs:
+                        reached.append((paths, kwargs["dask"])))
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             pytest.raises(SystemExit):  # the stand-in returns no report to print
         main(["fit", str(shifted_file), "--dask", "tcp://scheduler:8786"])
@@ -847,13 +865,13 @@ def test_param_values_spelled_as_python_and_values_with_equals():
 
 
 def test_the_mistake_bound_is_computed_up_to_bound_cells_exactly():
-    from halfspaces.cli.fit import BOUND_CELLS, _mistake_bound
+    from halfspaces.cli._fit_measures import BOUND_CELLS, mistake_bound
 
     rows = BOUND_CELLS // 4  # rows x 4 columns = BOUND_CELLS: still computed
     X = np.zeros((rows, 4))
     X[:, 0] = np.where(np.arange(rows) % 2, 1.0, -1.0)
     clf = fitted(halfspaces.Perceptron(max_epochs=2), X, X[:, 0].copy())
-    bound, notes = _mistake_bound("perceptron", clf, X, X[:, 0].copy())
+    bound, notes = mistake_bound("perceptron", clf, X, X[:, 0].copy())
     assert notes == () and bound == pytest.approx(
         halfspaces.theory.perceptron_mistake_bound(X, X[:, 0]), rel=1e-9)
 
@@ -861,10 +879,11 @@ def test_the_mistake_bound_is_computed_up_to_bound_cells_exactly():
 @pytest.mark.parametrize("stream", [False, True])
 def test_the_report_carries_the_fit_and_compile_times_it_measured(monkeypatch, shifted_file,
                                                                   stream):
+    from halfspaces.cli import _fit_measures
     from halfspaces.cli import fit as fit_module
 
-    plain = fit_module._timed
-    monkeypatch.setattr(fit_module, "_timed", lambda work: (0.5, 0.25, plain(work)[2]))
+    plain = _fit_measures.timed
+    monkeypatch.setattr(_fit_measures, "timed", lambda work: (0.5, 0.25, plain(work)[2]))
     report = fit_module.fit(shifted_file, stream=fit_module.StreamOptions() if stream
                             else None).as_dict()
     assert (report["fit_time_s"], report["compile_time_s"]) == (0.5, 0.25)
@@ -910,9 +929,17 @@ def test_the_library_exceptions_are_one_line_errors_not_internal_ones():
     assert describe(IndexError("x")).startswith("internal error, IndexError")  # a bug
 
 
+def data_report_module():
+    """The module whose names ``certify`` calls (the package exports its function under the
+    same name)."""
+    import importlib
+
+    return importlib.import_module("halfspaces.theory.data_report")
+
+
 def agnostic_table(d: int) -> list[list]:
-    from halfspaces.cli.certify import DELTAS, EPSILONS
     from halfspaces.theory import sample_complexity
+    from halfspaces.theory.data_report import DELTAS, EPSILONS
 
     return [[eps, delta, sample_complexity(eps, delta, d, realizable=False)]
             for eps in EPSILONS for delta in DELTAS]
@@ -973,13 +1000,13 @@ def test_certify_leaves_a_margin_the_qp_cannot_compute_empty_with_a_note(tmp_pat
 def test_certify_leaves_a_freund_schapire_bound_its_search_cannot_find_empty(monkeypatch,
                                                                              tmp_path):
     # the search has no cheap natural failure: it is stubbed; the certificate still shows
-    import halfspaces.theory
     from halfspaces.exceptions import SolverError
 
     def fails(X, y, fit_intercept=True):
         raise SolverError("the squared-hinge problem cannot be solved")
 
-    monkeypatch.setattr(halfspaces.theory, "best_freund_schapire_bound", fails)
+    monkeypatch.setattr(data_report_module(),
+                        "best_freund_schapire_bound", fails)
     path = tmp_path / "xor.csv"
     path.write_text("label,a,b\n1,0,0\n1,1,1\n0,0,1\n0,1,0\n")
     record = run_cli("certify", str(path))
@@ -1018,9 +1045,8 @@ def test_certify_leaves_a_field_beyond_float64_empty_with_a_note(tmp_path, field
 
 def test_certify_leaves_a_nan_field_empty_with_a_note(monkeypatch, shifted_file):
     # no data are known to give nan: the bound is stubbed
-    import halfspaces.theory
-
-    monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound",
+    monkeypatch.setattr(data_report_module(),
+                        "perceptron_mistake_bound",
                         lambda X, y, fit_intercept=True: float("nan"))
     record = run_cli("certify", str(shifted_file))
     assert record["separable"] is True and record["mistake_bound"] is None
@@ -1065,12 +1091,10 @@ def test_certify_measures_the_residual_of_a_certificate_on_entries_of_1e200(tmp_
 def test_certify_does_not_hide_a_bug_behind_a_note(monkeypatch, shifted_file, tool, error):
     # only SolverError (the solver cannot answer) makes a field optional: a bug still
     # ends the command as an internal error
-    import halfspaces.theory
-
     def broken(*args, **kwargs):
         raise error("a bug")
 
-    monkeypatch.setattr(halfspaces.theory, tool, broken)
+    monkeypatch.setattr(data_report_module(), tool, broken)
     code, stderr = cli_error("certify", str(shifted_file), "--json")
     assert code == 1 and stderr.startswith(f"error: internal error, {error.__name__}: a bug")
 

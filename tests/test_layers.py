@@ -13,10 +13,12 @@ c. nothing inside the package imports the package root (``import halfspaces``,
    ``from halfspaces import X``): the root is a lazy facade over the modules;
 d. no layer imports the one above it;
 e. scikit-learn's private names are imported in ``halfspaces/_sklearn.py`` only, so a
-   scikit-learn release that moves them is a one-file fix.
+   scikit-learn release that moves them is a one-file fix;
+f. no import cycle between the package's modules, counting imports inside functions (a
+   cycle that only a lazy import closes still ties two modules into one).
 
-:func:`check` is tested on synthetic sources that break each rule, so this test cannot pass
-because the checker sees nothing.
+:func:`check` and :func:`cycles` are tested on synthetic sources that break each rule, so
+this test cannot pass because the checker sees nothing.
 """
 
 from __future__ import annotations
@@ -257,6 +259,93 @@ def test_message_names_module_line_and_rule():
     (violation,) = check("halfspaces.erm", "import numpy\nfrom halfspaces.kernel import K\n",
                          frozenset())
     assert str(violation).startswith("halfspaces.erm, line 2: rule b: ")
+
+
+# ---------------------------------------------------------------- rule f: no import cycle
+
+
+def import_graph(sources: dict[str, str], packages) -> dict[str, set[str]]:
+    """module -> the package modules it imports, anywhere in its source (functions too).
+
+    ``from a.b import c`` is an edge to ``a.b.c`` when that is a module, else to ``a.b``;
+    ``import a.b.c`` is an edge to ``a.b.c`` alone: a submodule's import of a sibling runs its
+    package's ``__init__`` but does not depend on it, as ``__init__`` has already started.
+    """
+    graph: dict[str, set[str]] = {}
+    for module, source in sources.items():
+        targets = set()
+        for _, path, from_import in imports(ast.parse(source), module, module in packages):
+            while path and path not in sources:
+                path = path.rpartition(".")[0] if from_import or "." in path else ""
+            if path and path != module:
+                targets.add(path)
+        graph[module] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_the_package_has_no_import_cycle():
+    sources = {module_name(p): p.read_text(encoding="utf-8") for p in MODULES}
+    found = cycles(import_graph(sources, PACKAGES))
+    assert not found, "import cycles (imports inside functions count): " + "; ".join(
+        " <-> ".join(component) for component in found)
+
+
+def test_cycle_check_finds_cycles_closed_inside_functions():
+    sources = {
+        "halfspaces.cli": "from halfspaces.cli.certify import certify_cli\n",
+        "halfspaces.cli.certify": "def certify():\n    from halfspaces.cli._dask import go\n",
+        "halfspaces.cli._dask": "def go():\n    from halfspaces.cli.certify import optional\n",
+        "halfspaces.theory": "from halfspaces.theory.bounds import bound\n",
+        "halfspaces.theory.bounds": "from halfspaces.theory.margins import radius\n",
+        "halfspaces.theory.margins": "import numpy\n",
+    }
+    packages = {"halfspaces.cli", "halfspaces.theory"}
+    graph = import_graph(sources, packages)
+    assert graph["halfspaces.cli.certify"] == {"halfspaces.cli._dask"}
+    assert cycles(graph) == [["halfspaces.cli._dask", "halfspaces.cli.certify"]]
+    # a three-module ring through a package's __init__, with a relative import
+    sources["halfspaces.theory.margins"] = "def f():\n    from . import bound\n"
+    assert cycles(import_graph(sources, packages))[1] == [
+        "halfspaces.theory", "halfspaces.theory.bounds", "halfspaces.theory.margins"]
+    # the same modules without the back edges: no cycle
+    sources["halfspaces.cli._dask"] = "import numpy\n"
+    sources["halfspaces.theory.margins"] = "import numpy\n"
+    assert cycles(import_graph(sources, packages)) == []
 
 
 # ---------------------------------------------------------------- the registry and the root

@@ -51,18 +51,18 @@ class Recorder:
 def test_accuracy_takes_the_fast_path_for_every_mix_of_binary_and_multiclass_labels():
     # x__accuracy__mutmut_18 (types < {...}), _21 and _22 ("multiclass" misspelt): labels in
     # one column, binary or multiclass on either side, are counted by the mean, not score()
-    from halfspaces.cli.fit import _accuracy
+    from halfspaces.cli._fit_measures import accuracy as measured_accuracy
 
     three = np.array([0, 1, 2, 1, 0])
-    assert _accuracy(Recorder(three), None, three) == 1.0  # multiclass on both sides
-    assert _accuracy(Recorder([0, 1, 1, 1, 0]), None, three) == 0.8  # multiclass vs binary
-    assert _accuracy(Recorder([0, 1, 2, 2, 0]), None, np.array([0, 1, 1, 1, 0])) == 0.6
+    assert measured_accuracy(Recorder(three), None, three) == 1.0  # multiclass on both sides
+    assert measured_accuracy(Recorder([0, 1, 1, 1, 0]), None, three) == 0.8  # multiclass vs binary
+    assert measured_accuracy(Recorder([0, 1, 2, 2, 0]), None, np.array([0, 1, 1, 1, 0])) == 0.6
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scikit-learn casts the NaN
 def test_accuracy_refuses_nan_labels_with_score_s_own_message():
     # x__accuracy__mutmut_6, _8, _9, _10: input_name is what accuracy_score calls y
-    from halfspaces.cli.fit import _accuracy
+    from halfspaces.cli._fit_measures import accuracy as measured_accuracy
 
     X, y = np.array([[0.0], [1.0], [3.0], [4.0]]), np.array([0, 0, 1, 1])
     clf = fitted(halfspaces.Perceptron(), X, y)
@@ -70,21 +70,21 @@ def test_accuracy_refuses_nan_labels_with_score_s_own_message():
     with pytest.raises(ValueError) as by_score:
         clf.score(X, y_nan)
     with pytest.raises(ValueError) as by_accuracy:
-        _accuracy(clf, X, y_nan)
+        measured_accuracy(clf, X, y_nan)
     assert str(by_accuracy.value) == str(by_score.value) == "Input y_true contains NaN."
 
 
 def test_accuracy_falls_back_to_score_with_the_data_and_the_labels():
     # x__accuracy__mutmut_24 (score(None, y)) and _25 (score(X, None)): a column vector of
     # labels goes to score(X, y), which accepts it; the accuracy is the plain mean
-    from halfspaces.cli.fit import _accuracy
+    from halfspaces.cli._fit_measures import accuracy as measured_accuracy
 
     X, y = shifted_problem(seed=3, n=60)
     clf = fitted(halfspaces.Perceptron(max_epochs=1), X, y)
     expected = float(np.mean(clf.predict(X) == y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scikit-learn's DataConversionWarning on a column
-        assert _accuracy(clf, X, y.reshape(-1, 1)) == expected
+        assert measured_accuracy(clf, X, y.reshape(-1, 1)) == expected
 
 
 def test_the_compilation_note_asks_for_the_loops_of_this_estimator_and_this_format(
@@ -160,26 +160,26 @@ def test_an_infinite_mistake_bound_is_left_empty(monkeypatch):
     # allow_nan=False). Real data that overflow R / gamma put their columns 1e155 apart,
     # where the hard-margin QP now refuses, so the bound is stubbed here
     import halfspaces.theory
-    from halfspaces.cli.fit import _mistake_bound
+    from halfspaces.cli._fit_measures import mistake_bound
 
     X, y = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 1.0]]), np.array([1, -1, 1])
     clf = fitted(halfspaces.Perceptron(fit_intercept=False), X, y)
     monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound",
                         lambda X, y, fit_intercept: float("inf"))
-    assert _mistake_bound("perceptron", clf, X, y) == (None, ())
+    assert mistake_bound("perceptron", clf, X, y) == (None, ())
     monkeypatch.setattr(halfspaces.theory, "perceptron_mistake_bound",
                         lambda X, y, fit_intercept: 12.0)
-    assert _mistake_bound("perceptron", clf, X, y) == (12.0, ())
+    assert mistake_bound("perceptron", clf, X, y) == (12.0, ())
 
 
 def test_a_bound_the_qp_cannot_certify_leaves_a_note_not_a_false_number():
     # (1, 0)+, (-1, 0)-, (1, 1e155)+: gamma is 1, but the QP's columns are 1e155 apart and
     # its duality gap overflows; the field stays empty and the notes say why
-    from halfspaces.cli.fit import _mistake_bound
+    from halfspaces.cli._fit_measures import mistake_bound
 
     X, y = np.array([[1.0, 0.0], [-1.0, 0.0], [1.0, 1e155]]), np.array([1, -1, 1])
     clf = fitted(halfspaces.Perceptron(fit_intercept=False), X, y)
-    bound, notes = _mistake_bound("perceptron", clf, X, y)
+    bound, notes = mistake_bound("perceptron", clf, X, y)
     assert bound is None and len(notes) == 1
     assert notes[0].startswith("mistake_bound not computed: SolverError:")
     assert "duality gap is not finite" in notes[0]

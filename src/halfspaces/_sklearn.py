@@ -70,7 +70,7 @@ else:
 
         Importing ``sklearn.linear_model`` for this one class imports ``sklearn.metrics``
         and through it ``scipy.stats`` (0.1 s, and 0.55 s that the command line otherwise
-        defers: see ``halfspaces.cli._lazy``); its methods need neither.
+        defers: see ``halfspaces.cli._process.lazy``); its methods need neither.
         """
 
         def decision_function(self, X):

@@ -15,7 +15,6 @@ from rich.console import Console
 from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
 from halfspaces.perceptron import AveragedPerceptron, Perceptron, PocketPerceptron
 from halfspaces.theory import (
-    Certificate,
     CertifyReport,
     best_freund_schapire_bound,
     certify,
@@ -56,11 +55,7 @@ def test_xor_certificate_and_outputs():
     assert "halfspaces certify" in text and "Gordan certificate proved exactly" in text
 
 
-def test_report_keeps_its_former_name():
-    from halfspaces.theory import certificate
-
-    assert Certificate is CertifyReport is certificate.Certificate
-    assert certificate.certify is certify
+def test_report_has_the_documented_fields():
     X, y = XOR
     report = certify(Perceptron(max_epochs=5).fit(X, y), X, y)
     assert isinstance(report, CertifyReport)

@@ -19,7 +19,8 @@ from typing import Annotated
 import typer
 
 from halfspaces._version import __version__
-from halfspaces.cli import _collector, _environment, _lazy, _output, _signals
+from halfspaces.cli import _output
+from halfspaces.cli._process import collector, environment, lazy, signals
 from halfspaces.cli.certify import certify_cli
 from halfspaces.cli.datasets import datasets_cli
 from halfspaces.cli.evaluate import evaluate_cli
@@ -77,18 +78,18 @@ def main(argv: Sequence[str] | None = None) -> None:
         The arguments after the program name; None reads ``sys.argv``.
     """
     try:
-        with _environment.prepared():
+        with environment.prepared():
             _command(argv)
     except BrokenPipeError:  # the reader of our output is gone (| head): nothing to say
-        _environment.quiet_broken_pipe()
+        environment.quiet_broken_pipe()
         sys.exit(1)
 
 
 def _command(argv: Sequence[str] | None) -> None:
     try:
-        _environment.check_working_directory()
+        environment.check_working_directory()
         # modules scikit-learn imports but no command uses load at their first use, if any
-        with _lazy.deferring():
+        with lazy.deferring():
             app(args=None if argv is None else list(argv), prog_name="halfspaces")
     except Exception as exc:  # Typer already turned usage errors into SystemExit(2)
         if isinstance(exc, BrokenPipeError) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
@@ -101,15 +102,15 @@ def run() -> None:
     """The ``halfspaces`` program (the console script and ``python -m halfspaces``).
 
     :func:`main` in a process that ends with the command: the garbage collector is paused
-    through start-up and frozen at exit (:mod:`halfspaces.cli._collector`: a quarter of a
+    through start-up and frozen at exit (:mod:`halfspaces.cli._process.collector`: a quarter of a
     warm ``halfspaces fit``), and SIGTERM and SIGHUP clean up before they end it, as Ctrl-C
-    does (:mod:`halfspaces.cli._signals`: no temporary output file is left behind).
+    does (:mod:`halfspaces.cli._process.signals`: no temporary output file is left behind).
     """
-    _collector.pause()
-    _signals.install()
+    collector.pause()
+    signals.install()
     try:
         main()
-    except _signals.Signalled as stopped:
-        _signals.end_by(stopped.signum)
+    except signals.Signalled as stopped:
+        signals.end_by(stopped.signum)
     finally:
-        _collector.freeze_for_exit()
+        collector.freeze_for_exit()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from halfspaces.cli import _collector
+from halfspaces.cli._process import collector
 from halfspaces.io import DataFileError, column_names, detect_format, read
 from halfspaces.io.svmlight import read_svmlight_base, read_svmlight_files
 
@@ -51,7 +51,7 @@ def read_data(data: Path, label_column, format) -> tuple[Any, Any]:
         X, y = load(str(data))
     else:
         X, y = read(data, format=format, label_column=label_column)
-    _collector.resume()  # the command's start-up is over: its data are in memory
+    collector.resume()  # the command's start-up is over: its data are in memory
     return X, y
 
 
@@ -110,7 +110,7 @@ def load_model(path: Path) -> tuple[Any, dict]:
     model, extra = load_with_extra(path)
     if not hasattr(model, "n_features_in_"):
         raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
-    _collector.resume()  # the command's start-up is over: what follows reads data
+    collector.resume()  # the command's start-up is over: what follows reads data
     key, info = _reading(path, extra)
     return model, {"zero_based": _zero_based(path, key, info),
                    "feature_names": _feature_names(path, key, info, model.n_features_in_)}

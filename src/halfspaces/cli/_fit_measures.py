@@ -1,9 +1,9 @@
 """What ``halfspaces fit`` measures beside the model: its fit time outside and inside Numba's
 compiler, its accuracy, and Novikoff's mistake bound where that is cheap.
 
-Private to :mod:`halfspaces.cli.fit`, which calls them under their former names
-(``_timed``, ``_accuracy``, ``_mistake_bound``) and hands ``_timed`` to ``--dask``'s
-:func:`halfspaces.cli._dask.fit_on_cluster`.
+:mod:`halfspaces.cli.fit` and ``--dask``'s :func:`halfspaces.cli._dask.fit_on_cluster` call
+them through this module (``_fit_measures.timed(...)``), so that a caller replacing one here
+(a test, a profiler) reaches every fit.
 """
 
 from __future__ import annotations

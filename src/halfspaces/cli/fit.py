@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from halfspaces.cli import _collector, _output
+from halfspaces.cli import _fit_measures, _output
 from halfspaces.cli._fit_checks import (
     RESUME_OPTIONS,
     check_outputs,
@@ -22,13 +22,6 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
-from halfspaces.cli._fit_measures import BOUND_CELLS  # noqa: F401 (re-exported: its old home)
-
-# under their names from before the split: fit calls them through these module globals, so
-# that a caller replacing fit._timed (the tests, a profiler) reaches every fit
-from halfspaces.cli._fit_measures import accuracy as _accuracy
-from halfspaces.cli._fit_measures import mistake_bound as _mistake_bound
-from halfspaces.cli._fit_measures import timed as _timed
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     ModelName,
@@ -44,6 +37,7 @@ from halfspaces.cli._options import (
     LabelColumn,
     parse_label_column,
 )
+from halfspaces.cli._process import collector
 
 __all__ = ["DEFAULT_EPOCHS", "DEFAULT_MODEL", "FitReport", "ModelName", "Selection", "fit",
            "fit_cli"]
@@ -234,16 +228,17 @@ def fit(
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
     if test_fraction is not None:
         loaded = split_fraction(loaded, test_fraction, seed)
-    _collector.resume()  # the start-up is over: the modules and the data are loaded
+    collector.resume()  # the start-up is over: the modules and the data are loaded
     with _output.progress(f"fitting {model}", None, show_progress):
-        fit_time, compile_time, notes = _timed(lambda: estimator.fit(loaded.X, loaded.y))
-    bound, bound_notes = _mistake_bound(model, estimator, loaded.X, loaded.y)
+        fit_time, compile_time, notes = _fit_measures.timed(
+            lambda: estimator.fit(loaded.X, loaded.y))
+    bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
                      notes + bound_notes, bound,
-                     train=_accuracy(estimator, loaded.X, loaded.y),
+                     train=_fit_measures.accuracy(estimator, loaded.X, loaded.y),
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0],
-                      _accuracy(estimator, loaded.X_test, loaded.y_test)),
+                      _fit_measures.accuracy(estimator, loaded.X_test, loaded.y_test)),
                      out=out, compile_time=compile_time)
     # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
@@ -253,20 +248,24 @@ def fit(
 
 def _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
               show_progress) -> FitReport:
-    from halfspaces.cli._dask import fit_on_cluster
+    from halfspaces.cli._dask import dask_estimator, fit_on_cluster
+    from halfspaces.io import detect_format, expand_paths
 
     if data is None:
         raise ValueError("--dask needs DATA files, read on the workers.")
     paths = data if isinstance(data, list) else [data]
     tests = None if test is None else (test if isinstance(test, list) else [test])
-    from halfspaces.io import expand_paths
-
+    estimator = dask_estimator(model, params or {}, defaults)
     # the files the patterns name, as read_files will expand them: --out must be none of them
     check_outputs(expand_paths([*paths, *(tests or [])]), out, None)
-    return fit_on_cluster(paths, dask=dask, test=tests, model=model, params=params or {},
-                          defaults=defaults, label_column=label_column, format=format,
-                          out=out, show_progress=show_progress, timed=_timed,
-                          report=_report, save=_save)
+    fitted = fit_on_cluster(estimator, paths, dask=dask, test=tests, label_column=label_column,
+                            format=format, show_progress=show_progress, model=model)
+    report = _report(", ".join(str(p) for p in paths), model, estimator, fitted.shape,
+                     fitted.fit_time, fitted.notes, None, train=fitted.train,
+                     test=fitted.test, out=out, compile_time=fitted.compile_time)
+    _save(estimator.to_local(), out, detect_format(paths[0], format), fitted.zero_based,
+          label_column, None)
+    return report
 
 
 def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[str, Any]:
@@ -373,7 +372,7 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
                 options: StreamOptions, show_progress) -> FitReport:
     from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
 
-    _collector.resume()  # the start-up is over: the stream may run for hours
+    collector.resume()  # the start-up is over: the stream may run for hours
     if data is None:
         raise ValueError("--stream needs a training file DATA.")
     # no first pass here: fit_stream finds the labels and the width itself (in the same pass
@@ -381,7 +380,7 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     names = column_names(data, format=format, label_column=label_column)
     runs: list = []
     with _output.progress("streaming", None, show_progress) as advance:
-        fit_time, compile_time, notes = _timed(lambda: runs.append(fit_stream(
+        fit_time, compile_time, notes = _fit_measures.timed(lambda: runs.append(fit_stream(
             estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
             label_column=label_column, checkpoint=options.checkpoint,
             checkpoint_every=options.checkpoint_every, resume=options.resume,

@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._glm.datafits import Block, Logistic, Softmax
 from halfspaces._glm.least_squares import (
@@ -35,6 +36,7 @@ from halfspaces._sklearn import fit_context
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import Targets
 from halfspaces.dask._partitions import Partitions, add_in_order, map_row_blocks
+from halfspaces.dask._score import score
 from halfspaces.dask._sums import PartitionSums
 from halfspaces.linear_regression import LinearRegression as SerialLinearRegression
 from halfspaces.logistic import LogisticRegression as SerialLogisticRegression
@@ -87,6 +89,30 @@ class _Distributed:
         params = local.get_params()
         local.__dict__.update({k: v for k, v in self.__dict__.items() if k not in params})
         return local
+
+    def score(self, X, y=None):
+        """The serial class's score (accuracy, or R^2 for regression): on the partitions for
+        dask input, NumPy's for NumPy input.
+
+        Parameters
+        ----------
+        X : array-like, sparse matrix, dask array, dask DataFrame or Partitions
+            The samples, of shape (n_samples, n_features); a Partitions holds the targets.
+        y : array-like or dask array of shape (n_samples,), default=None
+            The true labels or targets (None with a Partitions).
+
+        Returns
+        -------
+        score : float
+            :func:`halfspaces.dask.score` for data on the cluster: every partition
+            predicts its own rows and returns a few sums.
+        """
+        from dask import is_dask_collection
+
+        check_is_fitted(self)
+        if isinstance(X, Partitions) or is_dask_collection(X):
+            return score(self, X, y)
+        return float(self.to_local().score(X, y))
 
     def _blockwise(self, X, method: str, columns: int | None, dtype):
         """``method`` of the serial estimator on every row block of X: a dask array, or

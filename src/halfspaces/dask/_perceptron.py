@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from dask import is_dask_collection
 from numpy.typing import NDArray
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -44,6 +45,7 @@ from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._utils.progress import report
 from halfspaces._validation import per_problem
 from halfspaces.dask._partitions import Partitions, map_row_blocks
+from halfspaces.dask._score import score
 from halfspaces.exceptions import ConvergenceWarning
 from halfspaces.perceptron import AveragedPerceptron as _SerialAveraged
 from halfspaces.perceptron import Perceptron as _SerialPerceptron
@@ -307,25 +309,26 @@ class _IPMPerceptron(BaseEstimator):
         """
         return self._local_call("predict", X)
 
-    def score(self, X, y):
-        """Mean accuracy on (X, y) (computed when they are dask collections).
+    def score(self, X, y=None):
+        """Mean accuracy on (X, y): on the partitions for dask input, NumPy's for NumPy input.
 
         Parameters
         ----------
-        X : array-like, sparse matrix or dask array of shape (n_samples, n_features)
-            The samples.
-        y : array-like or dask array of shape (n_samples,)
-            Their true labels.
+        X : array-like, sparse matrix, dask array or Partitions
+            The samples, of shape (n_samples, n_features); a Partitions holds the labels.
+        y : array-like or dask array of shape (n_samples,), default=None
+            Their true labels (None with a Partitions).
 
         Returns
         -------
         score : float
-            The fraction of samples predicted correctly.
+            The fraction of samples predicted correctly (:func:`halfspaces.dask.score`
+            for data on the cluster: no prediction leaves its worker).
         """
-        predicted = self.predict(X)
-        if hasattr(predicted, "compute"):
-            predicted, y = predicted.compute(), np.asarray(y.compute())
-        return float(np.mean(np.asarray(predicted) == np.asarray(y)))
+        check_is_fitted(self)
+        if isinstance(X, Partitions) or is_dask_collection(X):
+            return score(self, X, y)
+        return float(self.to_local().score(X, y))
 
     def _local_call(self, method: str, X):
         check_is_fitted(self)

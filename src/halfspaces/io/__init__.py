@@ -19,13 +19,8 @@ from halfspaces.io._files import (
     scan,
 )
 from halfspaces.io._write import check_output, safe_write
-from halfspaces.io.streaming import (
-    StreamCounts,
-    StreamFit,
-    StreamResiduals,
-    evaluate_stream,
-    fit_stream,
-)
+from halfspaces.io.evaluation import StreamCounts, StreamResiduals, evaluate_stream
+from halfspaces.io.streaming import StreamFit, fit_stream
 from halfspaces.io.svmlight import read_svmlight, read_svmlight_files
 
 __all__ = [

@@ -23,7 +23,6 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._exact import decide, signed_rows
-from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import check_X
 from halfspaces.theory.bounds import (
     best_freund_schapire_bound,
@@ -31,6 +30,7 @@ from halfspaces.theory.bounds import (
     mistake_bound,
     perceptron_mistake_bound,
 )
+from halfspaces.theory.data_report import optional
 from halfspaces.theory.margins import radius
 
 __all__ = ["CertifyReport", "certify"]
@@ -235,7 +235,7 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     y_pm = _binary_signs(estimator, y)
     fit_intercept = bool(getattr(estimator, "fit_intercept", True))
     R = radius(X, fit_intercept)
-    found, notes = _optional("separable", lambda: decide(signed_rows(X, y_pm, fit_intercept)))
+    found, notes = optional("separable", lambda: decide(signed_rows(X, y_pm, fit_intercept)))
     n_updates = getattr(estimator, "n_updates_", None)
     n_updates = int(n_updates) if n_updates is not None and np.isscalar(n_updates) else None
     separable = found is not None and found.separable
@@ -257,26 +257,14 @@ def _bound(X, y_pm, fit_intercept, R, estimator, separable: bool):
     data, else (inseparable or undecided) the best Freund-Schapire bound, valid on any data;
     nan with a note when its solver cannot answer."""
     if separable:
-        novikoff, notes = _optional("gamma, mistake_bound",
+        novikoff, notes = optional("gamma, mistake_bound",
                                     lambda: perceptron_mistake_bound(X, y_pm, fit_intercept))
         run = None if novikoff is None else (novikoff, True, "Novikoff")
     else:
-        run, notes = _optional("mistake_bound",
+        run, notes = optional("mistake_bound",
                                lambda: _fs_for_run(X, y_pm, fit_intercept, R, estimator))
     return (*(run or (math.nan, False, "Novikoff" if separable else "Freund-Schapire")),
             notes)
-
-
-def _optional(fields: str, compute):
-    """(compute(), ()), or (None, (note,)) when its solver cannot answer: a SolverError.
-
-    A fact of the report that HiGHS cannot give in float64 leaves its fields empty and
-    says why; any other exception (bad input, a bug) is raised.
-    """
-    try:
-        return compute(), ()
-    except SolverError as exc:
-        return None, (f"{fields} not computed: {type(exc).__name__}: {exc}",)
 
 
 def _passes(estimator, n_samples: int) -> int | None:
