@@ -154,17 +154,7 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     }
     text = json.dumps(document, allow_nan=False).encode()
     arrays[META] = np.frombuffer(text, dtype=np.uint8)
-    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
-
-
-def atomic_write(path: str | os.PathLike, write) -> Path:
-    """Call ``write(binary_handle)`` to produce `path` through :func:`halfspaces.io.safe_write`.
-
-    A regular file is written under a temporary name beside it, fsynced and renamed over it
-    (on any error `path` is left as it was); a new file's mode follows the umask and a
-    replaced file keeps its mode; an existing FIFO or character device is written directly.
-    """
-    return safe_write(path, write)
+    return safe_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 def load(path: str | os.PathLike) -> Any:
