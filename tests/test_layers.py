@@ -277,7 +277,8 @@ def test_root_exports_exactly_the_registry():
     assert listed == sorted(_registry.PUBLIC) + ["__version__"]
     (guard,) = [node for node in tree.body if isinstance(node, ast.If)
                 and getattr(node.test, "id", None) == "TYPE_CHECKING"]
-    typed = {alias.name: node.module for node in guard.body for alias in node.names}
+    typed = {alias.name: node.module for node in guard.body for alias in node.names
+             if node.module != "typing"}
     assert typed == _registry.PUBLIC
 
 
@@ -306,6 +307,27 @@ def test_import_halfspaces_stays_light():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_the_root_namespace_holds_public_names_only():
+    # dir() lists what a user may use, and the module's globals hold no helper the root
+    # imported for itself (importlib, typing's Any and TYPE_CHECKING, the __future__
+    # feature): a fresh process, so that the public submodules other tests loaded are absent
+    code = ("import halfspaces; "
+            "print(sorted(n for n in vars(halfspaces) if not n.startswith('_'))); "
+            "print(dir(halfspaces))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    names, listed = map(ast.literal_eval, result.stdout.splitlines())
+    from halfspaces import _registry
+
+    assert names == []
+    assert listed == sorted({*_registry.PUBLIC, "__version__", *_registry.SUBMODULES})
+    import halfspaces
+
+    assert halfspaces.Perceptron.__name__ == "Perceptron"  # the lazy names still resolve
+    assert {"Perceptron", "theory"} <= set(dir(halfspaces))
+    assert "importlib" not in dir(halfspaces) and not hasattr(halfspaces, "Any")
 
 
 def test_public_classes_live_where_their_pickles_say():

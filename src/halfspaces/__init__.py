@@ -7,8 +7,8 @@ Which module defines each name is listed once, in :mod:`halfspaces._registry`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING
 
 from halfspaces._registry import PUBLIC as _PUBLIC
 from halfspaces._registry import SUBMODULES as _SUBMODULES
@@ -41,6 +41,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from typing import Any
+
     from halfspaces._validation import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
     from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
@@ -58,15 +60,21 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
 
 
+# the namespace holds the public names, and private ones only: what the imports above bound
+# for this module's own use goes (``annotations`` is the __future__ feature's binding)
+del annotations, TYPE_CHECKING
+
+
 def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
         value = _public(name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return importlib.import_module(f"halfspaces.{name}")
+        return _importlib.import_module(f"halfspaces.{name}")
     raise AttributeError(f"module 'halfspaces' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    """The public names and the public submodules, loaded or not."""
+    return sorted(set(__all__) | _SUBMODULES)
