@@ -309,6 +309,31 @@ def test_import_halfspaces_stays_light():
     assert result.stdout.strip() == "[]"
 
 
+def test_every_public_exception_is_defined_in_exceptions():
+    # a public module's exceptions and warnings are those of halfspaces.exceptions, exported
+    # again where users have always imported them (halfspaces.io.model.ModelFileError), and
+    # the root exports each of them
+    from halfspaces import _registry, exceptions
+
+    public = [module_name(p) for p in MODULES
+              if not any(map(is_private, module_name(p).split(".")))]
+    seen = set()
+    for module in public:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:  # an extra that is not installed (dask, plot)
+            continue
+        for name in getattr(mod, "__all__", ()):
+            value = getattr(mod, name)
+            if inspect.isclass(value) and issubclass(value, BaseException):
+                assert getattr(exceptions, name, None) is value, f"{module}.{name}"
+                seen.add(name)
+    assert {"ModelFileError", "CheckpointMismatchError", "DataFileError",
+            "OutputFileError"} <= seen
+    assert sorted(exceptions.__all__) == sorted(_registry.EXCEPTIONS)
+    assert set(_registry.EXCEPTIONS.values()) == {f"{ROOT}.exceptions"}
+
+
 def test_the_root_namespace_holds_public_names_only():
     # dir() lists what a user may use, and the module's globals hold no helper the root
     # imported for itself (importlib, typing's Any and TYPE_CHECKING, the __future__

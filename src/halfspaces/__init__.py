@@ -19,14 +19,18 @@ from halfspaces._version import __version__
 # checkers see the exports; tests/test_layers.py checks that the two lists agree.
 __all__ = [
     "AveragedPerceptron",
+    "CheckpointMismatchError",
     "ConvergenceWarning",
+    "DataFileError",
     "KernelPerceptron",
     "LinearProgramClassifier",
     "LinearRegression",
     "LogisticRegression",
     "MaxMarginClassifier",
+    "ModelFileError",
     "MulticlassPerceptron",
     "NotSeparableError",
+    "OutputFileError",
     "Perceptron",
     "PocketPerceptron",
     "SolverError",
@@ -45,7 +49,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
 
     from halfspaces._validation import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
-    from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
+    from halfspaces.exceptions import (
+        CheckpointMismatchError,
+        ConvergenceWarning,
+        DataFileError,
+        ModelFileError,
+        NotSeparableError,
+        OutputFileError,
+        SolverError,
+    )
     from halfspaces.io.model import load, save
     from halfspaces.kernel import KernelPerceptron, VotedKernelPerceptron
     from halfspaces.linear_regression import LinearRegression

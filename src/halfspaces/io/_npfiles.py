@@ -20,7 +20,7 @@ from typing import BinaryIO
 import numpy as np
 
 from halfspaces._memory import memory_limit
-from halfspaces.io._errors import DataFileError
+from halfspaces.exceptions import DataFileError
 
 __all__ = ["BINARY_NAMES", "SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy",
            "load_npz", "memory_budget", "read_exactly"]

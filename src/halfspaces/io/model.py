@@ -53,12 +53,14 @@ import numpy as np
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
-from halfspaces.io._errors import shown
+from halfspaces.exceptions import ModelFileError, shown
 from halfspaces.io._members import Members, references
 from halfspaces.io._npfiles import memory_budget
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
 
+# ModelFileError is defined with the other public exceptions (halfspaces.exceptions) and
+# exported here too, where it has always been importable
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
 
@@ -89,10 +91,6 @@ _DAMAGE = (zipfile.BadZipFile, zlib.error, ValueError, KeyError, IndexError, Typ
 
 _SPARSE_FORMATS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
                    "coo": ("data", "row", "col")}
-
-
-class ModelFileError(ValueError):
-    """A model cannot be saved, or a file is not a model file this version can load."""
 
 
 def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> Path:

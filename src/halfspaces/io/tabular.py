@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from halfspaces._rounding import first_rounded, may_round
+from halfspaces.exceptions import DataFileError
 from halfspaces.io import _npfiles
-from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
 
 if TYPE_CHECKING:
