@@ -121,7 +121,7 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     ModelFileError
         If the model is not a halfspaces estimator, or holds an attribute the format cannot
         store (the message names it).
-    halfspaces.io.OutputFileError
+    halfspaces.OutputFileError
         If `path` cannot be written (a directory, a missing directory, a full disk); `path`
         is then left as it was.
 
