@@ -221,3 +221,38 @@ def test_the_quick_parameter_check_refuses_what_scikit_learn_refuses(estimator):
             bad._validate_params()
         with pytest.raises(InvalidParameterError, match=f"'{name}' parameter"):
             check_params(bad)
+
+
+def linear_classifiers():
+    from halfspaces._sklearn import LinearClassifierMixin
+
+    return [est for est in public_estimators() if isinstance(est, LinearClassifierMixin)]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("labels", [[-1, 1], ["no", "yes"], [0, 1, 2]], ids=str)
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc"])
+@pytest.mark.parametrize("estimator", linear_classifiers(), ids=lambda e: type(e).__name__)
+def test_predictions_are_scikit_learns_linear_classifier_mixin(estimator, fmt, labels):
+    # the oracle is scikit-learn's own mixin, applied to the fitted estimator's coef_,
+    # intercept_ and classes_: the same scores and labels, bit for bit (the scores of an
+    # estimator that defines its own, such as MulticlassPerceptron's, are not the mixin's)
+    from sklearn.linear_model._base import LinearClassifierMixin as Reference
+
+    from halfspaces._sklearn import LinearClassifierMixin
+
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((60, 4))
+    y = np.asarray(labels)[np.argmax(X[:, :len(labels)], axis=1)]
+    est = clone(estimator).set_params(**({"max_epochs": 50}
+                                         if "max_epochs" in estimator.get_params() else {}))
+    try:
+        est.fit(X, y)
+    except NotSeparableError:
+        pytest.skip("a hard-margin estimator on data it does not separate")
+    Z = X[:25] if fmt == "dense" else getattr(sp, f"{fmt}_matrix")(X[:25])
+    if type(est).decision_function is LinearClassifierMixin.decision_function:
+        assert_array_equal(est.decision_function(Z), Reference.decision_function(est, Z))
+    predicted, expected = est.predict(Z), Reference.predict(est, Z)
+    assert predicted.dtype == expected.dtype
+    assert_array_equal(predicted, expected)

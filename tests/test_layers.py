@@ -365,7 +365,8 @@ def test_root_exports_exactly_the_registry():
     assert listed == sorted(_registry.PUBLIC) + ["__version__"]
     (guard,) = [node for node in tree.body if isinstance(node, ast.If)
                 and getattr(node.test, "id", None) == "TYPE_CHECKING"]
-    typed = {alias.name: node.module for node in guard.body for alias in node.names}
+    typed = {alias.name: node.module for node in guard.body for alias in node.names
+             if node.module != "typing"}
     assert typed == _registry.PUBLIC
 
 
@@ -394,6 +395,52 @@ def test_import_halfspaces_stays_light():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_every_public_exception_is_defined_in_exceptions():
+    # a public module's exceptions and warnings are those of halfspaces.exceptions, exported
+    # again where users have always imported them (halfspaces.io.model.ModelFileError), and
+    # the root exports each of them
+    from halfspaces import _registry, exceptions
+
+    public = [module_name(p) for p in MODULES
+              if not any(map(is_private, module_name(p).split(".")))]
+    seen = set()
+    for module in public:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:  # an extra that is not installed (dask, plot)
+            continue
+        for name in getattr(mod, "__all__", ()):
+            value = getattr(mod, name)
+            if inspect.isclass(value) and issubclass(value, BaseException):
+                assert getattr(exceptions, name, None) is value, f"{module}.{name}"
+                seen.add(name)
+    assert {"ModelFileError", "CheckpointMismatchError", "DataFileError",
+            "OutputFileError"} <= seen
+    assert sorted(exceptions.__all__) == sorted(_registry.EXCEPTIONS)
+    assert set(_registry.EXCEPTIONS.values()) == {f"{ROOT}.exceptions"}
+
+
+def test_the_root_namespace_holds_public_names_only():
+    # dir() lists what a user may use, and the module's globals hold no helper the root
+    # imported for itself (importlib, typing's Any and TYPE_CHECKING, the __future__
+    # feature): a fresh process, so that the public submodules other tests loaded are absent
+    code = ("import halfspaces; "
+            "print(sorted(n for n in vars(halfspaces) if not n.startswith('_'))); "
+            "print(dir(halfspaces))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    names, listed = map(ast.literal_eval, result.stdout.splitlines())
+    from halfspaces import _registry
+
+    assert names == []
+    assert listed == sorted({*_registry.PUBLIC, "__version__", *_registry.SUBMODULES})
+    import halfspaces
+
+    assert halfspaces.Perceptron.__name__ == "Perceptron"  # the lazy names still resolve
+    assert {"Perceptron", "theory"} <= set(dir(halfspaces))
+    assert "importlib" not in dir(halfspaces) and not hasattr(halfspaces, "Any")
 
 
 def test_public_classes_live_where_their_pickles_say():

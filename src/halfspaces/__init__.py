@@ -7,8 +7,8 @@ Which module defines each name is listed once, in :mod:`halfspaces._registry`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING
 
 from halfspaces._registry import PUBLIC as _PUBLIC
 from halfspaces._registry import SUBMODULES as _SUBMODULES
@@ -19,14 +19,18 @@ from halfspaces._version import __version__
 # checkers see the exports; tests/test_layers.py checks that the two lists agree.
 __all__ = [
     "AveragedPerceptron",
+    "CheckpointMismatchError",
     "ConvergenceWarning",
+    "DataFileError",
     "KernelPerceptron",
     "LinearProgramClassifier",
     "LinearRegression",
     "LogisticRegression",
     "MaxMarginClassifier",
+    "ModelFileError",
     "MulticlassPerceptron",
     "NotSeparableError",
+    "OutputFileError",
     "Perceptron",
     "PocketPerceptron",
     "SolverError",
@@ -41,9 +45,19 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from typing import Any
+
     from halfspaces._utils.homogeneous import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
-    from halfspaces.exceptions import ConvergenceWarning, NotSeparableError, SolverError
+    from halfspaces.exceptions import (
+        CheckpointMismatchError,
+        ConvergenceWarning,
+        DataFileError,
+        ModelFileError,
+        NotSeparableError,
+        OutputFileError,
+        SolverError,
+    )
     from halfspaces.io.model import load, save
     from halfspaces.kernel import KernelPerceptron, VotedKernelPerceptron
     from halfspaces.linear_regression import LinearRegression
@@ -58,15 +72,21 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
 
 
+# the namespace holds the public names, and private ones only: what the imports above bound
+# for this module's own use goes (``annotations`` is the __future__ feature's binding)
+del annotations, TYPE_CHECKING
+
+
 def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
         value = _public(name)
         globals()[name] = value
         return value
     if name in _SUBMODULES:
-        return importlib.import_module(f"halfspaces.{name}")
+        return _importlib.import_module(f"halfspaces.{name}")
     raise AttributeError(f"module 'halfspaces' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    """The public names and the public submodules, loaded or not."""
+    return sorted(set(__all__) | _SUBMODULES)

@@ -47,8 +47,15 @@ EXCEPTIONS = {
     "NotSeparableError": "halfspaces.exceptions",
     "ConvergenceWarning": "halfspaces.exceptions",
     "SolverError": "halfspaces.exceptions",
+    "DataFileError": "halfspaces.exceptions",
+    "OutputFileError": "halfspaces.exceptions",
+    "ModelFileError": "halfspaces.exceptions",
+    "CheckpointMismatchError": "halfspaces.exceptions",
 }
-"""The public exceptions and warnings: name -> module."""
+"""The public exceptions and warnings, every one defined in :mod:`halfspaces.exceptions`:
+name -> module. :mod:`halfspaces.io` (``DataFileError``, ``OutputFileError``),
+:mod:`halfspaces.io.model` (``ModelFileError``) and :mod:`halfspaces.io.streaming`
+(``CheckpointMismatchError``) export the ones they raise as well."""
 
 PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 """Every name the package root exports (besides ``__version__``): name -> module."""

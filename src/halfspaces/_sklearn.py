@@ -1,9 +1,10 @@
 """The one place that imports scikit-learn's private names.
 
 scikit-learn keeps these under underscore modules (``sklearn.base._fit_context``,
-``sklearn.utils._param_validation``, ``sklearn.linear_model._base``), which a release may
-move; a move is then a fix in this file alone (the pattern of imbalanced-learn's
-``utils/_sklearn_compat.py``). Everything else in halfspaces imports them from here.
+``sklearn.utils._param_validation``), which a release may move; a move is then a fix in
+this file alone (the pattern of imbalanced-learn's ``utils/_sklearn_compat.py``). Everything
+else in halfspaces imports them from here, and the classes built on scikit-learn's
+(``BaseEstimator``, ``LinearClassifierMixin``, the intervals) are defined here too.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from sklearn.utils._param_validation import (
     make_constraint,
     validate_params,
 )
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
@@ -51,108 +54,20 @@ def _param_names(cls: type) -> tuple[str, ...]:
     return tuple(super(BaseEstimator, cls)._get_param_names())
 
 
-try:  # the names scikit-learn's LinearClassifierMixin uses, in the releases that have them
-    from sklearn.utils._array_api import (
-        _expit,
-        check_same_namespace,
-        get_namespace,
-        get_namespace_and_device,
-        indexing_dtype,
-        move_to,
-    )
-    from sklearn.utils.extmath import safe_sparse_dot
-    from sklearn.utils.validation import check_is_fitted, validate_data
-except ImportError:  # other releases: scikit-learn's own mixin, whatever its imports cost
-    from sklearn.linear_model._base import LinearClassifierMixin as _LinearClassifierMixin
-else:
-    class _LinearClassifierMixin(ClassifierMixin):
-        """scikit-learn 1.9's ``sklearn.linear_model._base.LinearClassifierMixin``, line for line.
+class LinearClassifierMixin(ClassifierMixin):
+    """``predict``, ``decision_function`` and ``score`` from ``coef_``, ``intercept_`` and
+    ``classes_``, as scikit-learn's ``LinearClassifierMixin`` gives them for NumPy and
+    SciPy input, written with scikit-learn's public validation; sparse input's structure is
+    checked before SciPy's unchecked product reads it, and dask collections are refused
+    (:func:`halfspaces._validation.refuse_dask`).
 
-        Importing ``sklearn.linear_model`` for this one class imports ``sklearn.metrics``
-        and through it ``scipy.stats`` (0.1 s, and 0.55 s that the command line otherwise
-        defers: see ``halfspaces.cli._process.lazy``); its methods need neither.
-        """
-
-        def decision_function(self, X):
-            """
-            Predict confidence scores for samples.
-
-            The confidence score for a sample is proportional to the signed
-            distance of that sample to the hyperplane.
-
-            Parameters
-            ----------
-            X : {array-like, sparse matrix} of shape (n_samples, n_features)
-                The data matrix for which we want to get the confidence scores.
-
-            Returns
-            -------
-            scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-                Confidence scores per `(n_samples, n_classes)` combination. In the
-                binary case, confidence score for `self.classes_[1]` where >0 means
-                this class would be predicted.
-            """
-            check_is_fitted(self)
-            xp, _ = get_namespace(X)
-            check_same_namespace(X, self, attribute="coef_", method="decision_function")
-            X = validate_data(self, X, accept_sparse="csr", reset=False)
-            coef_T = self.coef_.T if self.coef_.ndim == 2 else self.coef_
-            scores = safe_sparse_dot(X, coef_T, dense_output=True) + self.intercept_
-            return (
-                xp.reshape(scores, (-1,))
-                if (scores.ndim > 1 and scores.shape[1] == 1)
-                else scores
-            )
-
-        def predict(self, X):
-            """
-            Predict class labels for samples in X.
-
-            Parameters
-            ----------
-            X : {array-like, sparse matrix} of shape (n_samples, n_features)
-                The data matrix for which we want to get the predictions.
-
-            Returns
-            -------
-            y_pred : ndarray of shape (n_samples,)
-                Vector containing the class labels for each sample.
-            """
-            check_same_namespace(X, self, attribute="coef_", method="predict")
-            xp, _, device_ = get_namespace_and_device(X)
-            scores = self.decision_function(X)
-            if len(scores.shape) == 1:
-                indices = xp.astype(scores > 0, indexing_dtype(xp))
-            else:
-                indices = xp.argmax(scores, axis=1)
-            xp_classes, _, device_classes = get_namespace_and_device(self.classes_)
-            indices = move_to(indices, xp=xp_classes, device=device_classes)
-            y_pred = xp_classes.take(self.classes_, indices, axis=0)
-            if isinstance(y_pred[0], str):
-                return y_pred
-            return move_to(y_pred, xp=xp, device=device_)
-
-        def _predict_proba_lr(self, X):
-            # scikit-learn's one-vs-rest probabilities: expit of the scores, normalised
-            xp, _ = get_namespace(X)
-            prob = self.decision_function(X)
-            prob = _expit(prob, out=prob, xp=xp)
-            if prob.ndim == 1:
-                return xp.stack([1 - prob, prob], axis=1)
-            prob_sum = prob.sum(axis=1)
-            all_zero = prob_sum == 0
-            if xp.any(all_zero):
-                # LibLinear's uniform answer where every class has probability zero
-                prob[all_zero, :] = 1
-                prob_sum[all_zero] = prob.shape[1]
-            prob /= xp.reshape(prob_sum, (prob.shape[0], -1))
-            return prob
-
-
-class LinearClassifierMixin(_LinearClassifierMixin):
-    """scikit-learn's mixin (predict, decision_function, score from ``coef_``/``intercept_``),
-    with sparse input's structure checked before SciPy's unchecked product reads it, and dask
-    collections refused (:func:`halfspaces._validation.refuse_dask`)."""
+    Not scikit-learn's own class (``sklearn.linear_model._base``): importing it imports
+    158 more modules (``sklearn.metrics``, ``sklearn.model_selection``, ``sklearn.svm``,
+    Rich), and ``import halfspaces.perceptron`` took 2.26 s instead of 2.07 s (medians of
+    11 fresh processes); the command line would load what it defers
+    (``halfspaces.cli._process.lazy``). The estimators hold NumPy arrays, so scikit-learn's
+    array-API dispatch, the rest of its version, has nothing to do here.
+    """
 
     def decision_function(self, X):
         """Signed scores <w, x> + b of each sample (one column per class beyond two).
@@ -170,7 +85,30 @@ class LinearClassifierMixin(_LinearClassifierMixin):
             classes the largest score wins.
         """
         refuse_dask(type(self).__name__, X=X)
-        return super().decision_function(check_sparse_structure(X))
+        X = check_sparse_structure(X)
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        coef_T = self.coef_.T if self.coef_.ndim == 2 else self.coef_
+        scores = safe_sparse_dot(X, coef_T, dense_output=True) + self.intercept_
+        return scores.reshape(-1) if scores.ndim > 1 and scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of each sample: ``classes_[1]`` where the score is positive (two
+        classes), the class of the largest score (more).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predicted labels, taken from ``classes_``.
+        """
+        scores = self.decision_function(X)
+        indices = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return np.take(self.classes_, indices, axis=0)
 
 
 class IntegerInterval(Interval):
@@ -296,11 +234,15 @@ _MT_SIZE = 624 * 4 + 4
 def _mt_bytes(rng: np.random.RandomState) -> bytes | None:
     """The bytes of `rng`'s Mersenne Twister state, or None where they cannot be read.
 
-    NumPy's ``get_state`` copies the 624 keys one Python step at a time: 90 us, 13% of a
-    LogisticRegression(solver="sgd").partial_fit on 100 rows, paid on every call; the
+    NumPy's public ``get_state`` copies the 624 keys one Python step at a time, paid on
+    every call: 43-64 us more a ``partial_fit`` on 100 x 10 rows than these bytes (6-11%
+    of a LogisticRegression(solver="sgd") or a shuffling Perceptron with a RandomState, CPU
+    time, medians of 15 interleaved rounds), more than the 5% a refactoring may cost; the
     state's bytes, read through the bit generator's public ctypes interface, take 1.5 us.
-    The fits draw only permutations, which leave RandomState's cached Gaussian (outside
-    these bytes) alone. Used only where the layout is checked against ``get_state``.
+    The one private step is ``RandomState._bit_generator`` (read with ``getattr``, so its
+    absence falls back to ``get_state``). The fits draw only permutations, which leave
+    RandomState's cached Gaussian (outside these bytes) alone. Used only where the layout
+    is checked against ``get_state``.
     """
     bit_generator = getattr(rng, "_bit_generator", None)
     if type(bit_generator) is not np.random.MT19937 or not _mt_layout_is_known():

@@ -6,7 +6,8 @@ Model files (:func:`save`, :func:`load`) live in :mod:`halfspaces.io.model` and 
 exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
 """
 
-from halfspaces.io._errors import DataFileError, OutputFileError
+# defined with the other public exceptions, and exported here too, where they have always been
+from halfspaces.exceptions import DataFileError, OutputFileError
 from halfspaces.io._files import (
     FORMATS,
     DataInfo,

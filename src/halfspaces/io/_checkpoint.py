@@ -7,7 +7,8 @@ and last 64 KiB) so that a resumed run notices a replaced file without reading i
 :class:`~halfspaces.io._one_pass.Plan`, each checked for type and range;
 :func:`beyond_end_check` refuses a position past the end of the file.
 The checks that name the setting a resumed run differs in stay in
-:mod:`halfspaces.io.streaming`, beside :class:`~halfspaces.io.streaming.CheckpointMismatchError`.
+:mod:`halfspaces.io.streaming`, which raises
+:class:`~halfspaces.exceptions.CheckpointMismatchError`.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ import stat
 import numpy as np
 
 from halfspaces._validation import unknown_labels
-from halfspaces.io._errors import shown
+from halfspaces.exceptions import ModelFileError, shown
 from halfspaces.io._one_pass import Plan
-from halfspaces.io.model import ModelFileError
 
 __all__ = ["FINGERPRINT_BYTES", "beyond_end_check", "identity", "progress_plan", "same_value",
            "unreadable", "whole_file_hash"]

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from halfspaces._fast.svmlight import cut_lines
+from halfspaces.exceptions import DataFileError
 from halfspaces.io import svmlight, tabular
 from halfspaces.io._ahead import ahead
-from halfspaces.io._errors import DataFileError
 from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
 from halfspaces.io._source import open_data
 from halfspaces.io._table_chunks import array_chunks, first_data_line, is_data_line, text_chunks

@@ -6,7 +6,7 @@ header is read first and checked against the bytes that hold the array (the file
 the member's size in the archive's directory), as model files are
 (:mod:`halfspaces.io.model`); an ``.npz`` file, read whole, must also fit in half of the
 memory this process may use. Nothing is unpickled. Every failure is a
-:class:`~halfspaces.io.DataFileError` naming the file and, where it applies, the array.
+:class:`~halfspaces.DataFileError` naming the file and, where it applies, the array.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import BinaryIO
 import numpy as np
 
 from halfspaces._utils.memory import memory_limit
-from halfspaces.io._errors import DataFileError
+from halfspaces.exceptions import DataFileError
 
 __all__ = ["BINARY_NAMES", "SIGNATURE_LENGTH", "binary_format", "is_archive", "load_npy",
            "load_npz", "memory_budget", "read_exactly"]

@@ -22,7 +22,7 @@ import stat
 import zlib
 from typing import BinaryIO
 
-from halfspaces.io._errors import DataFileError
+from halfspaces.exceptions import DataFileError
 from halfspaces.io._npfiles import BINARY_NAMES, SIGNATURE_LENGTH, binary_format
 
 __all__ = ["open_data", "raw_source"]

@@ -19,7 +19,7 @@ against a declared schema, one per estimator class:
   :func:`halfspaces._validation.check_sparse_structure`, the check of fit's input).
 
 A violation raises :class:`ValueError` naming the attribute; :mod:`halfspaces.io.model`
-turns it into a :class:`~halfspaces.io.model.ModelFileError` naming the file.
+turns it into a :class:`~halfspaces.ModelFileError` naming the file.
 """
 
 from __future__ import annotations

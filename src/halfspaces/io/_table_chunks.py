@@ -13,8 +13,8 @@ import dataclasses
 import numpy as np
 
 from halfspaces._validation import unknown_labels
+from halfspaces.exceptions import DataFileError
 from halfspaces.io import tabular
-from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import open_data
 
 __all__ = ["array_chunks", "first_data_line", "is_data_line", "text_chunks"]

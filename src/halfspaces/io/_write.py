@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from halfspaces.io._errors import OutputFileError, shown
+from halfspaces.exceptions import OutputFileError, shown
 
 __all__ = ["check_output", "remove_stale_temporaries", "safe_write"]
 
@@ -70,7 +70,7 @@ def check_output(path: str | os.PathLike,
     >>> check_output(data.parent / "." / "train.svm", [data])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    halfspaces.io._errors.OutputFileError: .../train.svm: it is the same file as the input ...
+    halfspaces.exceptions.OutputFileError: .../train.svm: it is the same file as the input ...
     """
     found = _stat(path)
     if found is not None:

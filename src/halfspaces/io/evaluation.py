@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces.io._errors import DataFileError
+from halfspaces.exceptions import DataFileError
 from halfspaces.io._files import DEFAULT_CHUNK_SIZE, check_count, detect_format, iter_chunks
 
 __all__ = ["StreamCounts", "StreamResiduals", "evaluate_stream"]

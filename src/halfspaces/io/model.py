@@ -53,12 +53,14 @@ import numpy as np
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
 from halfspaces._version import __version__ as _VERSION
-from halfspaces.io._errors import shown
+from halfspaces.exceptions import ModelFileError, shown
 from halfspaces.io._members import Members, references
 from halfspaces.io._npfiles import memory_budget
 from halfspaces.io._state import check_state
 from halfspaces.io._write import safe_write
 
+# ModelFileError is defined with the other public exceptions (halfspaces.exceptions) and
+# exported here too, where it has always been importable
 __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_with_extra",
            "save"]
 
@@ -91,10 +93,6 @@ _SPARSE_FORMATS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indice
                    "coo": ("data", "row", "col")}
 
 
-class ModelFileError(ValueError):
-    """A model cannot be saved, or a file is not a model file this version can load."""
-
-
 def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> Path:
     """Write a fitted (or unfitted) estimator of :mod:`halfspaces` to `path`, atomically.
 
@@ -123,7 +121,7 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     ModelFileError
         If the model is not a halfspaces estimator, or holds an attribute the format cannot
         store (the message names it).
-    halfspaces.io.OutputFileError
+    halfspaces.OutputFileError
         If `path` cannot be written (a directory, a missing directory, a full disk); `path`
         is then left as it was.
 
@@ -154,17 +152,7 @@ def save(model: Any, path: str | os.PathLike, *, extra: dict | None = None) -> P
     }
     text = json.dumps(document, allow_nan=False).encode()
     arrays[META] = np.frombuffer(text, dtype=np.uint8)
-    return atomic_write(path, lambda handle: np.savez(handle, **arrays))
-
-
-def atomic_write(path: str | os.PathLike, write) -> Path:
-    """Call ``write(binary_handle)`` to produce `path` through :func:`halfspaces.io.safe_write`.
-
-    A regular file is written under a temporary name beside it, fsynced and renamed over it
-    (on any error `path` is left as it was); a new file's mode follows the umask and a
-    replaced file keeps its mode; an existing FIFO or character device is written directly.
-    """
-    return safe_write(path, write)
+    return safe_write(path, lambda handle: np.savez(handle, **arrays))
 
 
 def load(path: str | os.PathLike) -> Any:

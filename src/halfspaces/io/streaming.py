@@ -11,7 +11,8 @@ A checkpoint is resumed only by the run that wrote it: the same estimator class 
 parameters, the same chunking and reading options, and the same data (its size, modification
 time and a hash of its first and last 64 KiB are recorded); its progress fields are checked
 for type and range. Anything else is a :class:`CheckpointMismatchError` or a
-:class:`~halfspaces.io.model.ModelFileError` naming the checkpoint and the difference.
+:class:`ModelFileError` (both defined in :mod:`halfspaces.exceptions`) naming the checkpoint
+and the difference.
 
 The one-pass training of the perceptron family (widening the model as the file's width
 shows) is in :mod:`halfspaces.io._one_pass`; the data file's fingerprint and the checks of
@@ -30,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from halfspaces.exceptions import CheckpointMismatchError, DataFileError, ModelFileError, shown
 from halfspaces.io._checkpoint import (
     beyond_end_check,
     identity,
@@ -38,7 +40,6 @@ from halfspaces.io._checkpoint import (
     unreadable,
     whole_file_hash,
 )
-from halfspaces.io._errors import DataFileError, shown
 from halfspaces.io._files import (
     DEFAULT_CHUNK_SIZE,
     check_count,
@@ -48,29 +49,13 @@ from halfspaces.io._files import (
 )
 from halfspaces.io._one_pass import Plan, Unforeseen, growable, grown, settle
 from halfspaces.io._write import check_output
-from halfspaces.io.model import ModelFileError, load_with_extra, save
+from halfspaces.io.model import load_with_extra, save
 
+# CheckpointMismatchError is defined in halfspaces.exceptions and exported here too, where it
+# has always been importable
 __all__ = ["CheckpointMismatchError", "StreamFit", "fit_stream"]
 
 _SAME_RUN = ("data", "chunk_size", "checkpoint_every", "format", "label_column")
-
-
-class CheckpointMismatchError(ModelFileError):
-    """A checkpoint was written by a run with another model, setting or data file.
-
-    Attributes
-    ----------
-    setting : str
-        What differs: ``"model"`` (the estimator class), a parameter name of the
-        estimator, or a setting of :func:`fit_stream` (``"data"``, ``"chunk_size"``, ...).
-    """
-
-    def __init__(self, message: str, setting: str) -> None:
-        super().__init__(message)
-        self.setting = setting
-
-    def __reduce__(self):
-        return type(self), (str(self), self.setting)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from halfspaces._utils.memory import memory_limit
-from halfspaces.io._errors import DataFileError
+from halfspaces.exceptions import DataFileError
 from halfspaces.io._source import open_data
 
 if TYPE_CHECKING:

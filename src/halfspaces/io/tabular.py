@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from halfspaces._utils.rounding import exact_digits, first_rounded, may_round
+from halfspaces.exceptions import DataFileError
 from halfspaces.io import _npfiles
-from halfspaces.io._errors import DataFileError
 from halfspaces.io._source import raw_source
 
 if TYPE_CHECKING:
