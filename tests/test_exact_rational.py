@@ -121,11 +121,17 @@ def test_exact_certificates_of_xor_and_of_a_duplicate_with_both_labels():
     assert found.exact and found.certificate.tolist() == [0.5, 0.5, 0.0]
 
 
-def test_beyond_the_budget_the_float_certificate_is_kept(monkeypatch):
+def test_beyond_the_budget_a_certificate_is_proved_by_its_exact_residual(monkeypatch):
+    # no elimination fits: the LP's weights (1/4 up to its rounding) are proved by
+    # sum_i a_i z_i = 0 computed exactly, here re-checked with Fractions
     monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 0)
     found = separability(*XOR)
-    assert not found.separable and not found.exact
-    assert verified_certificate(signed_rows(*XOR, True), found.certificate) is not None
+    assert not found.separable and found.exact
+    Z = signed_rows(*XOR, True)
+    a = [Fraction(float(v)) for v in found.certificate]
+    assert min(a) >= 0 and sum(a) > 0
+    assert all(sum(ai * Fraction(float(z)) for ai, z in zip(a, column, strict=True)) == 0
+               for column in Z.T)
 
 
 def test_a_float_certificate_without_an_exact_one_is_no_answer(monkeypatch):

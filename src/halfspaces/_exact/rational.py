@@ -24,7 +24,8 @@ from scipy.optimize import nnls
 from halfspaces._exact.rows import as_signed_rows, dyadic, nonzero_columns
 
 __all__ = [
-    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_margin",
+    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_least_score",
+    "exact_margin", "integer_weights",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
@@ -144,7 +145,7 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
     free = sorted(set(range(s)) - set(pivots))
     # with a_f = n_f / 2^k exactly, V = 2^k den v is an integer vector: row i of the echelon
     # form reads den v_(pivot i) + sum_f R_if v_f = 0
-    nums = _integers(a[free])
+    nums = integer_weights(a[free])
     V = [0] * s
     for f, n in zip(free, nums, strict=True):
         V[f] = n * int(den)
@@ -160,7 +161,7 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
     return np.array([x / total for x in V])  # int / int is correctly rounded
 
 
-def _integers(x: NDArray) -> list[int]:
+def integer_weights(x: NDArray) -> list[int]:
     """Integers n_i with x_i = n_i / 2^k exactly for one k >= 0 (x finite floats)."""
     ratios = [float(v).as_integer_ratio() for v in x]
     k = max(d.bit_length() - 1 for _, d in ratios)
@@ -172,7 +173,7 @@ def _integer_columns(ZS: NDArray):
     each times a power of two, as integer rows."""
     import flint
 
-    columns = [_integers(column) for column in ZS.T]
+    columns = [integer_weights(column) for column in ZS.T]
     return flint.fmpz_mat(columns) if columns else flint.fmpz_mat(0, ZS.shape[0])
 
 
@@ -207,6 +208,22 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
         return 0.0
     # margin^2 = least^2 2^(2 low) / (norm_int 2^norm_exp)
     return _sqrt_rounded_down(Fraction(least * least, norm_int), 2 * low - norm_exp)
+
+
+def exact_least_score(rows, w: NDArray):
+    """min_i <w, z_i> over `rows` exactly, as a Fraction (None for no rows).
+
+    Every float is an integer times a power of two, so each score is one too (Python
+    integers, no rounding): the proof of a separator whose float scores cancel too much for
+    :func:`~halfspaces._exact.feasibility.score_error_bound`.
+    """
+    from fractions import Fraction
+
+    scores = list(_exact_scores(rows, np.asarray(w, dtype=np.float64)))
+    if not scores:
+        return None
+    low = min(e for _, e in scores)
+    return Fraction(min(t << (e - low) for t, e in scores)) * Fraction(2) ** low
 
 
 def _exact_scores(rows, w: NDArray):
