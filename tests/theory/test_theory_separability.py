@@ -4,8 +4,11 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import float_dependent_columns, hidden_separator, integers_two_apart
 from _oracles import (
     check_certificate,
+    exact_certificate_holds,
+    exact_least_score,
     hull_half_distance,
     linprog_separable,
     min_norm_point_norm,
@@ -18,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.svm import SVC
 
+import halfspaces._exact.rational as rational_module
 from halfspaces import NotSeparableError
 from halfspaces.exceptions import SolverError
 from halfspaces.theory import (
@@ -413,3 +417,34 @@ def test_inseparable_data_beyond_one_scale_get_the_certificate_of_the_data(tool)
     assert not found.separable and found.exact
     np.testing.assert_array_equal(info.value.certificate, found.certificate)
     check_certificate(X, np.array(y), info.value.certificate, fit_intercept=False)
+
+
+@pytest.mark.parametrize("case", ["redundant", "derived"])
+def test_columns_dependent_only_in_floating_point_are_decided(case):
+    # the LP read them as rank-deficient, and its certificate on too few rows held only in
+    # float: "cannot be decided" where HiGHS (linprog) calls the LP infeasible at once
+    X, y = float_dependent_columns(case)
+    assert not linprog_separable(X, np.where(y == 1, 1, -1))
+    found = separability(X, y)
+    assert not found.separable and found.exact
+    assert exact_certificate_holds(X, y, found.certificate)
+
+
+def test_a_float_certificate_beyond_the_exact_budget_is_no_proof(monkeypatch):
+    # separable by e_1 (exact scores 1e-11 and 1), yet a certificate on d rows passes the
+    # float check; beyond the exact budget it was returned as "not separable"
+    X, y = hidden_separator(50)
+    assert exact_least_score(X, y, np.eye(50)[0], 0.0, fit_intercept=False) > 0
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)
+    with pytest.raises(SolverError, match=r"^separability cannot be decided: .* beyond the "
+                       r"budget of the exact proof"):
+        separability(X, y, fit_intercept=False)
+
+
+@pytest.mark.parametrize("s", [1e14, 1e15, 2.0**53])
+def test_integers_two_apart_far_from_zero_are_decided(s):
+    X, y = integers_two_apart(s)
+    assert exact_least_score(X, y, [1.0], -(s - 3)) == 1  # the explicit separator
+    found = separability(X, y)
+    assert found.separable
+    assert exact_least_score(X, y, found.coef, found.intercept) >= 1
