@@ -20,9 +20,9 @@ from _data import (  # noqa: E402
 from _oracles import exact_certificate_holds, exact_least_score  # noqa: E402
 from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 
+import halfspaces._exact.rational as rational_module  # noqa: E402
 from halfspaces import augment, theory  # noqa: E402
 from halfspaces import dask as hd  # noqa: E402
-import halfspaces._exact.rational as rational_module  # noqa: E402
 from halfspaces.exceptions import NotSeparableError, SolverError  # noqa: E402
 
 

@@ -43,8 +43,7 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.independence import is_dependence
-from halfspaces._exact.rational import exact_certificate, exact_least_score, integer_weights
+from halfspaces._exact.rational import exact_certificate, exact_separator, residual_certificate
 from halfspaces._exact.rows import (
     SignedRows,
     Violations,
@@ -391,10 +390,7 @@ def _decide_sheared(Z: SignedRows) -> Feasibility | None:
     scores' rounding error, or where they cancel too much for that, by its exact scores.
     """
     n, p = Z.shape
-    if n * p > DENSE_LIMIT:
-        return None
-    rows = Z.take(np.arange(n))
-    sheared = shear(rows)
+    sheared = shear(Z.take(np.arange(n))) if n * p <= DENSE_LIMIT else None
     if sheared is None:
         return None
     try:
@@ -402,45 +398,15 @@ def _decide_sheared(Z: SignedRows) -> Feasibility | None:
     except SolverError:
         return None
     if not found.separable:
-        check = exact_certificate(Z, found.certificate)
-        return None if check.certificate is None else Feasibility(None, check.certificate,
-                                                                  exact=True)
+        a = exact_certificate(Z, found.certificate).certificate
+        return None if a is None else Feasibility(None, a, exact=True)
     w = sheared.separator(found.separator)
-    if not np.all(np.isfinite(w)):
-        return None
     try:
         proved_w = proved_separator(Z, w)
     except SolverError:
         proved_w = None
-    if proved_w is None:
-        proved_w = exact_separator(rows, w)
+    proved_w = exact_separator(Z.take(np.arange(n)), w) if proved_w is None else proved_w
     return None if proved_w is None else Feasibility(proved_w, None)
-
-
-# Rows x columns whose scores are computed exactly when their float rounding error bound
-# cannot prove a separator (Python integers: about a second for 10^6 products)
-_EXACT_SCORES = 1_000_000
-
-
-def exact_separator(rows, w: NDArray) -> NDArray | None:
-    """w times a power of two with every exact score <w, z_i> >= 1, or None.
-
-    For few rows (at most 10^6 entries) only: the scores are computed in exact rational
-    arithmetic (:func:`~halfspaces._exact.rational.exact_least_score`), so no rounding
-    error bound is needed; a power of two scales them exactly. None when the least of them
-    is <= 0, when the power of two would overflow w, or with too many rows.
-    """
-    if not np.all(np.isfinite(w)) or np.prod(rows.shape) > _EXACT_SCORES:
-        return None
-    least = exact_least_score(rows, w)
-    if least is None or least <= 0:
-        return None
-    k = max(0, least.denominator.bit_length() - least.numerator.bit_length() + 1)
-    with np.errstate(over="ignore"):
-        scaled = np.ldexp(w, k)  # least 2^k >= 1: 2^k > d / n
-    if not np.all(np.isfinite(scaled)) or exact_least_score(rows, scaled) < 1:
-        return None
-    return scaled
 
 
 def _unscaled(Z, w: NDArray, s: NDArray, rest: NDArray, top: NDArray) -> NDArray:
@@ -529,14 +495,14 @@ def proved(Z, a: NDArray) -> Feasibility:
     one that holds in exact arithmetic (``exact=True``), or refused: a float certificate
     with no exact one on its rows means the rows may be separable by a margin below the
     float check's 1e-9, so there is no proof either way. Beyond the budget the float
-    certificate itself is checked exactly, sum_i a_i z_i = 0 by residues modulo primes (one
-    pass over its rows, no elimination: :func:`~halfspaces._exact.independence.is_dependence`),
-    and is returned with ``exact`` saying whether that held: without it, it proves nothing
-    about separability (:func:`halfspaces.theory.separability` refuses it).
+    certificate is proved by its exact residual where it can be
+    (:func:`~.rational.residual_certificate`), and returned with ``exact`` saying so:
+    without it, it proves nothing (:func:`halfspaces.theory.separability` refuses it).
     """
     check = exact_certificate(Z, a)
     if not check.checked:
-        return _residual_proved(as_signed_rows(Z), a)
+        found = residual_certificate(as_signed_rows(Z), a)
+        return Feasibility(None, a) if found is None else Feasibility(None, found, exact=True)
     if check.certificate is None:
         raise SolverError(
             "separability cannot be decided: the LP's certificate passes its floating-point "
@@ -546,41 +512,6 @@ def proved(Z, a: NDArray) -> Feasibility:
             "not for float64."
         )
     return Feasibility(None, check.certificate, exact=True)
-
-
-def _residual_proved(Z: SignedRows, a: NDArray) -> Feasibility:
-    """a, with ``exact`` when a or a nearby rational vector b >= 0 has sum_i b_i z_i = 0
-    exactly (then b, rounded to floats, replaces a).
-
-    The LP's weights carry its rounding (0.25000000000000006 for XOR's 1/4): each is also
-    tried as the nearest fraction of denominator at most 2^8, 2^16, 2^24 (continued
-    fractions, Python's limit_denominator). Every try is one exact pass over the support's
-    rows by residues modulo primes, no elimination, whatever its size.
-    """
-    support = np.flatnonzero(a > 0)
-    if support.size == 0:
-        return Feasibility(None, a)
-    rows = Z.take(support)
-    for weights in _nearby_integer_weights(a[support]):
-        if is_dependence(rows, weights):
-            found = np.zeros(a.shape[0])
-            total = sum(weights)
-            found[support] = [x / total for x in weights]  # int / int: correctly rounded
-            return Feasibility(None, found, exact=True)
-    return Feasibility(None, a)
-
-
-def _nearby_integer_weights(a: NDArray):
-    """a as integers (a common power of two), then a's nearby fractions as integers."""
-    from fractions import Fraction
-
-    yield integer_weights(a)
-    for bits in (8, 16, 24):
-        near = [Fraction(float(x)).limit_denominator(2**bits) for x in a]
-        if any(q <= 0 for q in near):
-            continue
-        common = math.lcm(*(q.denominator for q in near))
-        yield [int(q * common) for q in near]
 
 
 def _decide(Z: SignedRows) -> Feasibility:

@@ -14,6 +14,7 @@ theorem; Schrijver, Theory of Linear and Integer Programming, 1986, Section 7.8)
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -24,13 +25,17 @@ from scipy.optimize import nnls
 from halfspaces._exact.rows import as_signed_rows, dyadic, nonzero_columns
 
 __all__ = [
-    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_least_score",
-    "exact_margin", "integer_weights",
+    "MAX_EXACT_SCORES", "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits",
+    "exact_least_score", "exact_margin", "exact_separator", "integer_weights",
+    "residual_certificate",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
 # 400 float columns take about a second with FLINT (measured 2026-11-26, 0.94 s)
 MAX_EXACT_WORK = 64_000_000
+# row entries whose scores exact_separator computes in Python integers (1.2 s for 10^6,
+# measured 2026-11-29 on 10,000 x 100)
+MAX_EXACT_SCORES = 1_000_000
 # the second try drops support rows whose weight is float noise next to the largest
 _NOISE = 1e-9
 # the least-squares try reads every row as a dense array: at most 4e6 entries (32 MB)
@@ -208,6 +213,68 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
         return 0.0
     # margin^2 = least^2 2^(2 low) / (norm_int 2^norm_exp)
     return _sqrt_rounded_down(Fraction(least * least, norm_int), 2 * low - norm_exp)
+
+
+def residual_certificate(Z, a: NDArray) -> NDArray | None:
+    """a, or a nearby rational vector b >= 0, when its rows combine to 0 exactly (b rounded
+    to floats, normalised); None otherwise. For certificates beyond :data:`MAX_EXACT_WORK`.
+
+    No elimination: the LP's weights are tried as they are, then each as the nearest
+    fraction of denominator at most 2^8, 2^16, 2^24 (continued fractions, Python's
+    limit_denominator), since they carry the LP's rounding (0.25000000000000006 for XOR's
+    1/4). Each try is one exact pass over the support's rows by residues modulo primes
+    (:func:`~halfspaces._exact.independence.is_dependence`), whatever their number.
+    """
+    from halfspaces._exact.independence import is_dependence
+
+    Z = as_signed_rows(Z)
+    support = np.flatnonzero(a > 0)
+    if support.size == 0:
+        return None
+    rows = Z.take(support)
+    for weights in _nearby_integer_weights(a[support]):
+        if is_dependence(rows, weights):
+            found = np.zeros(a.shape[0])
+            total = sum(weights)
+            found[support] = [x / total for x in weights]  # int / int: correctly rounded
+            return found
+    return None
+
+
+def _nearby_integer_weights(a: NDArray):
+    """a as integers (a common power of two), then a's nearby fractions as integers."""
+    from fractions import Fraction
+
+    yield integer_weights(a)
+    for bits in (8, 16, 24):
+        near = [Fraction(float(x)).limit_denominator(2**bits) for x in a]
+        if any(q <= 0 for q in near):
+            continue
+        common = math.lcm(*(q.denominator for q in near))
+        yield [int(q * common) for q in near]
+
+
+def exact_separator(rows, w: NDArray) -> NDArray | None:
+    """w times a power of two with every exact score <w, z_i> >= 1, or None.
+
+    For few rows (at most :data:`MAX_EXACT_SCORES` entries): the scores are computed in
+    exact rational arithmetic (:func:`exact_least_score`), so no rounding error bound is
+    needed (the proof of a separator whose float scores cancel too much for one), and a
+    power of two scales them exactly. None when the least of them is <= 0, when the power
+    of two would overflow w, or with too many rows.
+    """
+    if not np.all(np.isfinite(w)) or np.prod(rows.shape) > MAX_EXACT_SCORES:
+        return None
+    least = exact_least_score(rows, w)
+    if least is None or least <= 0:
+        return None
+    # least = n / d >= 2^(bits(n) - 1 - bits(d)), so 2^k least >= 1
+    k = max(0, least.denominator.bit_length() - least.numerator.bit_length() + 1)
+    with np.errstate(over="ignore"):
+        scaled = np.ldexp(w, k)
+    if not np.all(np.isfinite(scaled)) or exact_least_score(rows, scaled) < 1:
+        return None
+    return scaled
 
 
 def exact_least_score(rows, w: NDArray):
