@@ -448,3 +448,21 @@ def test_integers_two_apart_far_from_zero_are_decided(s):
     found = separability(X, y)
     assert found.separable
     assert exact_least_score(X, y, found.coef, found.intercept) >= 1
+
+
+@pytest.mark.parametrize("call", ["max_margin", "perceptron_mistake_bound", "LP"])
+def test_no_tool_raises_not_separable_on_a_float_certificate_beyond_the_budget(
+        monkeypatch, call):
+    # NotSeparableError says that `.certificate` proves it: on data e_1 separates it did,
+    # with the float certificate of the budget's test above
+    from halfspaces.erm import LinearProgramClassifier
+
+    X, y = hidden_separator(50)
+    run = {"max_margin": lambda: max_margin(X, y, fit_intercept=False),
+           "perceptron_mistake_bound": lambda: perceptron_mistake_bound(
+               X, y, fit_intercept=False),
+           "LP": lambda: LinearProgramClassifier(fit_intercept=False).fit(X, y)}[call]
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)
+    with pytest.raises(SolverError, match="separability cannot be decided: .* beyond the "
+                       "budget of the exact proof"):
+        run()

@@ -38,7 +38,7 @@ from halfspaces._exact.independence import (
     is_dependence,
 )
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.rational import exact_fits, exact_margin
+from halfspaces._exact.rational import exact_fits, exact_margin, unproved_certificate_error
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.rows import (
     SignedRows,
@@ -94,6 +94,7 @@ __all__ = [
     "split_intercept",
     "tolerance_scale",
     "unit_separator",
+    "unproved_certificate_error",
     "verified_certificate",
     "zero_one_erm",
 ]

@@ -47,6 +47,7 @@ from halfspaces._exact.feasibility import (
     grow_working_set,
 )
 from halfspaces._exact.highs import INF, SolverError, solve
+from halfspaces._exact.rational import unproved_certificate_error
 from halfspaces._exact.rows import SignedRows, power_of_two_scales, scores
 from halfspaces.exceptions import NotSeparableError
 
@@ -341,6 +342,8 @@ def _not_separable(Z: SignedRows, Zs: SignedRows, rows: NDArray, free_first: boo
             return _LostColumns(lost)
         return SolverError("HiGHS called the max-margin QP infeasible, but its rows are "
                            "separable.")
+    if not found.exact:
+        return unproved_certificate_error(found.certificate)
     a = np.zeros(Z.shape[0])
     a[rows] = found.certificate  # a certificate for some rows is one for all
     return NotSeparableError(_NOT_SEPARABLE, certificate=a)

@@ -23,11 +23,12 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.rows import as_signed_rows, dyadic, nonzero_columns
+from halfspaces.exceptions import SolverError
 
 __all__ = [
     "MAX_EXACT_SCORES", "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits",
     "exact_least_score", "exact_margin", "exact_separator", "integer_weights",
-    "residual_certificate",
+    "residual_certificate", "unproved_certificate_error",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
@@ -213,6 +214,21 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
         return 0.0
     # margin^2 = least^2 2^(2 low) / (norm_int 2^norm_exp)
     return _sqrt_rounded_down(Fraction(least * least, norm_int), 2 * low - norm_exp)
+
+
+def unproved_certificate_error(certificate: NDArray) -> SolverError:
+    """The error for a certificate that passed its float check but was not proved exactly
+    (its support beyond :data:`MAX_EXACT_WORK` and its residual not exactly 0): a float
+    check passes rows 1e-10 apart with opposite labels, which are separable, so only an
+    exact certificate proves that nothing separates the data."""
+    support = int(np.count_nonzero(np.asarray(certificate) > 0))
+    return SolverError(
+        "separability cannot be decided: the LP's certificate passes its floating-point "
+        "check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|), which proves only that no halfspace "
+        "separates the data by more than about 1e-9 of each feature's scale, and its "
+        f"support of {support} rows is beyond the budget of the exact proof (about 400 rows "
+        "of 400 features). Fewer features, or a subsample, can be decided."
+    )
 
 
 def residual_certificate(Z, a: NDArray) -> NDArray | None:

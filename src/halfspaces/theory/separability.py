@@ -34,6 +34,7 @@ from halfspaces._exact import (
     proved_separator,
     score_error_bound,
     split_intercept,
+    unproved_certificate_error,
 )
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._data import labelled_sample, signed_sample
@@ -208,17 +209,7 @@ def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
 def _answer(found: Feasibility, fit_intercept: bool) -> Separability:
     if not found.separable:
         if not found.exact:
-            # a float check passes rows 1e-10 apart with opposite labels, which are
-            # separable: only an exact certificate is a proof
-            support = int(np.count_nonzero(found.certificate > 0))
-            raise SolverError(
-                "separability cannot be decided: the LP's certificate passes its "
-                "floating-point check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|), which proves "
-                "only that no halfspace separates the data by more than about 1e-9 of each "
-                f"feature's scale, and its support of {support} rows is beyond the budget of "
-                "the exact proof (about 400 rows of 400 features). Fewer features, or a "
-                "subsample, can be decided."
-            )
+            raise unproved_certificate_error(found.certificate)
         return Separability(False, None, None, found.certificate, bool(fit_intercept), True)
     coef, intercept = split_intercept(found.separator, fit_intercept)
     return Separability(True, coef, intercept, None, bool(fit_intercept))
