@@ -466,3 +466,27 @@ def test_no_tool_raises_not_separable_on_a_float_certificate_beyond_the_budget(
     with pytest.raises(SolverError, match="separability cannot be decided: .* beyond the "
                        "budget of the exact proof"):
         run()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_with_derived_columns_every_answer_is_proved_exactly(seed):
+    # one or two columns computed from the others (rounded), integers or not: whatever is
+    # answered is checked in rational arithmetic; "cannot be decided" only where honest
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.choice([8, 20, 40, 100])), int(rng.integers(2, 6))
+    X = rng.normal(size=(n, d))
+    X = np.c_[X, X @ rng.normal(size=(d, int(rng.integers(1, 3))))]
+    X = np.round(4 * X) if seed % 3 == 0 else X
+    y = np.where(X @ rng.normal(size=X.shape[1]) + 3.0 * (seed % 2) * rng.normal(size=n) > 0,
+                 1, -1)
+    fit_intercept = bool(seed % 4)
+    try:
+        found = separability(X, y, fit_intercept)
+    except SolverError as error:
+        assert str(error).startswith("separability cannot be decided")
+        return
+    if found.separable:
+        assert exact_least_score(X, y, found.coef, found.intercept, fit_intercept) > 0
+    else:
+        assert found.exact and exact_certificate_holds(X, y, found.certificate, fit_intercept)
+        assert not linprog_separable(X, y, fit_intercept)

@@ -390,7 +390,8 @@ def _decide_sheared(Z: SignedRows) -> Feasibility | None:
     scores' rounding error, or where they cancel too much for that, by its exact scores.
     """
     n, p = Z.shape
-    sheared = shear(Z.take(np.arange(n))) if n * p <= DENSE_LIMIT else None
+    rows = Z.take(np.arange(n)) if n * p <= DENSE_LIMIT else None
+    sheared = None if rows is None else shear(rows)
     if sheared is None:
         return None
     try:
@@ -405,7 +406,7 @@ def _decide_sheared(Z: SignedRows) -> Feasibility | None:
         proved_w = proved_separator(Z, w)
     except SolverError:
         proved_w = None
-    proved_w = exact_separator(Z.take(np.arange(n)), w) if proved_w is None else proved_w
+    proved_w = exact_separator(rows, w) if proved_w is None else proved_w
     return None if proved_w is None else Feasibility(proved_w, None)
 
 

@@ -83,7 +83,10 @@ def shear(rows) -> Sheared | None:
         return None
     s = power_of_two_scales(column_max(Z))
     P = Z * s
-    _, S, Vt = scipy.linalg.svd(P, full_matrices=False, lapack_driver="gesvd")
+    try:
+        _, S, Vt = scipy.linalg.svd(P, full_matrices=False)
+    except np.linalg.LinAlgError:  # gesdd did not converge: no shear, no answer lost
+        return None
     # only directions in the row space (the first min(n, p)): with more columns than rows
     # the others are exact dependences, and Z v would be v's own rounding errors
     small = np.flatnonzero(S <= _NULL_TOL * S[0]) if S.size and S[0] > 0 else []
