@@ -172,3 +172,41 @@ def exact_null_vector(rows):
     for i, c in enumerate(pivots):
         a[c] = -A[i][free[0]] / A[i][c]
     return a
+
+
+def _pm(y):
+    y = np.asarray(y)
+    return np.where(y == y.max(), 1, -1)
+
+
+def exact_signed_rows(X, y, fit_intercept):
+    """The rows y_i x'_i as lists of Fractions: the float64 values exactly."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=float)
+    rows = []
+    for x, label in zip(X.tolist(), _pm(y).tolist(), strict=True):
+        x = ([1.0] if fit_intercept else []) + x
+        rows.append([label * Fraction(v) for v in x])
+    return rows
+
+
+def exact_certificate_holds(X, y, a, fit_intercept=True):
+    """Whether the rows on a's support combine to 0 exactly with weights >= 0 that are a,
+    to rounding: the exact null vector of those rows (Fractions), which must be unique
+    up to scale (a basic certificate), of one sign, and a once normalised and rounded."""
+    a = np.asarray(a, dtype=float)
+    support = np.flatnonzero(a > 0)
+    v = exact_null_vector(signed(X, _pm(y), fit_intercept)[support])
+    if v is None:
+        return False
+    total = sum(v)
+    if total == 0 or min(x / total for x in v) < 0:
+        return False
+    return np.allclose([float(x / total) for x in v], a[support], rtol=1e-12, atol=0)
+
+
+def exact_least_score(X, y, coef, intercept, fit_intercept=True):
+    """min_i y_i (<w, x_i> + b) in exact rational arithmetic, w and b as float64 values."""
+    w = ([Fraction(float(intercept))] if fit_intercept else []) + [
+        Fraction(float(v)) for v in np.asarray(coef)]
+    return min(sum(wj * zj for wj, zj in zip(w, row, strict=True))
+               for row in exact_signed_rows(X, y, fit_intercept))

@@ -424,7 +424,7 @@ def test_min_norm_margin_scales_with_x(exponent):
 def test_violations_of_row_blocks_combine_into_those_of_the_whole_sample(
         seed, n, cuts, strict, limit):
     from halfspaces._exact import SignedRows, block_violations
-    from halfspaces._exact.signed_rows import combine_violations
+    from halfspaces._exact.signed import combine_violations
 
     rng = np.random.default_rng(seed)
     Z = rng.integers(-2, 3, (n, 3)).astype(float)  # ties in the scores happen
@@ -898,26 +898,28 @@ def test_a_highs_failure_names_the_problem_it_could_not_solve(monkeypatch):
 
 # -- the signed rows' helpers, at their edges ----------------------------------------------------
 def test_row_helpers_at_their_edges():
-    from halfspaces._exact import rows as r
+    from halfspaces._exact import signed as r
+    from halfspaces._utils import scaling
 
     # a zero column keeps scale 1; subnormal and huge sizes are scaled as far as 2^+-1023 go
     tops = np.array([0.0, 3.0, 0.5, 1.0, 1e-320, 2.0**1023 * 1.5])
-    assert list(r.power_of_two_scales(tops)) == [1.0, 0.5, 2.0, 1.0, 2.0**1023, 2.0**-1023]
-    assert r.power_of_two_scales([5e-324])[0] == 2.0**1023
+    assert list(scaling.power_of_two_scales(tops)) == [1.0, 0.5, 2.0, 1.0, 2.0**1023, 2.0**-1023]
+    assert scaling.power_of_two_scales([5e-324])[0] == 2.0**1023
     # Z itself when nothing is scaled, else Z diag(s) (CSR staying CSR)
     Z = np.array([[1.0, -2.0], [3.0, 0.5]])
-    assert r.scale_columns(Z, np.ones(2)) is Z
-    assert_array_equal(r.scale_columns(Z, np.full(2, 2.0)), 2.0 * Z)
+    assert scaling.scale_columns(Z, np.ones(2)) is Z
+    assert_array_equal(scaling.scale_columns(Z, np.full(2, 2.0)), 2.0 * Z)
     S = sp.csr_matrix(Z)
-    assert r.scale_columns(S, np.ones(2)) is S
-    assert_array_equal(r.scale_columns(S, np.array([2.0, 0.5])).toarray(), Z * [2.0, 0.5])
+    assert scaling.scale_columns(S, np.ones(2)) is S
+    assert_array_equal(scaling.scale_columns(S, np.array([2.0, 0.5])).toarray(), Z * [2.0, 0.5])
     held = SignedRows(Z)
     assert held.scaled(np.ones(2)) is held
     assert_array_equal(held.scaled(np.array([0.5, 4.0])).Z, Z * [0.5, 4.0])
     # tolerances: max(1, max |z_ij|), 1 for no entries at all
-    assert r.tolerance_scale(np.zeros((0, 3))) == 1.0 == r.tolerance_scale(sp.csr_matrix((2, 3)))
-    assert r.tolerance_scale(np.array([[0.5, -7.0]])) == 7.0
-    assert r.tolerance_scale(sp.csr_matrix([[0.0, -7.0]])) == 7.0
+    assert scaling.tolerance_scale(np.zeros((0, 3))) == 1.0
+    assert scaling.tolerance_scale(sp.csr_matrix((2, 3))) == 1.0
+    assert scaling.tolerance_scale(np.array([[0.5, -7.0]])) == 7.0
+    assert scaling.tolerance_scale(sp.csr_matrix([[0.0, -7.0]])) == 7.0
     # a row exactly at the threshold is violated unless the check is strict
     w = np.array([1.0, 0.0])  # scores 1 and 3
     assert held.check(w, 1.0).n_violated == 1 and held.check(w, 1.0, strict=True).n_violated == 0

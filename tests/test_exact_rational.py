@@ -121,11 +121,17 @@ def test_exact_certificates_of_xor_and_of_a_duplicate_with_both_labels():
     assert found.exact and found.certificate.tolist() == [0.5, 0.5, 0.0]
 
 
-def test_beyond_the_budget_the_float_certificate_is_kept(monkeypatch):
+def test_beyond_the_budget_a_certificate_is_proved_by_its_exact_residual(monkeypatch):
+    # no elimination fits: the LP's weights (1/4 up to its rounding) are proved by
+    # sum_i a_i z_i = 0 computed exactly, here re-checked with Fractions
     monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 0)
     found = separability(*XOR)
-    assert not found.separable and not found.exact
-    assert verified_certificate(signed_rows(*XOR, True), found.certificate) is not None
+    assert not found.separable and found.exact
+    Z = signed_rows(*XOR, True)
+    a = [Fraction(float(v)) for v in found.certificate]
+    assert min(a) >= 0 and sum(a) > 0
+    assert all(sum(ai * Fraction(float(z)) for ai, z in zip(a, column, strict=True)) == 0
+               for column in Z.T)
 
 
 def test_a_float_certificate_without_an_exact_one_is_no_answer(monkeypatch):
@@ -454,3 +460,21 @@ def test_a_row_off_the_support_with_a_subnormal_size_keeps_the_certificate():
     total = [sum(Fraction(float(ai)) * row[j] for ai, row in zip(a, signed, strict=True))
              for j in range(2)]
     assert total == [0, 0]
+
+
+def test_the_sheared_columns_product_is_accurate_where_float_is_noise():
+    # P v with terms of order 1 cancelling to about 1e-16: Dot2 is within u |P v| + a
+    # term of order u^2 of the exact value (Fractions); plain P @ v is often off by 100%
+    from halfspaces._exact.sheared import accurate_product
+
+    rng = np.random.default_rng(7)
+    P = rng.normal(size=(200, 3))
+    P[:, 2] = 0.3 * P[:, 0] + 0.7 * P[:, 1]  # rounded: exactly independent
+    v = np.array([0.3, 0.7, -1.0])
+    got = accurate_product(P, v)
+    for row, value in zip(P, got, strict=True):
+        exact = sum(Fraction(float(x)) * Fraction(float(c)) for x, c in zip(row, v,
+                                                                           strict=True))
+        size = sum(abs(Fraction(float(x)) * Fraction(float(c))) for x, c in zip(row, v,
+                                                                                strict=True))
+        assert abs(Fraction(float(value)) - exact) <= 2.0**-52 * abs(exact) + 2.0**-100 * size

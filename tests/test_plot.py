@@ -19,7 +19,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _data import noisy, separable
+from _data import hidden_separator, noisy, separable
 from _oracles import hull_half_distance
 from scipy.optimize import nnls
 
@@ -31,6 +31,7 @@ from halfspaces import (
     Perceptron,
     theory,
 )
+from halfspaces.exceptions import SolverError
 from halfspaces.plot import (  # lazy: importing these does not import Matplotlib
     HyperplaneDisplay,
     LossCurveDisplay,
@@ -760,3 +761,53 @@ def test_cli_plot_errors_are_one_line(capsys, tmp_path, monkeypatch, args, messa
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+# -- where separability cannot be decided ----------------------------------------------------
+
+def test_mistakes_fall_back_to_freund_schapire_where_separability_is_undecided():
+    # separable by e_1 with scores 1e-11, but its float certificate has no exact twin:
+    # undecided; the Freund-Schapire bound holds on any data, as certify reports it
+    X, y = hidden_separator(50)
+    with pytest.raises(SolverError, match="cannot be decided"):
+        theory.separability(X, y, fit_intercept=False)
+    with pytest.warns(UserWarning, match="cannot be decided.*Freund-Schapire bound is drawn"):
+        disp = MistakeBoundDisplay.from_online(X, y, fit_intercept=False)
+    assert disp.bound_kind == "Freund-Schapire"
+    assert disp.bound_ == theory.best_freund_schapire_bound(X, y, fit_intercept=False).bound
+    # the bound holds: the plain perceptron (homogeneous) on the same order
+    w, mistakes = np.zeros(X.shape[1]), 0
+    for x, t in zip(X, y, strict=True):
+        if t * (x @ w) <= 0:
+            w, mistakes = w + t * x, mistakes + 1
+    assert disp.mistakes[0].sum() == mistakes <= disp.bound_
+
+
+def test_margins_draw_no_gamma_line_where_separability_is_undecided():
+    X, y = hidden_separator(50)
+    model = Perceptron(fit_intercept=False).fit(X, y)
+    with pytest.warns(UserWarning, match="cannot be decided.*No max-margin line"):
+        disp = MarginDisplay.from_estimator(model, X, y)
+    assert disp.gamma is None and disp.gamma_line_ is None
+    w = model.coef_.ravel()
+    m = np.where(y == model.classes_[1], 1, -1) * (X @ w) / np.linalg.norm(w)
+    assert disp.margin_line_.get_xdata()[0] == pytest.approx(m.min(), rel=1e-9)
+
+
+def test_cli_mistakes_and_margins_fall_back_where_separability_is_undecided(
+        capsys, tmp_path, csv_files, monkeypatch):
+    # the guard itself: any SolverError of separability gives the bound that holds anyway
+    def undecided(*args, **kwargs):
+        raise SolverError("separability cannot be decided: (planted).")
+
+    monkeypatch.setattr(theory, "separability", undecided)
+    files, data = csv_files
+    X, y = data["sep"]
+    record = run_plot(capsys, "mistakes", str(files["sep"]), "--out", str(tmp_path / "k.png"))
+    assert record["bound_kind"] == "Freund-Schapire"
+    assert record["bound"] == theory.best_freund_schapire_bound(X, y).bound
+    assert record["mistakes"][0] == naive_online(X, y).sum()
+    assert any("cannot be decided" in note for note in record["notes"])
+    record = run_plot(capsys, "margins", str(files["sep"]), "--out", str(tmp_path / "m.png"))
+    assert record["gamma"] is None
+    assert any("No max-margin line" in note for note in record["notes"])

@@ -31,6 +31,7 @@ from halfspaces._exact import (
     proved_separator,
     scores,
     signed_rows,
+    unproved_certificate_error,
     zero_one_erm,
 )
 from halfspaces._sklearn import (
@@ -205,6 +206,8 @@ class LinearProgramClassifier(_ERMClassifier):
         if found.separable:
             return ERMFit(found.separator, separable=True)
         if self.on_infeasible == "raise":
+            if not found.exact:
+                raise unproved_certificate_error(found.certificate)
             raise NotSeparableError(
                 "The data are not linearly separable, so the LP has no solution; "
                 "`.certificate` proves it. Pass on_infeasible='hinge' to minimise the hinge "

@@ -8,12 +8,22 @@ import pytest
 pytest.importorskip("distributed")
 
 import scipy.sparse as sp  # noqa: E402
-from _data import dask_chunked, in_format, noisy, separable  # noqa: E402
+from _data import (  # noqa: E402
+    dask_chunked,
+    float_dependent_columns,
+    hidden_separator,
+    in_format,
+    integers_two_apart,
+    noisy,
+    separable,
+)
+from _oracles import exact_certificate_holds, exact_least_score  # noqa: E402
 from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 
+import halfspaces._exact.rational as rational_module  # noqa: E402
 from halfspaces import augment, theory  # noqa: E402
 from halfspaces import dask as hd  # noqa: E402
-from halfspaces.exceptions import NotSeparableError  # noqa: E402
+from halfspaces.exceptions import NotSeparableError, SolverError  # noqa: E402
 
 
 def signed(X, y, fit_intercept):
@@ -182,3 +192,32 @@ def test_values_that_float64_rounds_are_refused_as_the_serial_tools_refuse_them(
         getattr(hd, tool)(*dask_chunked(blocks, y, [1, 2]))
     # the estimators convert as scikit-learn's do: a Dask fit of the same blocks runs
     hd.Perceptron(max_epochs=1).fit(*dask_chunked(blocks, y, [1, 2]))
+
+
+# the hostile cases of the serial tool (tests/theory/test_theory_separability.py), decided
+# the same way on partitions: every proof is checked by the oracles, never by our own code
+@pytest.mark.parametrize("case", ["redundant", "derived"])
+def test_columns_dependent_only_in_floating_point_are_decided_on_partitions(client, case):
+    X, y = float_dependent_columns(case)
+    n = X.shape[0]
+    found = hd.separability(*dask_chunked(X, y, [n // 3, 0, n - n // 3]))
+    assert not found.separable and found.exact
+    assert exact_certificate_holds(X, y, found.certificate)
+
+
+def test_a_float_certificate_beyond_the_exact_budget_is_no_proof_on_partitions(
+        client, monkeypatch):
+    X, y = hidden_separator(50)
+    assert exact_least_score(X, y, np.eye(50)[0], 0.0, fit_intercept=False) > 0
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)  # in-process workers
+    with pytest.raises(SolverError, match=r"^separability cannot be decided: .* beyond the "
+                       r"budget of the exact proof"):
+        hd.separability(*dask_chunked(X, y, [20, 0, 31]), fit_intercept=False)
+
+
+@pytest.mark.parametrize("s", [1e14, 1e15, 2.0**53])
+def test_integers_two_apart_far_from_zero_are_decided_on_partitions(client, s):
+    X, y = integers_two_apart(s)
+    found = hd.separability(*dask_chunked(X, y, [1, 0, 2]))
+    assert found.separable
+    assert exact_least_score(X, y, found.coef, found.intercept) >= 1

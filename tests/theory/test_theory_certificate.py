@@ -3,8 +3,10 @@ import json
 import numpy as np
 import pytest
 from _cli import report_lines
+from _data import hidden_separator
 from _oracles import (
     check_certificate,
+    exact_least_score,
     min_norm_point_norm,
     noisy_sample,
     separable_sample,
@@ -375,6 +377,21 @@ def test_a_bug_or_bad_input_behind_a_bound_is_raised_not_noted(monkeypatch, erro
     monkeypatch.setattr(module, "perceptron_mistake_bound", broken)
     with pytest.raises(error, match="a bug"):
         certify(clf, X, y)
-    monkeypatch.setattr(module, "decide", broken)
+    monkeypatch.setattr(module, "separability_of_rows", broken)
     with pytest.raises(error, match="a bug"):
         certify(clf, X, y)
+
+
+def test_a_float_certificate_beyond_the_exact_budget_is_not_reported_as_a_proof(monkeypatch):
+    # separable by e_1 (exact scores 1e-11 and 1), yet a certificate on 50 rows passes the
+    # float check; beyond the exact budget the report said "not separable"
+    import halfspaces._exact.rational as rational_module
+
+    X, y = hidden_separator(50)
+    assert exact_least_score(X, y, np.eye(50)[0], 0.0, fit_intercept=False) > 0
+    fitted = Perceptron(fit_intercept=False, max_epochs=5).fit(X, y)
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)
+    report = certify(fitted, X, y)
+    assert report.separable is None and report.certificate is None
+    assert report.bound_name.startswith("Freund-Schapire")
+    assert any("cannot be decided" in note for note in report.notes)

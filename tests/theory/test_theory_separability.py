@@ -4,8 +4,11 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import float_dependent_columns, hidden_separator, integers_two_apart
 from _oracles import (
     check_certificate,
+    exact_certificate_holds,
+    exact_least_score,
     hull_half_distance,
     linprog_separable,
     min_norm_point_norm,
@@ -18,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.svm import SVC
 
+import halfspaces._exact.rational as rational_module
 from halfspaces import NotSeparableError
 from halfspaces.exceptions import SolverError
 from halfspaces.theory import (
@@ -413,3 +417,76 @@ def test_inseparable_data_beyond_one_scale_get_the_certificate_of_the_data(tool)
     assert not found.separable and found.exact
     np.testing.assert_array_equal(info.value.certificate, found.certificate)
     check_certificate(X, np.array(y), info.value.certificate, fit_intercept=False)
+
+
+@pytest.mark.parametrize("case", ["redundant", "derived"])
+def test_columns_dependent_only_in_floating_point_are_decided(case):
+    # the LP read them as rank-deficient, and its certificate on too few rows held only in
+    # float: "cannot be decided" where HiGHS (linprog) calls the LP infeasible at once
+    X, y = float_dependent_columns(case)
+    assert not linprog_separable(X, np.where(y == 1, 1, -1))
+    found = separability(X, y)
+    assert not found.separable and found.exact
+    assert exact_certificate_holds(X, y, found.certificate)
+
+
+def test_a_float_certificate_beyond_the_exact_budget_is_no_proof(monkeypatch):
+    # separable by e_1 (exact scores 1e-11 and 1), yet a certificate on d rows passes the
+    # float check; beyond the exact budget it was returned as "not separable"
+    X, y = hidden_separator(50)
+    assert exact_least_score(X, y, np.eye(50)[0], 0.0, fit_intercept=False) > 0
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)
+    with pytest.raises(SolverError, match=r"^separability cannot be decided: .* beyond the "
+                       r"budget of the exact proof"):
+        separability(X, y, fit_intercept=False)
+
+
+@pytest.mark.parametrize("s", [1e14, 1e15, 2.0**53])
+def test_integers_two_apart_far_from_zero_are_decided(s):
+    X, y = integers_two_apart(s)
+    assert exact_least_score(X, y, [1.0], -(s - 3)) == 1  # the explicit separator
+    found = separability(X, y)
+    assert found.separable
+    assert exact_least_score(X, y, found.coef, found.intercept) >= 1
+
+
+@pytest.mark.parametrize("call", ["max_margin", "perceptron_mistake_bound", "LP"])
+def test_no_tool_raises_not_separable_on_a_float_certificate_beyond_the_budget(
+        monkeypatch, call):
+    # NotSeparableError says that `.certificate` proves it: on data e_1 separates it did,
+    # with the float certificate of the budget's test above
+    from halfspaces.erm import LinearProgramClassifier
+
+    X, y = hidden_separator(50)
+    run = {"max_margin": lambda: max_margin(X, y, fit_intercept=False),
+           "perceptron_mistake_bound": lambda: perceptron_mistake_bound(
+               X, y, fit_intercept=False),
+           "LP": lambda: LinearProgramClassifier(fit_intercept=False).fit(X, y)}[call]
+    monkeypatch.setattr(rational_module, "MAX_EXACT_WORK", 2_000)
+    with pytest.raises(SolverError, match="separability cannot be decided: .* beyond the "
+                       "budget of the exact proof"):
+        run()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_with_derived_columns_every_answer_is_proved_exactly(seed):
+    # one or two columns computed from the others (rounded), integers or not: whatever is
+    # answered is checked in rational arithmetic; "cannot be decided" only where honest
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.choice([8, 20, 40, 100])), int(rng.integers(2, 6))
+    X = rng.normal(size=(n, d))
+    X = np.c_[X, X @ rng.normal(size=(d, int(rng.integers(1, 3))))]
+    X = np.round(4 * X) if seed % 3 == 0 else X
+    y = np.where(X @ rng.normal(size=X.shape[1]) + 3.0 * (seed % 2) * rng.normal(size=n) > 0,
+                 1, -1)
+    fit_intercept = bool(seed % 4)
+    try:
+        found = separability(X, y, fit_intercept)
+    except SolverError as error:
+        assert str(error).startswith("separability cannot be decided")
+        return
+    if found.separable:
+        assert exact_least_score(X, y, found.coef, found.intercept, fit_intercept) > 0
+    else:
+        assert found.exact and exact_certificate_holds(X, y, found.certificate, fit_intercept)
+        assert not linprog_separable(X, y, fit_intercept)

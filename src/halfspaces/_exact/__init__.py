@@ -38,9 +38,9 @@ from halfspaces._exact.independence import (
     is_dependence,
 )
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.rational import exact_fits, exact_margin
+from halfspaces._exact.rational import exact_fits, exact_margin, unproved_certificate_error
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
-from halfspaces._exact.signed_rows import (
+from halfspaces._exact.signed import (
     SignedRows,
     Violations,
     block_violations,
@@ -78,6 +78,7 @@ __all__ = [
     "smallest_root",
     "solve",
     "unit_separator",
+    "unproved_certificate_error",
     "verified_certificate",
     "zero_one_erm",
 ]

@@ -43,8 +43,9 @@ from numpy.typing import NDArray
 from scipy.optimize import nnls
 
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.rational import exact_certificate
-from halfspaces._exact.signed_rows import SignedRows, Violations, as_signed_rows, signed_rows
+from halfspaces._exact.rational import exact_certificate, exact_separator, residual_certificate
+from halfspaces._exact.sheared import DENSE_LIMIT, shear
+from halfspaces._exact.signed import SignedRows, Violations, as_signed_rows, signed_rows
 from halfspaces._utils.scaling import power_of_two_scales
 
 __all__ = [
@@ -121,7 +122,7 @@ def grow_working_set(rows: NDArray, found: Violations) -> NDArray | None:
 def verified_certificate(Z, a: NDArray | None) -> NDArray | None:
     """a itself when a >= 0, sum(a) = 1 and every |(Z^T a)_j| <= 1e-9 max_i |z_ij|; else None.
 
-    Z is a matrix of signed rows or a :class:`~halfspaces._exact.signed_rows.SignedRows`.
+    Z is a matrix of signed rows or a :class:`~halfspaces._exact.signed.SignedRows`.
     """
     if a is None or np.any(a < 0) or abs(a.sum() - 1.0) > 1e-12:
         return None
@@ -314,7 +315,7 @@ def decide(Z) -> Feasibility:
     ----------
     Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
         The signed rows z_i = y_i x'_i (see :func:`signed_rows`); a
-        :class:`~halfspaces._exact.signed_rows.SignedRows` may hold them in row blocks elsewhere.
+        :class:`~halfspaces._exact.signed.SignedRows` may hold them in row blocks elsewhere.
 
     Returns
     -------
@@ -337,6 +338,17 @@ def decide(Z) -> Feasibility:
     array([0.25, 0.25, 0.25, 0.25])
     """
     Z = as_signed_rows(Z)
+    try:
+        return _decide_normalised(Z)
+    except SolverError:
+        found = _decide_sheared(Z)
+        if found is None:
+            raise
+        return found
+
+
+def _decide_normalised(Z: SignedRows) -> Feasibility:
+    """:func:`decide` on Z's columns scaled by powers of two, the answer proved on Z."""
     top = Z.column_max()
     s = power_of_two_scales(top)
     # one factor stops at 2^1023: a subnormal column (max |z_ij| < 2^-1022) takes a second
@@ -361,6 +373,36 @@ def decide(Z) -> Feasibility:
         raise SolverError("separability cannot be decided: the certificate found on the "
                           "normalised columns fails its check on X.")
     return proved(Z, found.certificate)
+
+
+def _decide_sheared(Z: SignedRows) -> Feasibility | None:
+    """:func:`decide` on few rows whose columns are dependent in floating point only, the
+    answer proved on Z itself; None when there is no such dependence or no proof.
+
+    The LP runs on Z M (:func:`~halfspaces._exact.sheared.shear`: the rounding errors
+    that make the columns exactly independent become columns of their own). Its
+    certificate is proved on Z's rows in exact arithmetic; its separator M w' on Z by its
+    scores' rounding error, or where they cancel too much for that, by its exact scores.
+    """
+    n, p = Z.shape
+    rows = Z.take(np.arange(n)) if n * p <= DENSE_LIMIT else None
+    sheared = None if rows is None else shear(rows)
+    if sheared is None:
+        return None
+    try:
+        found = _decide(SignedRows(sheared.rows))
+    except SolverError:
+        return None
+    if not found.separable:
+        a = exact_certificate(Z, found.certificate).certificate
+        return None if a is None else Feasibility(None, a, exact=True)
+    w = sheared.separator(found.separator)
+    try:
+        proved_w = proved_separator(Z, w)
+    except SolverError:
+        proved_w = None
+    proved_w = exact_separator(rows, w) if proved_w is None else proved_w
+    return None if proved_w is None else Feasibility(proved_w, None)
 
 
 def _unscaled(Z, w: NDArray, s: NDArray, rest: NDArray, top: NDArray) -> NDArray:
@@ -449,11 +491,14 @@ def proved(Z, a: NDArray) -> Feasibility:
     one that holds in exact arithmetic (``exact=True``), or refused: a float certificate
     with no exact one on its rows means the rows may be separable by a margin below the
     float check's 1e-9, so there is no proof either way. Beyond the budget the float
-    certificate is returned as it is (``exact=False``).
+    certificate is proved by its exact residual where it can be
+    (:func:`~.rational.residual_certificate`), and returned with ``exact`` saying so:
+    without it, it proves nothing (:func:`halfspaces.theory.separability` refuses it).
     """
     check = exact_certificate(Z, a)
     if not check.checked:
-        return Feasibility(None, a)
+        found = residual_certificate(as_signed_rows(Z), a)
+        return Feasibility(None, a) if found is None else Feasibility(None, found, exact=True)
     if check.certificate is None:
         raise SolverError(
             "separability cannot be decided: the LP's certificate passes its floating-point "

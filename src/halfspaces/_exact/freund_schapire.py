@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from halfspaces._exact.feasibility import decide, unit_separator
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.signed_rows import SignedRows
+from halfspaces._exact.signed import SignedRows
 from halfspaces.exceptions import SolverError
 
 __all__ = ["smallest_root"]

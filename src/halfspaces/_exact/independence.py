@@ -33,7 +33,7 @@ import scipy.linalg
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._exact.signed_rows import dyadic, nonzero_columns
+from halfspaces._exact.signed import dyadic, nonzero_columns
 from halfspaces.exceptions import SolverError
 
 __all__ = [

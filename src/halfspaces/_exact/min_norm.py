@@ -47,7 +47,8 @@ from halfspaces._exact.feasibility import (
     grow_working_set,
 )
 from halfspaces._exact.highs import INF, SolverError, solve
-from halfspaces._exact.signed_rows import SignedRows, scores
+from halfspaces._exact.rational import unproved_certificate_error
+from halfspaces._exact.signed import SignedRows, scores
 from halfspaces._utils.scaling import power_of_two_scales
 from halfspaces.exceptions import NotSeparableError
 
@@ -70,7 +71,7 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     Parameters
     ----------
     Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
-        The signed rows z_i = y_i x'_i (a :class:`~halfspaces._exact.signed_rows.SignedRows` may
+        The signed rows z_i = y_i x'_i (a :class:`~halfspaces._exact.signed.SignedRows` may
         hold them in row blocks elsewhere).
     free_first : bool
         Leave w_0 (the intercept, when x' = (1, x)) out of the norm. The first column must
@@ -342,6 +343,8 @@ def _not_separable(Z: SignedRows, Zs: SignedRows, rows: NDArray, free_first: boo
             return _LostColumns(lost)
         return SolverError("HiGHS called the max-margin QP infeasible, but its rows are "
                            "separable.")
+    if not found.exact:
+        return unproved_certificate_error(found.certificate)
     a = np.zeros(Z.shape[0])
     a[rows] = found.certificate  # a certificate for some rows is one for all
     return NotSeparableError(_NOT_SEPARABLE, certificate=a)

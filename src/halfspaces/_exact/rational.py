@@ -14,6 +14,7 @@ theorem; Schrijver, Theory of Linear and Integer Programming, 1986, Section 7.8)
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -21,15 +22,21 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 from scipy.optimize import nnls
 
-from halfspaces._exact.signed_rows import as_signed_rows, dyadic, nonzero_columns
+from halfspaces._exact.signed import as_signed_rows, dyadic, nonzero_columns
+from halfspaces.exceptions import SolverError
 
 __all__ = [
-    "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits", "exact_margin",
+    "MAX_EXACT_SCORES", "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits",
+    "exact_least_score", "exact_margin", "exact_separator", "integer_weights",
+    "residual_certificate", "unproved_certificate_error",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
 # 400 float columns take about a second with FLINT (measured 2026-11-26, 0.94 s)
 MAX_EXACT_WORK = 64_000_000
+# row entries whose scores exact_separator computes in Python integers (1.2 s for 10^6,
+# measured 2026-11-29 on 10,000 x 100)
+MAX_EXACT_SCORES = 1_000_000
 # the second try drops support rows whose weight is float noise next to the largest
 _NOISE = 1e-9
 # the least-squares try reads every row as a dense array: at most 4e6 entries (32 MB)
@@ -144,7 +151,7 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
     free = sorted(set(range(s)) - set(pivots))
     # with a_f = n_f / 2^k exactly, V = 2^k den v is an integer vector: row i of the echelon
     # form reads den v_(pivot i) + sum_f R_if v_f = 0
-    nums = _integers(a[free])
+    nums = integer_weights(a[free])
     V = [0] * s
     for f, n in zip(free, nums, strict=True):
         V[f] = n * int(den)
@@ -160,7 +167,7 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
     return np.array([x / total for x in V])  # int / int is correctly rounded
 
 
-def _integers(x: NDArray) -> list[int]:
+def integer_weights(x: NDArray) -> list[int]:
     """Integers n_i with x_i = n_i / 2^k exactly for one k >= 0 (x finite floats)."""
     ratios = [float(v).as_integer_ratio() for v in x]
     k = max(d.bit_length() - 1 for _, d in ratios)
@@ -168,11 +175,11 @@ def _integers(x: NDArray) -> list[int]:
 
 
 def _integer_columns(ZS: NDArray):
-    """The columns of ZS (none all zero: :func:`~halfspaces._exact.signed_rows.nonzero_columns`),
+    """The columns of ZS (none all zero: :func:`~halfspaces._exact.signed.nonzero_columns`),
     each times a power of two, as integer rows."""
     import flint
 
-    columns = [_integers(column) for column in ZS.T]
+    columns = [integer_weights(column) for column in ZS.T]
     return flint.fmpz_mat(columns) if columns else flint.fmpz_mat(0, ZS.shape[0])
 
 
@@ -207,6 +214,99 @@ def exact_margin(rows, w: NDArray, n_unpenalised: int) -> float:
         return 0.0
     # margin^2 = least^2 2^(2 low) / (norm_int 2^norm_exp)
     return _sqrt_rounded_down(Fraction(least * least, norm_int), 2 * low - norm_exp)
+
+
+def unproved_certificate_error(certificate: NDArray) -> SolverError:
+    """The error for a certificate that passed its float check but was not proved exactly
+    (its support beyond :data:`MAX_EXACT_WORK` and its residual not exactly 0): a float
+    check passes rows 1e-10 apart with opposite labels, which are separable, so only an
+    exact certificate proves that nothing separates the data."""
+    support = int(np.count_nonzero(np.asarray(certificate) > 0))
+    return SolverError(
+        "separability cannot be decided: the LP's certificate passes its floating-point "
+        "check (|sum_i a_i z_ij| <= 1e-9 max_i |z_ij|), which proves only that no halfspace "
+        "separates the data by more than about 1e-9 of each feature's scale, and its "
+        f"support of {support} rows is beyond the budget of the exact proof (about 400 rows "
+        "of 400 features). Fewer features, or a subsample, can be decided."
+    )
+
+
+def residual_certificate(Z, a: NDArray) -> NDArray | None:
+    """a, or a nearby rational vector b >= 0, when its rows combine to 0 exactly (b rounded
+    to floats, normalised); None otherwise. For certificates beyond :data:`MAX_EXACT_WORK`.
+
+    No elimination: the LP's weights are tried as they are, then each as the nearest
+    fraction of denominator at most 2^8, 2^16, 2^24 (continued fractions, Python's
+    limit_denominator), since they carry the LP's rounding (0.25000000000000006 for XOR's
+    1/4). Each try is one exact pass over the support's rows by residues modulo primes
+    (:func:`~halfspaces._exact.independence.is_dependence`), whatever their number.
+    """
+    from halfspaces._exact.independence import is_dependence
+
+    Z = as_signed_rows(Z)
+    support = np.flatnonzero(a > 0)
+    if support.size == 0:
+        return None
+    rows = Z.take(support)
+    for weights in _nearby_integer_weights(a[support]):
+        if is_dependence(rows, weights):
+            found = np.zeros(a.shape[0])
+            total = sum(weights)
+            found[support] = [x / total for x in weights]  # int / int: correctly rounded
+            return found
+    return None
+
+
+def _nearby_integer_weights(a: NDArray):
+    """a as integers (a common power of two), then a's nearby fractions as integers."""
+    from fractions import Fraction
+
+    yield integer_weights(a)
+    for bits in (8, 16, 24):
+        near = [Fraction(float(x)).limit_denominator(2**bits) for x in a]
+        if any(q <= 0 for q in near):
+            continue
+        common = math.lcm(*(q.denominator for q in near))
+        yield [int(q * common) for q in near]
+
+
+def exact_separator(rows, w: NDArray) -> NDArray | None:
+    """w times a power of two with every exact score <w, z_i> >= 1, or None.
+
+    For few rows (at most :data:`MAX_EXACT_SCORES` entries): the scores are computed in
+    exact rational arithmetic (:func:`exact_least_score`), so no rounding error bound is
+    needed (the proof of a separator whose float scores cancel too much for one), and a
+    power of two scales them exactly. None when the least of them is <= 0, when the power
+    of two would overflow w, or with too many rows.
+    """
+    if not np.all(np.isfinite(w)) or np.prod(rows.shape) > MAX_EXACT_SCORES:
+        return None
+    least = exact_least_score(rows, w)
+    if least is None or least <= 0:
+        return None
+    # least = n / d >= 2^(bits(n) - 1 - bits(d)), so 2^k least >= 1
+    k = max(0, least.denominator.bit_length() - least.numerator.bit_length() + 1)
+    with np.errstate(over="ignore"):
+        scaled = np.ldexp(w, k)
+    if not np.all(np.isfinite(scaled)) or exact_least_score(rows, scaled) < 1:
+        return None
+    return scaled
+
+
+def exact_least_score(rows, w: NDArray):
+    """min_i <w, z_i> over `rows` exactly, as a Fraction (None for no rows).
+
+    Every float is an integer times a power of two, so each score is one too (Python
+    integers, no rounding): the proof of a separator whose float scores cancel too much for
+    :func:`~halfspaces._exact.feasibility.score_error_bound`.
+    """
+    from fractions import Fraction
+
+    scores = list(_exact_scores(rows, np.asarray(w, dtype=np.float64)))
+    if not scores:
+        return None
+    low = min(e for _, e in scores)
+    return Fraction(min(t << (e - low) for t, e in scores)) * Fraction(2) ** low
 
 
 def _exact_scores(rows, w: NDArray):

@@ -24,7 +24,7 @@ from numpy.typing import NDArray
 
 from halfspaces._exact.feasibility import decide
 from halfspaces._exact.highs import INF, HighsResult, SolverError, solve
-from halfspaces._exact.signed_rows import scores
+from halfspaces._exact.signed import scores
 from halfspaces._utils.scaling import column_scales, scale_columns
 from halfspaces.losses import hinge
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._exact import SignedRows, block_violations, scores, signed_rows
-from halfspaces._exact.signed_rows import combine_violations, squared_hinge
+from halfspaces._exact.signed import combine_violations, squared_hinge
 from halfspaces._utils.scaling import max_row_norm, scale_columns
 from halfspaces._validation import plus_minus
 from halfspaces.dask._partitions import Partitions, add_in_order

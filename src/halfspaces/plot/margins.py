@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import ArrayLike
 
+from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
     estimator_hyperplane,
     new_axes,
@@ -23,7 +26,8 @@ class MarginDisplay:
     margin min_i (its smallest geometric margin, :func:`halfspaces.theory.margin`) and, on
     separable data, at the certified maximum margin gamma* of
     :func:`halfspaces.theory.max_margin`, which no hyperplane exceeds: the model's line is
-    never right of it.
+    never right of it. Where separability cannot be decided in float64 there is no gamma*
+    line, and a warning says why.
 
     Parameters
     ----------
@@ -80,16 +84,14 @@ class MarginDisplay:
         -------
         display : MarginDisplay
         """
-        from halfspaces.theory import geometric_margins, max_margin, separability
+        from halfspaces.theory import geometric_margins
 
         w, b = estimator_hyperplane(estimator)
         y = target_vector(y, row_count(X))
         labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         m = geometric_margins(X, labels, w, b)
         fit_intercept = getattr(estimator, "fit_intercept", True)
-        gamma = None
-        if separability(X, labels, fit_intercept=fit_intercept).separable:
-            gamma = max_margin(X, labels, fit_intercept=fit_intercept).margin
+        gamma = _max_margin(X, labels, fit_intercept)
         by_class = {c: m[y == c] for c in np.unique(y)}
         return cls(by_class, float(m.min()), gamma).plot(ax=ax, **style)
 
@@ -121,3 +123,17 @@ class MarginDisplay:
         ax.legend(loc="best")
         self.ax_, self.figure_ = ax, figure
         return self
+
+
+def _max_margin(X, labels, fit_intercept: bool) -> float | None:
+    """gamma* on separable data; None on data that are not, or where separability (or the
+    margin) cannot be decided in float64: the display then draws no gamma* line, and a
+    warning says why (as ``certify`` reports it)."""
+    import halfspaces.theory as theory
+
+    try:
+        if theory.separability(X, labels, fit_intercept=fit_intercept).separable:
+            return theory.max_margin(X, labels, fit_intercept=fit_intercept).margin
+    except SolverError as error:
+        warnings.warn(f"{error} No max-margin line is drawn.", UserWarning, stacklevel=3)
+    return None

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
+from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import new_axes, target_vector
 
 __all__ = ["MAX_ORDERS", "MistakeBoundDisplay"]
@@ -21,7 +24,9 @@ class MistakeBoundDisplay:
     Novikoff's theorem bounds the mistakes of the perceptron on any order of a separable
     sequence by (R'/\gamma')^2 on x' = (1, x) (Shalev-Shwartz and Ben-David 2014, Theorem
     9.1); on data that are not separable the display draws the best Freund-Schapire bound
-    found, ((R' + D)/\gamma)^2 (Freund and Schapire 1999, Theorem 2). The curves come from
+    found, ((R' + D)/\gamma)^2 (Freund and Schapire 1999, Theorem 2), which holds on any
+    data: also where separability cannot be decided in float64 (with a warning). The
+    curves come from
     :func:`halfspaces.perceptron.online_perceptron`, the bound from
     :mod:`halfspaces.theory`, both on the same x'.
 
@@ -100,11 +105,6 @@ class MistakeBoundDisplay:
         display : MistakeBoundDisplay
         """
         from halfspaces.perceptron import online_perceptron
-        from halfspaces.theory import (
-            best_freund_schapire_bound,
-            perceptron_mistake_bound,
-            separability,
-        )
 
         if isinstance(n_orders, bool | np.bool_) or not isinstance(n_orders, int | np.integer) \
                 or not 1 <= n_orders <= MAX_ORDERS:  # 2.5 and "3" were taken as int() of them
@@ -117,11 +117,7 @@ class MistakeBoundDisplay:
         orders = [np.arange(n)] + [rng.permutation(n) for _ in range(n_orders - 1)]
         mistakes = [online_perceptron(X[o], y[o], fit_intercept=fit_intercept).mistakes
                     for o in orders]
-        if separability(X, y, fit_intercept=fit_intercept).separable:
-            bound, kind = perceptron_mistake_bound(X, y, fit_intercept=fit_intercept), "Novikoff"
-        else:
-            bound = best_freund_schapire_bound(X, y, fit_intercept=fit_intercept).bound
-            kind = "Freund-Schapire"
+        bound, kind = _mistake_bound(X, y, fit_intercept)
         return cls(mistakes, bound, kind, orders).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, show_markers: bool = True):
@@ -156,3 +152,19 @@ class MistakeBoundDisplay:
         ax.legend(loc="best")
         self.ax_, self.figure_ = ax, figure
         return self
+
+
+def _mistake_bound(X, y, fit_intercept: bool) -> tuple[float, str]:
+    """Novikoff's bound on separable data, else the best Freund-Schapire bound: also where
+    separability (or the margin) cannot be decided in float64, as ``certify`` does, since
+    that bound holds on any data; a warning says why."""
+    import halfspaces.theory as theory
+
+    try:
+        if theory.separability(X, y, fit_intercept=fit_intercept).separable:
+            return theory.perceptron_mistake_bound(X, y, fit_intercept=fit_intercept), "Novikoff"
+    except SolverError as error:
+        warnings.warn(f"{error} The best Freund-Schapire bound is drawn instead: it holds on "
+                      "any data, separable or not.", UserWarning, stacklevel=3)
+    return theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept).bound, \
+        "Freund-Schapire"

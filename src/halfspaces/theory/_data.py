@@ -3,7 +3,7 @@
 Every theorem here is stated on the data the perceptron runs on: x' = (1, x) when
 ``fit_intercept`` (the homogeneous reduction of :func:`halfspaces.augment`), x otherwise.
 Most results only need the signed rows z_i = y_i x'_i, since y_i <w', x'_i> = <w', z_i>
-(:func:`halfspaces._exact.signed_rows`).
+(:func:`halfspaces._exact.signed`).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from halfspaces._exact import (
     proved_separator,
     scores,
     smallest_root,
+    unproved_certificate_error,
 )
 from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
 from halfspaces._utils.scaling import max_row_norm, power_of_two_scale
@@ -184,6 +185,8 @@ def _proved_on(Z, scaled, message: str) -> Exception:
     """
     found = decide(Z)
     if not found.separable:
+        if not found.exact:
+            return unproved_certificate_error(found.certificate)
         return NotSeparableError(message, certificate=found.certificate)
     entries, scaled = (Z.data, scaled.data) if sp.issparse(Z) else (Z, scaled)  # alike
     lost = int(np.count_nonzero((entries != 0) & (abs(scaled) < np.finfo(np.float64).tiny)))

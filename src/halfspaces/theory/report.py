@@ -22,7 +22,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._exact import decide, signed_rows
+from halfspaces._exact import SignedRows, signed_rows
 from halfspaces.theory._data import check_X
 from halfspaces.theory.bounds import (
     best_freund_schapire_bound,
@@ -32,6 +32,7 @@ from halfspaces.theory.bounds import (
 )
 from halfspaces.theory.data_report import optional
 from halfspaces.theory.margins import radius
+from halfspaces.theory.separability import separability_of_rows
 
 __all__ = ["CertifyReport", "certify"]
 
@@ -235,7 +236,9 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     y_pm = _binary_signs(estimator, y)
     fit_intercept = bool(getattr(estimator, "fit_intercept", True))
     R = radius(X, fit_intercept)
-    found, notes = optional("separable", lambda: decide(signed_rows(X, y_pm, fit_intercept)))
+    # theory's answer, not the LP's: a float certificate it cannot prove is no answer
+    found, notes = optional("separable", lambda: separability_of_rows(
+        SignedRows(signed_rows(X, y_pm, fit_intercept)), fit_intercept))
     n_updates = getattr(estimator, "n_updates_", None)
     n_updates = int(n_updates) if n_updates is not None and np.isscalar(n_updates) else None
     separable = found is not None and found.separable

@@ -33,6 +33,7 @@ from halfspaces._exact import (
     min_norm_separator,
     proved_separator,
     score_error_bound,
+    unproved_certificate_error,
 )
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces.exceptions import SolverError
@@ -59,7 +60,10 @@ class Separability:
     coef : ndarray of shape (n_features,) or None
         When separable, weights w with y_i(<w, x_i> + b) >= 1 for every i as computed in
         floating point; their rounding error is bounded below 1/2, so the exact values are
-        > 1/2 (:func:`halfspaces._exact.feasibility.score_error_bound`).
+        > 1/2 (:func:`halfspaces._exact.feasibility.score_error_bound`). On few rows whose
+        scores cancel too much for that bound (points 2^53, 2^53 - 2, 2^53 - 4), the exact
+        values are >= 1 instead, computed in rational arithmetic; a float evaluation may
+        then miss 1 by its rounding error.
     intercept : float or None
         When separable, the offset b (0.0 when ``fit_intercept`` is False).
     certificate : ndarray of shape (n_samples,) or None
@@ -68,11 +72,12 @@ class Separability:
         Whether the question was about affine (True) or homogeneous halfspaces.
     exact : bool
         Whether the certificate was proved in exact rational arithmetic: sum_i a_i y_i x'_i
-        is then exactly 0 (``certificate`` holds it rounded to floats). Certificates of up
-        to a few hundred examples with positive weight are (see
-        :data:`halfspaces._exact.rational.MAX_EXACT_WORK`); a larger one is checked in
-        floating point only, which proves that no halfspace separates the data by more
-        than about 1e-9 of each feature's scale. False when separable.
+        is then exactly 0 (``certificate`` holds it rounded to floats). Always True when
+        not separable: a certificate of up to a few hundred examples with positive weight
+        is proved by exact elimination (see :data:`halfspaces._exact.rational.MAX_EXACT_WORK`),
+        a larger one by its exact residual, and one that neither proves is no answer
+        (SolverError: its float check shows only that no halfspace separates the data by
+        more than about 1e-9 of each feature's scale). False when separable.
     """
 
     separable: bool
@@ -144,10 +149,14 @@ def separability(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> Sepa
     answer does not depend on the units of X. That check alone would pass two points 1e-10
     apart with opposite labels, which are separable, so the certificate is then proved in
     exact rational arithmetic on its support (``exact``; up to a few hundred examples with
-    positive weight). With ``fit_intercept`` on dense X that the LP cannot decide, it runs
-    again on the columns centred at their midranges (the same question: b absorbs the
-    shift), which it solves far more accurately on data such as timestamps (1.7e9, a second
-    apart), and the answer is proved on X itself. When neither answer passes, SolverError
+    positive weight; a larger one must hold exactly as it is). Columns that are dependent
+    in floating point only (a column 0.3 x_0 + 0.7 x_1, whose rounding errors make it
+    exactly independent) are decided on few rows by solving on the columns sheared apart
+    (:mod:`halfspaces._exact.sheared`), the answer proved on X. With ``fit_intercept`` on
+    dense X that the LP cannot decide, it runs again on the columns centred at their
+    midranges (the same question: b absorbs the shift), which it solves far more
+    accurately on data such as timestamps (1.7e9, a second apart), and the answer is
+    proved on X itself. When neither answer passes, SolverError
     says that separability cannot be decided (never a false proof).
 
     Parameters
@@ -199,8 +208,9 @@ def separability_of_rows(Z: SignedRows, fit_intercept: bool) -> Separability:
 
 def _answer(found: Feasibility, fit_intercept: bool) -> Separability:
     if not found.separable:
-        return Separability(False, None, None, found.certificate, bool(fit_intercept),
-                            found.exact)
+        if not found.exact:
+            raise unproved_certificate_error(found.certificate)
+        return Separability(False, None, None, found.certificate, bool(fit_intercept), True)
     coef, intercept = split_intercept(found.separator, fit_intercept)
     return Separability(True, coef, intercept, None, bool(fit_intercept))
 
