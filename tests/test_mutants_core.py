@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _data import noisy
+from _datasets import noisy
 from _glm_reference import objective, problem, reference_value
 from numpy.testing import assert_allclose, assert_array_equal
 

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from _data import dask_chunked  # noqa: E402
+from _datasets import dask_chunked  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 

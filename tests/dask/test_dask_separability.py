@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import scipy.sparse as sp  # noqa: E402
-from _data import dask_chunked, in_format, noisy, separable  # noqa: E402
+from _datasets import dask_chunked, in_format, noisy, separable  # noqa: E402
 from numpy.testing import assert_allclose, assert_array_equal  # noqa: E402
 
 from halfspaces import augment, theory  # noqa: E402
