@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -46,23 +45,6 @@ def in_format(X, fmt):
         A.indices = A.indices.astype(np.int64)
         A.indptr = A.indptr.astype(np.int64)
     return A
-
-
-def load_a9a():
-    """Bundled a9a (all 48,842 rows); skips when neither the bundle nor ../shared has it."""
-    try:
-        from halfspaces.datasets import load_a9a as bundled
-    except ImportError:
-        bundled = None
-    if bundled is not None:
-        return bundled()
-    path = SHARED_DATA / "a9a"
-    if not path.exists():
-        pytest.skip("a9a is not available")
-    from sklearn.datasets import load_svmlight_file
-
-    X, y = load_svmlight_file(str(path), n_features=123)
-    return X.tocsr(), y
 
 
 def dask_chunked(X, y, sizes):

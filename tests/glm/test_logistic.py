@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 from _child import REFUSED, run_child
-from _datasets import FORMATS, SHARED_DATA, in_format, load_a9a, noisy, separable
+from _datasets import FORMATS, SHARED_DATA, in_format, noisy, separable
 from _glm_reference import (
     assert_same_optimum,
     dense,
@@ -42,11 +42,6 @@ def test_no_overflow_warnings_at_huge_margins():
         proba = clf.predict_proba(X * 1e9)
         assert np.all(np.isfinite(clf.predict_log_proba(X * 1e9)))
     assert_allclose(proba.sum(axis=1), 1.0)
-
-
-@pytest.fixture(scope="module")
-def a9a():
-    return load_a9a()
 
 
 @pytest.fixture(scope="module")

@@ -246,13 +246,12 @@ def test_linear_kernel_fast_path_equals_the_dual_loop(fmt, fit_intercept, select
 
 @pytest.mark.parametrize("selection", ["cyclic", "shuffle"])
 def test_run_linear_perceptron_equals_the_compiled_dual_loop_on_a9a(selection):
-    from _datasets import load_a9a
-
     from halfspaces._kernel.dual_run import (
         run_kernel_perceptron,
         run_linear_perceptron,
         training_gram,
     )
+    from halfspaces.datasets import load_a9a
 
     X, y = load_a9a()
     X, y = X[:1500], y[:1500]
@@ -440,7 +439,7 @@ def test_row_cache_evicts_the_least_recently_used_row():
 
 
 def test_linear_kernel_is_the_perceptron_on_a9a():
-    from _datasets import load_a9a
+    from halfspaces.datasets import load_a9a
 
     X, y = load_a9a()
     X, y = X[:1500], y[:1500]

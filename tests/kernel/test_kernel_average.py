@@ -474,7 +474,7 @@ def test_averaging_and_voting_beat_the_last_hypothesis_on_a9a():
     0.828-0.843 while the last hypothesis ranges over 0.742-0.824; on the draw of seed 0
     they are 0.839 and 0.837 against 0.767 (first 5,000 test rows).
     """
-    from _datasets import load_a9a
+    from halfspaces.datasets import load_a9a
 
     X, y = load_a9a()
     rows = np.random.default_rng(0).choice(32_561, 2_000, replace=False)  # the train split

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _child import REFUSED, run_child
-from _datasets import FORMATS, in_format, load_a9a, noisy, separable
+from _datasets import FORMATS, in_format, noisy, separable
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
@@ -23,6 +23,7 @@ from halfspaces import (
     VotedPerceptron,
     augment,
 )
+from halfspaces.datasets import load_a9a
 from halfspaces.perceptron import online_perceptron
 
 ALL = [Perceptron, AveragedPerceptron, VotedPerceptron, PocketPerceptron]
