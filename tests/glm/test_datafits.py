@@ -17,13 +17,20 @@ from _glm_reference import (
     problem,
     reference_value,
 )
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import logsumexp
 
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
 from halfspaces._glm import datafits as datafits
-from halfspaces._glm.datafits import Block, Logistic, Softmax, Squared
+from halfspaces._glm.datafits import (
+    Block,
+    Logistic,
+    Softmax,
+    Squared,
+    _weighted_diagonal,
+    gram_cost,
+)
 from halfspaces.losses import get_loss
 
 
@@ -269,3 +276,42 @@ def test_softmax_hessian_over_several_blocks_of_rows_is_the_whole(fmt, c, monkey
     blocks = softmax.hessian(rows, w)
     assert_allclose(blocks, columns, rtol=1e-10, atol=1e-12)
     assert_allclose(blocks, whole, rtol=1e-12, atol=1e-13)
+
+
+# -- edge cases: empty blocks, long CSR rows, float32 squares --------------------------------------
+def test_the_softmax_hessian_of_an_empty_block_is_zero():
+    # a Dask partition may be empty ("empty blocks ... contribute nothing"): its Hessian
+    # sum is the zero matrix of the parameters' size
+    k, d = 3, 2
+    b = Block.of(np.empty((0, d)), np.empty(0, dtype=np.intp), 1.0)
+    w = np.random.default_rng(0).normal(size=k * (d + 1))
+    H = Softmax(k).hessian(b, w)
+    assert_array_equal(H, np.zeros((k * (d + 1), k * (d + 1))))
+
+
+def test_gram_cost_of_a_csr_row_longer_than_46341_entries():
+    # sum_i nnz_i^2 / 2: with SciPy's int32 indptr, 50,000^2 overflows int32 unless the
+    # squares are taken in float64
+    X = sp.csr_matrix(np.ones((1, 50_000)))
+    assert X.indptr.dtype == np.int32
+    assert gram_cost(X, loop_input(X)) == 50_000.0**2 / 2
+
+
+def test_the_weighted_diagonal_of_float32_csr_sums_float64_squares():
+    # float32 entries 1 + 2^-20 and 3 - 2^-21: their squares need 48 bits; the dense
+    # branch squares in float64, and so must the CSR one
+    a, b = 1.0 + 2.0**-20, 3.0 - 2.0**-21
+    D = np.array([[a, 0.0], [b, a], [0.0, b]])
+    X = sp.csr_matrix(D.astype(np.float32))
+    h = np.array([0.5, 2.0, 1.25])
+    expected = np.r_[h @ D**2, 1.0 * h.sum()]  # D holds the float32 values exactly
+    assert_allclose(_weighted_diagonal(X, loop_input(X), h, 1.0), expected, rtol=1e-15)
+
+
+def test_the_weighted_diagonal_of_csr_with_empty_last_columns():
+    # columns 2 and 3 hold no entry: their diagonal slots are 0, the intercept's sum h c^2
+    D = np.array([[1.0, 2.0, 0.0, 0.0], [0.0, -1.0, 0.0, 0.0]])
+    X = sp.csr_matrix(D)
+    h = np.array([0.25, 3.0])
+    out = _weighted_diagonal(X, loop_input(X), h, 2.0)
+    assert_allclose(out, [0.25, 0.25 * 4 + 3.0, 0.0, 0.0, 4.0 * 3.25], rtol=1e-15)

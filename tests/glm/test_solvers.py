@@ -22,7 +22,15 @@ from scipy.special import expit
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
 
 from halfspaces import ConvergenceWarning, LogisticRegression
-from halfspaces._glm.solvers import CHOLESKY_MAX, SgdState, StepRule, armijo, auto_eta0, solve
+from halfspaces._glm.solvers import (
+    CHOLESKY_MAX,
+    SgdState,
+    StepRule,
+    armijo,
+    auto_eta0,
+    gradient_descent,
+    solve,
+)
 from halfspaces._validation import encode_targets
 
 
@@ -768,3 +776,165 @@ def test_a_start_with_an_intercept_on_a_problem_without_one_drops_it(solver):
     state = SgdState.start(w0) if solver == "sgd" else None
     run = solve(obj, solver, w0, 1e-8, 50, StepRule(0.1), np.random.RandomState(0), state)
     assert run.w[-1] == 0.0 and w0[-1] == 5.0
+
+
+EPS = np.finfo(np.float64).eps
+
+
+# -- Armijo and gd on objectives written by hand ---------------------------------------------------
+class Hand:
+    """J and its gradient as functions of w (armijo and gd read these and scales)."""
+
+    def __init__(self, value, grad):
+        self.value, self.grad = value, grad
+
+    def value_grad(self, w):
+        return float(self.value(w)), np.asarray(self.grad(w), dtype=float)
+
+    def scales(self):
+        return np.ones(1)
+
+    def stationary(self, g, tol):
+        return False
+
+
+def test_armijo_counts_a_change_beyond_16_ulps_of_j_as_visible():
+    # J falls from 1 by 16.5 eps (> 16 ulps): not flat, a decrease (slope 1e-12 asks for
+    # 1e-16), so t = 1 is taken; were it flat, the unchanged gradient would refuse every step
+    obj = Hand(lambda w: 1.0 if w[0] == 1.0 else 1.0 - 16.5 * EPS, lambda w: np.ones(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # also: no deprecated NumPy call on the way
+        found = armijo(obj, np.ones(1), 1.0, np.ones(1), np.full(1, 1e-12), 1.0)
+    assert found is not None and found[0] == 1.0
+
+
+@pytest.mark.parametrize("gradient,noise", [(64 * EPS, True), (64.5 * EPS, False)])
+def test_armijo_gradient_noise_is_up_to_64_ulps_of_max_1_j(gradient, noise):
+    # J flat at 1, the gradient 0 at the trial point: a flat step that shrinks the gradient
+    # is taken only while |g| exceeds 64 ulps of max(1, J) (docstring); at exactly 64 ulps
+    # the gradient is rounding noise
+    obj = Hand(lambda w: 1.0, lambda w: np.zeros(1))
+    found = armijo(obj, np.ones(1), 1.0, np.full(1, gradient), np.ones(1), 1.0)
+    assert (found is None) == noise
+    if not noise:
+        assert found[0] == 1.0
+
+
+def test_armijo_accepts_a_decrease_of_exactly_1e_4_t_slope():
+    # J(w - t s) <= J(w) - 1e-4 t <g, s> (Nocedal and Wright eq. 3.4, as the docstring
+    # writes it): equality at t = 1 is sufficient
+    target = 1.0 - 1e-4 * 1.0 * 1.0
+    obj = Hand(lambda w: 1.0 if w[0] == 1.0 else target, lambda w: np.ones(1))
+    assert armijo(obj, np.ones(1), 1.0, np.ones(1), np.ones(1), 1.0)[0] == 1.0
+
+
+@pytest.mark.parametrize("factor,taken", [(0.99, True), (0.9995, False), (1.5, False)])
+def test_gd_takes_a_flat_step_only_for_a_01_percent_shrink_of_the_gradient(factor, taken):
+    # J flat: gd's line search takes a step that multiplies ||g||_1 by less than 0.999
+    # ("gd asks for a 0.1% shrink at least"), else it stalls at once
+    obj = Hand(lambda w: 1.0, lambda w: np.ones(1) if w[0] == 1.0 else factor * np.ones(1))
+    run = gradient_descent(obj, np.ones(1), 0.0, 1, StepRule(eta0=0.5))
+    assert (run.n_iter, run.stalled) == ((1, False) if taken else (0, True))
+
+
+# -- Newton, L-BFGS, CG, the stochastic loop -------------------------------------------------------
+def test_newtons_first_iteration_takes_the_full_newton_step():
+    # logistic J at w = 0: p = 1/2, gradient -X'^T y / (2n), Hessian X'^T X' / (4n) + alpha P;
+    # the full step t = 1 satisfies Armijo's test here (so does t = 2, which must not be
+    # tried first)
+    X, y = noisy(100, 3, seed=0, flip=0.05)
+    alpha, n = 0.01, 100
+    Xp = np.c_[X, np.ones(n)]
+    g = -Xp.T @ y / (2 * n)
+    H = Xp.T @ Xp / (4 * n) + alpha * np.diag([1.0, 1.0, 1.0, 0.0])
+    expected = -np.linalg.solve(H, g)
+    obj = objective(X, y, alpha, True, "logistic")
+    run = solve(obj, "newton", np.zeros(4), 0.0, 1)
+    assert run.n_iter == 1
+    assert_allclose(run.w, expected, rtol=1e-10)
+    assert_allclose(run.loss_curve[1], reference_value(X, y, expected, alpha, "logistic"),
+                    rtol=1e-12)
+
+
+def test_the_newton_finish_of_lbfgs_stays_within_max_iter(monkeypatch):
+    # L-BFGS-B stopped by its line search after 1 of max_iter = 3 iterations (made to
+    # here): Newton finishes with the 2 iterations left, no more
+    import scipy.optimize
+
+    def stalls(fun, x0, **kwargs):
+        return scipy.optimize.OptimizeResult(x=np.array(x0), nit=1, fun=fun(x0)[0])
+
+    X, y = noisy(150, 4, seed=2, flip=0.1)
+    obj = objective(X, y, 1e-3, True, "logistic")
+    monkeypatch.setattr(scipy.optimize, "minimize", stalls)
+    run = solve(obj, "lbfgs", np.zeros(5), 1e-14, 3)
+    assert run.n_iter == 3 and not run.converged
+    assert len(run.loss_curve) == 3  # J(w0), then Newton's two iterations
+
+
+def test_whitening_uses_full_blocks_up_to_exactly_cholesky_max_slots(monkeypatch):
+    # "Beyond CHOLESKY_MAX slots per class ... only their diagonals": d + 1 = CHOLESKY_MAX
+    # is not beyond
+    from halfspaces._glm import solvers as _solvers
+
+    X, y, w, _ = problem("logistic", "dense64", seed=5)  # 6 features: 7 slots
+    obj = objective(X, y, 0.05, True, "logistic")
+    monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 7)
+    assert not _solvers.Whitening.at(obj, w).diagonal
+    monkeypatch.setattr(_solvers, "CHOLESKY_MAX", 6)
+    assert _solvers.Whitening.at(obj, w).diagonal
+
+
+class DiagonalHessian:
+    """H = diag(lam), counting its products (all _cg_step reads: size, hess_operator)."""
+
+    def __init__(self, lam):
+        self.lam, self.size, self.products = lam, lam.size, 0
+
+    def hess_operator(self, w):
+        def product(v):
+            self.products += 1
+            return self.lam * v
+        return product
+
+
+def test_a_cg_step_costs_only_cgs_own_hessian_products():
+    # H = 2 I: CG solves H s = g in one iteration, one product; no other product (e.g. to
+    # find the operator's dtype, a pass over X for a real objective)
+    from halfspaces._glm.solvers import _cg_step
+
+    obj = DiagonalHessian(np.full(5, 2.0))
+    g = np.array([1.0, -2.0, 0.5, 3.0, 0.25])
+    assert_allclose(_cg_step(obj, np.zeros(5), g, None), g / 2, rtol=1e-14)
+    assert obj.products == 1
+
+
+@pytest.mark.parametrize("size,cap", [(100, 50), (1000, 100)])
+def test_a_cg_step_stops_after_max_50_size_over_10_iterations(size, cap):
+    # eigenvalues over 8 decades and the residual asked 1e-8 (||g|| = 1e-16): CG cannot get
+    # there in max(50, size // 10) iterations, one Hessian product each, and stops at that cap
+    from halfspaces._glm.solvers import _cg_step
+
+    lam = np.logspace(0, 8, size)
+    g = np.random.default_rng(size).normal(size=size)
+    g *= 1e-16 / np.linalg.norm(g)
+    obj = DiagonalHessian(lam)
+    s = _cg_step(obj, np.zeros(size), g, None)
+    assert obj.products == cap
+    # the cap, not the residual, stopped it: the relative residual is still above 1e-8
+    assert np.linalg.norm(lam * s - g) > 1e-8 * np.linalg.norm(g)
+
+
+@pytest.mark.parametrize("average", [False, True])
+def test_a_continued_stochastic_run_starts_its_curve_at_the_model_it_continues(average):
+    # after one epoch the model is the last iterate (averaging, when asked, starts with the
+    # second epoch): the continued run's curve starts from J of that model
+    X, y = noisy(60, 3, seed=34)
+    obj = objective(X, y, 0.01, True, "logistic")
+    steps = StepRule(0.2, "constant", 0.5, 4, True, average)
+    rng = np.random.RandomState(5)
+    first = solve(obj, "minibatch", np.zeros(4), 0.0, 1, steps, rng)
+    assert first.state.n_avg == -1 and np.any(first.w != 0.0)
+    then = solve(obj, "minibatch", np.zeros(4), 0.0, 1, steps, rng, first.state)
+    assert then.loss_curve[0] == pytest.approx(
+        reference_value(X, y, first.w, 0.01, "logistic"), rel=1e-12)

@@ -15,7 +15,9 @@ from _child import REFUSED, run_child
 from _datasets import noisy
 from numpy.testing import assert_array_equal
 
+from halfspaces._fast import perceptron as fast_perceptron
 from halfspaces._perceptron.run import (
+    PerceptronState,
     perceptron_block_epoch,
     run_multiclass_perceptron,
     run_perceptron,
@@ -135,3 +137,91 @@ def test_multiclass_labels_outside_the_classes_are_refused_before_the_loop():
             refused(lambda: run_multiclass_perceptron(X, labels, 3))
     """)
     assert out.count("refused: labels must be one class index in [0, 3) per row") == 3, out
+
+
+# -- warm starts: the pocket's ratchet, the average of few steps, the dtypes -----------------------
+def separable_rows():
+    X = np.array([[1.0, 2.0], [2.0, 1.0], [-1.0, -2.0], [-2.0, -1.5]])
+    return X, np.array([1.0, 1.0, -1.0, -1.0])
+
+
+def test_a_recorded_run_without_updates_logs_no_rows_rather_than_nothing():
+    # record_updates=True asks for the log of every update: a run that makes none (a warm
+    # start from weights that already separate the rows) logs an empty list, not None
+    X, y = separable_rows()
+    first = run_perceptron(X, y, mode="voted", max_epochs=50, record_updates=True)
+    assert first.converged
+    again = run_perceptron(X, y, mode="voted", state=first.state, record_updates=True)
+    assert again.n_updates == 0 and again.converged
+    assert again.update_rows is not None and again.update_steps is not None
+    assert again.update_rows.shape == (0,) and again.update_steps.shape == (0,)
+
+
+def test_a_pocket_call_judges_current_weights_whose_run_beats_the_pocket():
+    # Gallant's ratchet on a warm start: the current weights separate the rows, the pocket
+    # holds weights that err on all four. The first correct prediction gives the current
+    # weights a run (1) longer than the pocket's (0): they are judged, make no error and
+    # replace the pocket.
+    X, y = separable_rows()
+    good = np.array([1.0, 1.0, 0.0])
+    state = PerceptronState(good.copy(), -good)
+    run = run_perceptron(X, y, mode="pocket", state=state)
+    assert_array_equal(run.coef, good[:-1])
+    assert run.intercept == 0.0 and run.n_errors == 0 and run.n_updates == 0
+
+
+def test_the_pocket_run_grows_while_the_current_weights_are_the_pocket():
+    # Warm start with w = pocket = (1, 0), no intercept. Rows 1-2 are correct: the pocket's
+    # run becomes 2. Row 3 (f = 0) is a mistake: w = (1, 1). Row 4 is correct: the run of
+    # (1, 1) is 1, not longer than the pocket's 2, so (1, 1) is not judged even though it
+    # makes no error, and the pocket (1, 0) with its one error (row 3) stays.
+    X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.ones(4)
+    start = np.array([1.0, 0.0, 0.0])
+    state = PerceptronState(start.copy(), start.copy())
+    run = run_perceptron(X, y, mode="pocket", fit_intercept=False, state=state)
+    assert run.n_updates == 1
+    assert_array_equal(run.state.w, [1.0, 1.0, 0.0])
+    assert_array_equal(run.coef, [1.0, 0.0])
+    assert run.n_errors == 1
+
+
+def test_the_averaged_hypothesis_of_a_run_without_steps_is_its_weights():
+    # selection="worst" makes no step when every margin is already positive: with a step
+    # count of 0 the average of no iterates falls back to the weights themselves
+    X, y = separable_rows()
+    w = np.array([1.0, 1.0, 0.0])
+    run = run_perceptron(X, y, mode="averaged", selection="worst", max_epochs=3,
+                         state=PerceptronState(w.copy(), np.zeros(3)))
+    assert run.n_updates == 0 and run.converged and run.state.n_steps == 0
+    assert_array_equal(run.coef, w[:-1])
+    assert run.intercept == 0.0
+
+
+def test_the_averaged_hypothesis_after_one_step_is_w_minus_the_sum():
+    # the averaged hypothesis is w - aux / T for every step count T >= 1, T = 1 included
+    # (a state mixed by the Dask classes can hold T = 1 with aux != 0)
+    X, y = separable_rows()
+    w, aux = np.array([1.0, 1.0, 0.5]), np.array([0.25, -0.5, 0.125])
+    state = PerceptronState(w.copy(), aux.copy())
+    state.counters[fast_perceptron.STEP] = 1
+    run = run_perceptron(X, y, mode="averaged", selection="worst", state=state)
+    assert run.n_updates == 0 and run.state.n_steps == 1
+    assert_array_equal(run.coef, (w - aux)[:-1])
+    assert run.intercept == (w - aux)[-1]
+
+
+def test_a_block_epoch_from_integer_weights_computes_in_float64():
+    # rows x = 0.5 (+1), then x = -1.5 (-1), with an intercept: row 1 (f = 0) updates
+    # w = (0.5, 1); row 2 has f = -0.75 + 1 = 0.25 > 0 but y = -1: w = (2, 0), and the
+    # averaging sum gains (2 - 1) * (-1) * (-1.5, 1) = (1.5, -1)
+    X, y = np.array([[0.5], [-1.5]]), np.array([1.0, -1.0])
+    plain = perceptron_block_epoch(X, y, [0, 0])
+    assert plain.w.dtype == np.float64 and plain.aux.dtype == np.float64
+    assert_array_equal(plain.w, [2.0, 0.0])
+    assert plain.n_updates == 2 and plain.n_steps == 2
+    for w, aux in [([0, 0], None), (np.zeros(2), [0, 0])]:
+        out = perceptron_block_epoch(X, y, w, aux, mode="averaged")
+        assert out.w.dtype == np.float64 and out.aux.dtype == np.float64
+        assert_array_equal(out.w, [2.0, 0.0])
+        assert_array_equal(out.aux, [1.5, -1.0])
