@@ -50,7 +50,7 @@ autodoc_typehints = "none"  # the numpydoc Parameters sections give the types
 # numpydoc's own tables, which would ask autosummary for stub pages of every method
 numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
-numpydoc_validation_checks: set[str] = set()  # tests/test_docstrings.py validates
+numpydoc_validation_checks: set[str] = set()  # tests/api/test_docstrings.py validates
 
 # which names are public is decided by the package; api_pages writes api/*.rst from it
 api_pages.write(DOCS / "api")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from _data import in_format, noisy
+from _datasets import in_format, noisy
 from numpy.testing import assert_allclose
 from scipy.special import expit, logsumexp
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression

@@ -16,7 +16,7 @@ from halfspaces._registry import public as _public
 from halfspaces._version import __version__
 
 # Written out (the registry's PUBLIC, sorted, then __version__) so that linters and type
-# checkers see the exports; tests/test_layers.py checks that the two lists agree.
+# checkers see the exports; tests/api/test_layers.py checks that the two lists agree.
 __all__ = [
     "AveragedPerceptron",
     "CheckpointMismatchError",

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from _data import noisy, separable  # noqa: E402
+from _datasets import noisy, separable  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import dump_svmlight_file  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from _data import dask_chunked, noisy, separable  # noqa: E402
+from _datasets import dask_chunked, noisy, separable  # noqa: E402
 from sklearn.metrics import accuracy_score, r2_score  # noqa: E402
 
 import halfspaces  # noqa: E402

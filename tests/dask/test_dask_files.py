@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import scipy.sparse as sp  # noqa: E402
-from _data import noisy  # noqa: E402
+from _datasets import noisy  # noqa: E402
 from numpy.testing import assert_array_equal  # noqa: E402
 
 import halfspaces  # noqa: E402

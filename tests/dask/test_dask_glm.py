@@ -17,7 +17,7 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from _data import dask_chunked  # noqa: E402
+from _datasets import dask_chunked  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
 
@@ -25,7 +25,6 @@ import halfspaces  # noqa: E402
 from halfspaces._glm.datafits import Logistic, Softmax  # noqa: E402
 from halfspaces._glm.objective import Objective  # noqa: E402
 from halfspaces.dask import LinearRegression, LogisticRegression  # noqa: E402
-from halfspaces.datasets import load_a9a  # noqa: E402
 from halfspaces.exceptions import ConvergenceWarning  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
@@ -35,11 +34,6 @@ def cluster_client(n_workers=2, **kwargs):
     cluster = LocalCluster(processes=False, n_workers=n_workers, threads_per_worker=1,
                            dashboard_address=":0", **kwargs)
     return cluster, Client(cluster, set_as_default=False)
-
-
-@pytest.fixture(scope="module")
-def a9a():
-    return load_a9a()
 
 
 @pytest.fixture(scope="module")

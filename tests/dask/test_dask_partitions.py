@@ -12,7 +12,7 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from _data import dask_chunked  # noqa: E402
+from _datasets import dask_chunked  # noqa: E402
 
 from halfspaces.dask import Partitions  # noqa: E402
 

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import dask.array as da  # noqa: E402
-from _data import dask_chunked, in_format, noisy, separable  # noqa: E402
+from _datasets import dask_chunked, in_format, noisy, separable  # noqa: E402
 from distributed import Client, LocalCluster  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

@@ -8,7 +8,7 @@ import pytest
 pytest.importorskip("distributed")
 
 import scipy.sparse as sp  # noqa: E402
-from _data import (  # noqa: E402
+from _datasets import (  # noqa: E402
     dask_chunked,
     float_dependent_columns,
     hidden_separator,

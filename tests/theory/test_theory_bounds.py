@@ -483,3 +483,29 @@ def test_sample_complexity_just_below_e_to_the_minus_k(k):
 def test_sample_complexity_is_the_exact_ceiling(epsilon, delta, d, realizable, C):
     assert sample_complexity(epsilon, delta, d, realizable, C) == \
         decimal_sample_complexity(epsilon, delta, d, realizable, C)
+
+
+def noisy(seed: int, n: int, d: int, flip: float):
+    """Gaussian points labelled by a random halfspace, a fraction of the labels flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ rng.normal(size=d) > 0, 1.0, -1.0)
+    y[rng.random(n) < flip] *= -1
+    return X, y
+
+
+def test_freund_schapire_refuses_a_float32_u_that_is_not_unit_in_float64():
+    # x__check_u__mutmut_3, _5: u is read as float64; float32 (0.6, 0.8) has norm
+    # 1 + 2.4e-8 there (beyond the documented 1e-9), though its float32 norm rounds to 1
+    u = np.array([0.6, 0.8], dtype=np.float32)
+    assert abs(np.linalg.norm(u.astype(np.float64)) - 1.0) > 1e-9
+    with pytest.raises(ValueError, match="u must be a unit vector"):
+        freund_schapire_bound([[1.0], [-1.0], [0.5]], [1, -1, -1], u, 0.5)
+
+
+def test_the_best_freund_schapire_u_is_a_unit_vector_in_floating_point():
+    # x__unit_and_gamma__mutmut_5 (v * ||v||), _6 (u * ||u||): "u renormalised so that
+    # ||u|| = 1 in floating point"; on this sample v / ||v|| alone has a norm 1 ulp off
+    X, y = noisy(1, 30, 3, 0.1)
+    bound, u, gamma = best_freund_schapire_bound(X, y)
+    assert np.linalg.norm(u) == 1.0

@@ -1,9 +1,10 @@
+import io
 import json
 
 import numpy as np
 import pytest
-from _cli import report_lines
-from _data import hidden_separator
+from _cli import fitted, report_lines
+from _datasets import hidden_separator
 from _oracles import (
     check_certificate,
     exact_least_score,
@@ -395,3 +396,151 @@ def test_a_float_certificate_beyond_the_exact_budget_is_not_reported_as_a_proof(
     assert report.separable is None and report.certificate is None
     assert report.bound_name.startswith("Freund-Schapire")
     assert any("cannot be decided" in note for note in report.notes)
+
+
+LONG_DOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps
+needs_long_double = pytest.mark.skipif(not LONG_DOUBLE,
+                                       reason="np.longdouble is float64 on this platform")
+
+
+def test_a_report_names_each_undefined_number_with_its_word():
+    # xǁCertifyReportǁ_rows__mutmut_14 and x__number__mutmut_1, _2: nan prints as
+    # "undefined (w = 0)" for the model margin and as "undefined" elsewhere
+    nan = float("nan")
+    report = CertifyReport("Perceptron", 2, 1, False, 0.0, nan, nan, True, nan, "Novikoff",
+                           nan, None, None, None)
+    lines = report_lines(report)
+    assert lines["model margin"] == "undefined (w = 0)"
+    assert lines["radius R"] == "undefined"
+    assert lines["margin gamma' (on x')"] == "undefined"
+    assert lines["Novikoff mistake bound"] == "undefined"
+
+
+def test_the_rich_table_prints_its_labels_in_bold():
+    # xǁCertifyReportǁ__rich____mutmut_9 (style=None)
+    report = CertifyReport("Perceptron", 2, 1, False, 0.0, 1.0, 1.0, True, 1.0, "Novikoff",
+                           1.0, 1, True, None)
+    console = Console(file=io.StringIO(), force_terminal=True, color_system="standard",
+                      width=100)
+    console.print(report)
+    text = console.file.getvalue()
+    for label in ("estimator", "radius R", "Novikoff mistake bound"):
+        assert f"\x1b[1m{label}" in text  # SGR 1: bold
+
+
+def test_the_model_margin_uses_the_float64_norm_of_a_float32_coef():
+    # x__model_margin__mutmut_3, _5: scikit-learn keeps coef_ float32 after a float32 fit;
+    # its norm in float32 differs in the last bits from the float64 norm of the same values
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3)).astype(np.float32)
+    y = (X @ np.array([1.0, -2.0, 0.5]) > 0).astype(int)
+    clf = LogisticRegression(C=0.1).fit(X, y)
+    assert clf.coef_.dtype == np.float32
+    w = clf.coef_.ravel()
+    assert float(np.linalg.norm(w)) != float(np.linalg.norm(w.astype(np.float64)))
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    expected = float(np.min(y_pm * clf.decision_function(X.astype(np.float64)))
+                     / np.linalg.norm(w.astype(np.float64)))
+    assert certify(clf, X, y).model_margin == expected
+
+
+def counted(inner, **counters):
+    """A fitted binary linear classifier with only the counters given (no selection, no
+    warm_start): what certify documents it takes, from outside the library."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Counted(ClassifierMixin, BaseEstimator):
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return inner.predict(X)
+
+        def decision_function(self, X):
+            return inner.decision_function(X)
+
+    estimator = Counted()
+    estimator.coef_, estimator.intercept_ = inner.coef_, inner.intercept_
+    estimator.classes_, estimator.fit_intercept = inner.classes_, inner.fit_intercept
+    for name, value in counters.items():
+        setattr(estimator, name, value)
+    return estimator
+
+
+def xor_run():
+    X, y = XOR
+    inner = fitted(Perceptron(max_epochs=3), X, y)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    return X, y, y_pm, inner
+
+
+def test_a_classifier_without_selection_or_warm_start_gets_the_bound_of_its_passes():
+    # x__fs_for_run__mutmut_36 (selection without default), _49 (warm_start without
+    # default), _52 (warm_start defaulting to True): counted passes are cyclic, not warm
+    X, y, y_pm, inner = xor_run()
+    E = inner.n_epochs_
+    report = certify(counted(inner, n_updates_=inner.n_updates_, n_epochs_=E), X, y)
+    _, u, gamma = best_freund_schapire_bound(X, y_pm, True)
+    Z = y_pm[:, None] * np.column_stack([np.ones(len(X)), X])
+    R = float(np.max(np.linalg.norm(Z, axis=1)))
+    D = float(np.linalg.norm(np.maximum(0.0, gamma - Z @ u)))
+    assert report.bound_name == f"Freund-Schapire ({E} passes)"
+    assert report.mistake_bound == pytest.approx(((R + np.sqrt(E) * D) / gamma) ** 2,
+                                                 rel=1e-9)
+    assert report.within_bound is (inner.n_updates_ <= report.mistake_bound)
+
+
+def test_a_classifier_with_passes_but_no_update_count_gets_the_one_pass_bound():
+    # x__fs_for_run__mutmut_16 (`and`), _22 (n_updates_ read without a default)
+    X, y, y_pm, inner = xor_run()
+    report = certify(counted(inner, n_epochs_=inner.n_epochs_), X, y)
+    assert report.bound_name == "Freund-Schapire"
+    assert report.mistake_bound == pytest.approx(
+        best_freund_schapire_bound(X, y_pm, True).bound, rel=1e-12)
+    assert report.n_updates is None and report.within_bound is None
+
+
+def test_an_update_count_without_passes_gets_no_verdict():
+    # x__fs_for_run__mutmut_26: without n_epochs_ the one-pass bound does not apply to the
+    # updates counted, so there is no verdict
+    X, y, _, inner = xor_run()
+    report = certify(counted(inner, n_updates_=inner.n_updates_), X, y)
+    assert report.bound_name == "Freund-Schapire"
+    assert report.n_updates == inner.n_updates_ and report.within_bound is None
+
+
+def test_per_class_update_counts_are_not_a_run_s_count():
+    # x_certify__mutmut_52: n_updates_ that is not a scalar (one count per class) is
+    # reported as no count, not converted
+    X, y, _, inner = xor_run()
+    report = certify(counted(inner, n_updates_=np.array([3, 4]), n_epochs_=3), X, y)
+    assert report.n_updates is None and report.within_bound is None
+
+
+@needs_long_double
+def test_the_model_margin_reads_long_double_decision_values_as_float64():
+    # x__model_margin__mutmut_13, _15: a classifier whose decision_function computes in long
+    # double (3 * 0.1 = 0.3000000000000000166); certify reads the scores as float64 first
+    # (0.30000000000000004), so the margin is 0.30000000000000004 / 3, not 0.1
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class LongDouble(ClassifierMixin, BaseEstimator):
+        coef_, intercept_, classes_ = np.array([[3.0]]), np.array([0.0]), np.array([0, 1])
+
+        def fit(self, X, y):
+            return self
+
+        def decision_function(self, X):
+            return np.asarray(X, dtype=np.longdouble)[:, 0] * np.longdouble(3)
+
+        def predict(self, X):
+            return self.classes_[(self.decision_function(X) > 0).astype(int)]
+
+    X, y = np.array([[0.1], [-0.7]]), np.array([1, 0])
+    clf = LongDouble()
+    scores = clf.decision_function(X).astype(np.float64)
+    expected = float(np.min(np.array([1.0, -1.0]) * scores) / 3.0)
+    assert expected != 0.1
+    assert certify(clf, X, y).model_margin == expected

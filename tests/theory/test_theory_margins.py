@@ -152,3 +152,28 @@ def test_geometric_margins_wherever_the_distances_are_floats(seed, x_exponent, w
     scale = np.ldexp(np.abs(X).max() * 4, x_exponent)
     found = geometric_margins(Xs, y, ws, bs)
     np.testing.assert_allclose(found, expected, rtol=1e-12, atol=1e-12 * scale)
+
+
+LONG_DOUBLE = np.finfo(np.longdouble).eps < np.finfo(np.float64).eps
+needs_long_double = pytest.mark.skipif(not LONG_DOUBLE,
+                                       reason="np.longdouble is float64 on this platform")
+
+
+@needs_long_double
+def test_functional_margins_read_the_weights_as_float64():
+    # x__coef__mutmut_3, _5: a long double weight 1 + 2^-60 is 1.0 in float64
+    coef = np.array([1], dtype=np.longdouble) + np.longdouble(2) ** -60
+    assert coef[0] != 1 and np.float64(coef[0]) == 1.0
+    margins = functional_margins([[1.0], [-2.0]], [1, -1], coef)
+    assert margins.dtype == np.float64 and margins.tolist() == [1.0, 2.0]
+
+
+@needs_long_double
+def test_geometric_margins_divide_by_the_norm_of_the_float64_weights():
+    # x__geometric_margins__mutmut_6, _8: (3, 4) plus 0.49 ulp each rounds to (3, 4) in
+    # float64 (norm 5), while its long double norm rounds to 5 + 2^-50
+    coef = (np.array([3, 4], dtype=np.longdouble)
+            + np.array([0.49 * 2.0**-51, 0.49 * 2.0**-50], dtype=np.longdouble))
+    assert coef.astype(np.float64).tolist() == [3.0, 4.0]
+    assert float(np.linalg.norm(coef)) != 5.0  # what the weights' own norm would give
+    assert geometric_margins([[3.0, 4.0]], [1], coef).tolist() == [5.0]  # 25 / 5

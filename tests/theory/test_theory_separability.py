@@ -4,7 +4,7 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _data import float_dependent_columns, hidden_separator, integers_two_apart
+from _datasets import float_dependent_columns, hidden_separator, integers_two_apart
 from _oracles import (
     check_certificate,
     exact_certificate_holds,

@@ -226,3 +226,25 @@ def test_a_certificate_that_fails_its_exact_check_is_refused(monkeypatch, fault)
     with pytest.raises(vc_module.SolverError, match="^the dependence found for the first "
                        "unrealisable labeling fails its exact check on the points\\.$"):
         shatters([[0.0], [1.0], [2.0]], return_labeling=True)
+
+
+def test_a_point_within_float_noise_of_the_span_is_not_in_it():
+    # once x__dependence__mutmut_27 and _28 of a float search with a tolerance of 1e-10
+    # max|x|, which took x_1 = x_0 + (0, 1e-10) for a multiple of x_0: a = (1, -1, 0), not a
+    # dependence. Exactly, x_0 and x_1 are independent and x_2 = (top / gap)(x_1 - x_0), so
+    # a = (-top/gap, top/gap, -1) and the labeling is (-1, +1, -1)
+    for top, gap in ((1.0, 1e-10), (1.5, 1e-10)):
+        points = np.array([[top, 0.0], [top, gap], [0.0, top]])
+        labeling = unrealizable_labeling(points, fit_intercept=False)
+        assert labeling.tolist() == [-1, 1, -1]
+        assert not linprog_separable(points, labeling, fit_intercept=False)
+
+
+def test_a_point_beyond_the_relative_tolerance_is_independent():
+    # x__dependence__mutmut_13 (tolerance floor 2e-10): x_2 is 1.5e-10 from the span of x_1
+    # (the largest scaled entry is 1), so it is kept; x_3 = 2 x_1 then gives the dependence,
+    # and x_1, x_3 get opposite labels
+    points = np.array([[1.0, 0.0], [1.0, 1.5e-10], [2.0, 0.0], [0.0, 1.0]])
+    labeling = unrealizable_labeling(points, fit_intercept=False)
+    assert labeling[0] == 1 and labeling[2] == -1 and labeling[3] == 1
+    assert not linprog_separable(points, labeling, fit_intercept=False)
