@@ -272,9 +272,10 @@ def test_fit_as_a_library_call_uses_its_documented_defaults(shifted_file):
 
     X, y = load_svmlight_file(str(shifted_file))
     report = fit(shifted_file).as_dict()
-    model = fitted(halfspaces.AveragedPerceptron(max_epochs=10, random_state=0), X, y)
+    model = fitted(halfspaces.AveragedPerceptron(max_epochs=10, selection="shuffle",
+                                                 random_state=0), X, y)
     assert (report["model"], report["selection"], report["seed"], report["fit_intercept"],
-            report["max_epochs"]) == ("averaged", "cyclic", 0, True, 10)
+            report["max_epochs"]) == ("averaged", "shuffle", 0, True, 10)
     assert (report["n_train"], report["n_features"], report["n_test"]) == (X.shape[0], 4, 0)
     assert report["test_accuracy"] is None and report["model_file"] is None
     assert report["streamed"] is False
@@ -686,7 +687,7 @@ def test_fit_on_a_cluster_passes_every_setting_and_guards_every_input(tmp_path, 
     assert type(estimator) is hd.AveragedPerceptron and paths == parts[:2]
     assert {k: estimator.get_params()[k] for k in
             ("max_epochs", "selection", "random_state", "fit_intercept", "mixing")} == {
-        "max_epochs": 4, "selection": "cyclic", "random_state": 3, "fit_intercept": False,
+        "max_epochs": 4, "selection": "shuffle", "random_state": 3, "fit_intercept": False,
         "mixing": "uniform"}
     assert kwargs == {"dask": "tcp://scheduler:8786", "test": [parts[2]], "label_column": "y",
                       "format": "csv", "show_progress": True, "model": "averaged"}
@@ -803,7 +804,7 @@ def test_progress_is_asked_for_unless_quiet_or_json(monkeypatch, shifted_file, t
 
 def test_the_command_line_defaults_and_its_table(shifted_file):
     report = run_cli("fit", str(shifted_file))
-    assert (report["seed"], report["fit_intercept"], report["selection"]) == (0, True, "cyclic")
+    assert (report["seed"], report["fit_intercept"], report["selection"]) == (0, True, "shuffle")
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
             pytest.raises(SystemExit):
@@ -1339,7 +1340,7 @@ def test_fit_cli_called_from_python_has_the_command_line_s_defaults(monkeypatch,
     ((data, settings),) = calls
     assert data == shifted_file
     assert settings == dict(test=None, test_fraction=None, model="averaged", params={},
-                            epochs=None, selection="cyclic", seed=0, fit_intercept=True,
+                            epochs=None, selection="shuffle", seed=0, fit_intercept=True,
                             label_column=None, format=None, out=None, stream=None,
                             show_progress=True, dask=None)
     assert "halfspaces fit: averaged" in out.getvalue()  # a table, not JSON

@@ -157,7 +157,7 @@ def fit(
     model: str = DEFAULT_MODEL,
     params: dict[str, Any] | None = None,
     epochs: int | None = None,
-    selection: str = "cyclic",
+    selection: str = "shuffle",
     seed: int | None = 0,
     fit_intercept: bool = True,
     label_column: int | str | None = None,
@@ -187,7 +187,11 @@ def fit(
         ``max_epochs`` (or ``max_iter``); None: 10 for the perceptron family, the model's
         default otherwise, and one pass with `stream`.
     selection, seed, fit_intercept
-        ``selection``, ``random_state``, ``fit_intercept``, for models that have them.
+        ``selection``, ``random_state``, ``fit_intercept``, for models that have them. The
+        command line shuffles by default, with seed 0: data sorted by class (iris, most
+        exports of a database) make a cyclic perceptron's last updates all one class's (the
+        averaged multiclass perceptron: 0.633 test accuracy on iris, against 0.967
+        shuffled), and scikit-learn's perceptrons shuffle by default too.
     label_column, format
         How to read tabular files (see :func:`halfspaces.io.read`).
     out : Path or None, default=None
@@ -429,7 +433,8 @@ def fit_cli(
         min=1, max=MAX_ROWS, help="Maximum passes over the data (max_epochs / max_iter); "
         "default 10 for the perceptrons, 1 with --stream.", show_default=False)] = None,
     selection: Annotated[Selection, typer.Option(
-        help="Order of the samples within an epoch.")] = Selection.cyclic,
+        help="Order of the samples within an epoch: a new permutation each epoch (seeded "
+        "by --seed), the file's order, or the worst example first.")] = Selection.shuffle,
     seed: Annotated[int, typer.Option(
         min=0, max=MAX_SEED,
         help="Random seed (--selection shuffle, --test-fraction).")] = 0,
