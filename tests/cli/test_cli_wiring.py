@@ -115,7 +115,8 @@ def test_label_column_names_the_label(tmp_path):
     np.savetxt(path, table, delimiter=",", header="a,b,income,c,d", comments="", fmt="%.17g")
     report = run_cli("fit", str(path), "--label-column", "income", "--model", "perceptron",
                      "--epochs", "3")
-    model = fitted(halfspaces.Perceptron(max_epochs=3, random_state=0), X, y)
+    model = fitted(halfspaces.Perceptron(max_epochs=3, selection="shuffle", random_state=0),
+                   X, y)
     assert (report["n_train"], report["n_features"]) == (len(y), 4)
     assert report["n_updates"] == model.n_updates_
     assert report["train_accuracy"] == accuracy(model, X, y)
@@ -1368,3 +1369,58 @@ def test_a_run_that_meets_novikoffs_bound_exactly_holds_it(tmp_path):
     report = run_cli("fit", str(path), "--model", "perceptron", "--no-intercept")
     assert report["n_updates"] == 1 and 1.0 <= report["mistake_bound"] <= 1.0 + 1e-12
     assert report["bound_holds"] is True
+
+
+# -- which column is the label ----------------------------------------------------------------
+
+def ages_file(path, n=300, seed=0):
+    """age, hours and a 0/1 income last: the rule takes the first column, the ages."""
+    rng = np.random.default_rng(seed)
+    age, hours = rng.integers(18, 81, n), rng.integers(10, 61, n)
+    rows = "".join(f"{a},{h},{int(a + h > 80)}\n" for a, h in zip(age, hours, strict=True))
+    path.write_text("age,hours,income01\n" + rows)
+    return path
+
+
+def test_a_label_column_chosen_by_the_rule_is_named_in_a_note(tmp_path):
+    # halfspaces fit on age,hours,income01 trained a 63-class model of ages without a word
+    path = tmp_path / "people.csv"
+    path.write_text("hours,target,age\n40,1,25\n20,0,60\n45,1,33\n10,0,70\n")
+    _, err = run_cli_text("fit", str(path))
+    assert "note: the label is column 'target' (no --label-column given" in err
+    _, err = run_cli_text("fit", str(path), "--label-column", "target")
+    assert "the label is" not in err
+
+
+def test_a_chosen_label_with_more_numbers_than_classes_is_refused_naming_the_fixes(tmp_path):
+    path = ages_file(tmp_path / "ages.csv")
+    code, message = cli_error("fit", str(path))
+    assert code == 1
+    ages = np.unique(np.loadtxt(path, delimiter=",", skiprows=1)[:, 0]).size
+    assert f"the label column holds {ages} distinct numbers in 300 rows" in message
+    assert "--label-column" in message and "--model linear" in message
+    report = run_cli("fit", str(path), "--label-column", "income01")
+    assert report["train_accuracy"] > 0.5  # the named column trains as it did
+    report = run_cli("fit", str(path), "--model", "linear")  # a regression of ages: allowed
+    assert report["model"] == "linear"
+
+
+def test_labels_that_are_not_classes_name_the_fixes_even_when_given(tmp_path):
+    # scikit-learn's "Unknown label type: continuous" gave no hint
+    path = tmp_path / "reg.csv"
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    path.write_text("y,a,b\n" + "".join(f"{v!r},{a!r},{b!r}\n" for v, (a, b) in
+                                        zip((X @ [1.0, 2.0]).tolist(), X.tolist(), strict=True)))
+    code, message = cli_error("fit", str(path), "--label-column", "y")
+    assert code == 1 and "numbers that are not classes" in message
+    assert "--model linear" in message
+
+
+def test_a_text_label_in_another_column_is_suggested_by_name(tmp_path):
+    path = tmp_path / "adult.csv"
+    path.write_text("age,hours,income\n25,40,<=50K\n50,60,>50K\n")
+    code, message = cli_error("fit", str(path))
+    assert code == 1
+    assert "column 'income': '<=50K' is not a number" in message
+    assert "--label-column income" in message

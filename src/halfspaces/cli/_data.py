@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 
 from halfspaces.cli._process import collector
-from halfspaces.io import DataFileError, column_names, detect_format, read
+from halfspaces.io import (
+    DataFileError,
+    column_names,
+    default_label_column,
+    detect_format,
+    read,
+)
 from halfspaces.io.svmlight import read_svmlight_base, read_svmlight_files
 
 __all__ = ["BUNDLED", "DataFileError", "Loaded", "load_fit_data", "load_model", "read_data",
@@ -34,6 +40,7 @@ class Loaded:
     format: str | None = None
     zero_based: bool | None = None
     feature_names: list[str] | None = None  # a CSV/TSV header's feature columns
+    notes: tuple[str, ...] = ()  # what the reader chose for the user (the label column)
 
 
 def is_dataset_name(data: Path | None) -> bool:
@@ -87,7 +94,45 @@ def _read_file(data: Path, test: Path | None, label_column, format) -> Loaded:
         return Loaded(str(data), X, y, format=fmt, zero_based=zero)
     X, y = read(data, format=fmt, label_column=label_column)
     return Loaded(str(data), X, y, format=fmt,
-                  feature_names=column_names(data, format=fmt, label_column=label_column))
+                  feature_names=column_names(data, format=fmt, label_column=label_column),
+                  notes=label_note(data, fmt, label_column))
+
+
+def label_note(data: Path, fmt: str, label_column) -> tuple[str, ...]:
+    """A note saying which column is the label, where the user did not say (a CSV whose
+    first column is not the label trained a 63-class model of ages without a word)."""
+    if label_column is not None:
+        return ()
+    chosen = default_label_column(data, format=fmt)
+    if chosen is None:
+        return ()
+    return (f"the label is {chosen} (no --label-column given: a column named label, target, "
+            "class or y, else the first); name another with --label-column",)
+
+
+# A label column of integers with more distinct values than this, and than MANY_CLASSES_SHARE
+# of the rows, is taken for a quantity (an age, a count), not classes, when nobody named it
+MANY_CLASSES = 20
+MANY_CLASSES_SHARE = 0.05
+
+
+def check_classes(y, model: str, label_column, regression: bool) -> None:
+    """Refuse labels a classifier cannot mean, naming --label-column and --model linear:
+    non-integer numbers (scikit-learn's "Unknown label type: continuous" gave no hint), or,
+    when the label column was chosen by the rule, more distinct integers than classes."""
+    if regression or y is None or np.asarray(y).dtype.kind not in "iuf":
+        return
+    values = np.unique(np.asarray(y))
+    fix = ("give the label column with --label-column, or for a numeric target use "
+           "--model linear")
+    if values.dtype.kind == "f" and not np.all(values == np.round(values)):
+        example = values[values != np.round(values)][0]
+        raise ValueError(f"the labels are numbers that are not classes (e.g. {example!r}); "
+                         f"--model {model} is a classifier: {fix}.")
+    many = values.size > max(MANY_CLASSES, MANY_CLASSES_SHARE * len(y))
+    if label_column is None and many:
+        raise ValueError(f"the label column holds {values.size} distinct numbers in "
+                         f"{len(y)} rows, more than a classifier's classes: {fix}.")
 
 
 def split_fraction(loaded: Loaded, fraction: float, seed: int | None) -> Loaded:

@@ -13,8 +13,8 @@ from typing import Any
 
 from halfspaces._registry import ESTIMATORS, estimator_class
 
-__all__ = ["MODEL_CLASSES", "ModelName", "available_models", "configure", "make_model",
-           "parse_params"]
+__all__ = ["MODEL_CLASSES", "REGRESSION_MODELS", "ModelName", "available_models", "configure",
+           "make_model", "parse_params"]
 
 MODEL_CLASSES = {
     "perceptron": "Perceptron",
@@ -33,6 +33,9 @@ MODEL_CLASSES = {
 """``--model`` name -> class name in :mod:`halfspaces`."""
 
 PERCEPTRON_FAMILY = ("perceptron", "averaged", "voted", "pocket")
+
+REGRESSION_MODELS = ("linear",)
+"""The ``--model`` names that predict numbers, not classes."""
 
 
 def available_models() -> list[str]:

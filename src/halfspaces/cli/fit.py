@@ -24,6 +24,7 @@ from halfspaces.cli._fit_checks import (
 )
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
+    REGRESSION_MODELS,
     ModelName,
     make_model,
     parse_params,
@@ -227,9 +228,10 @@ def fit(
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
                            format, out, stream, show_progress)
-    from halfspaces.cli._data import load_fit_data, split_fraction
+    from halfspaces.cli._data import check_classes, load_fit_data, split_fraction
 
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
+    check_classes(loaded.y, model, label_column, regression=model in REGRESSION_MODELS)
     if test_fraction is not None:
         loaded = split_fraction(loaded, test_fraction, seed)
     collector.resume()  # the start-up is over: the modules and the data are loaded
@@ -238,7 +240,7 @@ def fit(
             lambda: estimator.fit(loaded.X, loaded.y))
     bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
-                     notes + bound_notes, bound,
+                     loaded.notes + notes + bound_notes, bound,
                      train=_fit_measures.accuracy(estimator, loaded.X, loaded.y),
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0],

@@ -24,11 +24,12 @@ from halfspaces.exceptions import DataFileError
 from halfspaces.io import svmlight, tabular
 from halfspaces.io._ahead import ahead
 from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
-from halfspaces.io._source import open_data
+from halfspaces.io._source import open_data, raw_source
 from halfspaces.io._table_chunks import array_chunks, first_data_line, is_data_line, text_chunks
 
-__all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "column_names", "detect_format",
-           "expand_paths", "iter_chunks", "read", "scan"]
+__all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "column_names",
+           "default_label_column", "detect_format", "expand_paths", "iter_chunks", "read",
+           "scan"]
 
 FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
 _SUFFIXES = {
@@ -274,6 +275,40 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     if not layout.header or len(set(layout.names)) < layout.n_columns:
         return None  # without unique names, columns can only be matched by position
     return [layout.names[c] for c in layout.feature_columns]
+
+
+def default_label_column(path: str | os.PathLike, *, format: str | None = None) -> str | None:
+    """Which column :func:`read` takes as the label when none is given, in words (``column
+    'income'``, ``column 0``), for a CSV/TSV, Parquet or .npy file; None for other formats
+    (svmlight's label is its first token; .npz holds y apart).
+
+    The rule: a header column named one of label, target, class or y (any case), else the
+    first column.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("age,hours,income01\n25,40,1\n")
+    >>> default_label_column(path)
+    "column 'age'"
+    """
+    fmt = detect_format(path, format)
+    if fmt == "csv":
+        number, first = first_data_line(path)
+        if first is None:
+            return None
+        layout = tabular.text_layout(path, first, None, line=number)
+        return layout.column_name(layout.label)
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
+        except Exception:  # noqa: BLE001 - the reader names the problem itself
+            return None
+        return f"column {names[tabular.label_index(path, None, names, len(names))]!r}"
+    return "column 0" if fmt == "npy" else None
 
 
 def scan(path: str | os.PathLike, *, format: str | None = None,

@@ -26,7 +26,7 @@ from halfspaces.io._source import raw_source
 if TYPE_CHECKING:
     from numpy.typing import NDArray
 
-__all__ = ["NOT_A_LABEL", "TextLayout", "decoded", "label_values", "match_columns",
+__all__ = ["NOT_A_LABEL", "TextLayout", "decoded", "label_index", "label_values", "match_columns",
            "parse_rows", "read_numpy", "read_parquet", "text_layout"]
 
 LABEL_NAMES = ("label", "target", "class", "y")
@@ -47,6 +47,11 @@ class TextLayout:
     label: int | None  # None: the file has no label column (data to predict)
     names: tuple[str, ...] | None
     features: tuple[int, ...] | None = None  # None: every column but the label, in order
+    label_chosen: bool = False  # the label column was not given: chosen by the rule
+
+    def column_name(self, column: int) -> str:
+        """``column 'name'`` with a header, else ``column i`` (from 0)."""
+        return f"column {self.names[column]!r}" if self.names else f"column {column}"
 
     @property
     def feature_columns(self) -> list[int]:
@@ -104,7 +109,8 @@ def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str |
         header = isinstance(label_column, str) or not all(
             _is_number(f) for i, f in enumerate(fields) if i != _index(label_column, n))
     names = tuple(fields) if header else None
-    return TextLayout(delimiter, header, n, _label_index(path, label_column, names, n), names)
+    return TextLayout(delimiter, header, n, label_index(path, label_column, names, n), names,
+                      label_chosen=label_column is None)
 
 
 def split_fields(line: str, delimiter: str | None) -> list[str]:
@@ -133,7 +139,7 @@ def _index(label_column, n: int) -> int:
     return label_column % n if -n <= label_column < n else label_column
 
 
-def _label_index(path, label_column, names, n: int) -> int:
+def label_index(path, label_column, names, n: int) -> int:
     if isinstance(label_column, str) and not label_column.lstrip("-").isdigit():
         if names is None or label_column not in names:
             known = ", ".join(names) if names else "none: the file has no header"
@@ -253,6 +259,12 @@ def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | No
         return f"{len(fields)} fields where the first line has {layout.n_columns}"
     for column in layout.feature_columns:
         problem = _value_problem(fields[column].strip(), column, layout)
+        if problem and layout.label_chosen and "is not a number" in problem:
+            name = layout.names[column] if layout.names else str(column)
+            return (f"{problem} (the label was taken from "
+                    f"{layout.column_name(layout.label)}; if {layout.column_name(column)} "
+                    f"holds the labels, name it: --label-column {name}, or "
+                    f"label_column={name if layout.names else column!r})")
         if problem:
             return problem
     if layout.label is None:
@@ -261,7 +273,7 @@ def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | No
 
 
 def _value_problem(field: str, column: int, layout: TextLayout) -> str | None:
-    name = f"column {layout.names[column]!r}" if layout.names else f"column {column}"
+    name = layout.column_name(column)
     try:
         # Python's float takes 1_0 and other scripts' digits (Arabic-Indic ١٢), NumPy's
         # parser does not: both are named here rather than by NumPy's 0-based message
@@ -315,7 +327,7 @@ def read_parquet(path: str | os.PathLike, label_column: int | str | None = None,
     except Exception as exc:  # pyarrow raises its own ArrowInvalid, OSError, ...
         raise DataFileError(path, f"not a readable Parquet file ({exc})") from None
     names = handle.schema_arrow.names
-    label = _label_index(path, label_column, tuple(names), len(names))
+    label = label_index(path, label_column, tuple(names), len(names))
     if batch_size is None:
         return _arrow_to_xy(path, handle.read(), label, 0)
     return _parquet_batches(path, handle, label, batch_size)
@@ -433,7 +445,7 @@ def read_numpy(path: str | os.PathLike, label_column: int | None = None,
         raise DataFileError(path, f"an .npy data file must hold a 2-D array, not shape "
                                   f"{data.shape}")
     _check_kind(path, data, "its array", _NUMBERS + "US")
-    label = _label_index(path, label_column, None, data.shape[1])
+    label = label_index(path, label_column, None, data.shape[1])
     if mmap:
         return data, label
     return split_label(path, data, label, 0)
