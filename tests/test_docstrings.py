@@ -15,6 +15,7 @@ import dataclasses
 import doctest
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -175,6 +176,19 @@ def test_a_method_left_out_is_never_available(dotted):
 def test_docstring(dotted):
     errors = _errors(dotted, CHECKS)
     assert not errors, f"{dotted}:\n  " + "\n  ".join(errors)
+
+
+# a marker line of halfspaces._utils.contract.fill_doc: [key] or [key: a note]
+MARKER = re.compile(r"^[ ]*\[\w+(:[^\]\n]*)?\][ ]*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("dotted", sorted(name for name, obj in _public_objects().items()
+                                          if inspect.isclass(obj)))
+def test_no_docstring_keeps_a_marker_line(dotted):
+    # fill_doc replaces the marker lines of a class's docstring with the shared texts and
+    # the declared attributes; one left would be rendered as a parameter named "[...]"
+    doc = inspect.getdoc(_resolve(dotted)) or ""
+    assert not MARKER.search(doc), f"{dotted}: {MARKER.search(doc).group()!r}"
 
 
 # ------------------------------------------------------------ the documentation site (docs/)
