@@ -14,8 +14,9 @@ the one place that trusts nothing. Shapes are written in the dimensions ``d``
 (``n_features_in_``), ``k`` (``len(classes_)``) and ``p`` (the binary problems: 1 for two
 classes, else k; always k where the declaration's ``problems`` is "all"); other letters are
 sizes the file may choose (e.g. the support vectors) but must then use consistently, bound
-by the first attribute that uses them in the declaration's order; a ``#`` is the index of
-the list item that holds the value, and ``letter+1`` one more than the letter.
+by the first attribute that uses them (``n_features_in_`` and ``classes_`` are checked
+first, the others in the declaration's order); a ``#`` is the index of the list item that
+holds the value, and ``letter+1`` one more than the letter.
 
 Strings and dataclasses only: the module imports nothing of the package, so that every
 family can declare its contract with it.
@@ -27,7 +28,7 @@ import inspect
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = [
     "FEATURE_NAMES_IN", "MAX_FEATURES", "N_FEATURES_IN", "PER_PROBLEM_COUNT", "AnyOf", "Array",
@@ -43,8 +44,6 @@ INT64_MAX = 2**63 - 1
 
 class Spec:
     """What a model file may hold for one attribute (checked by :mod:`halfspaces.io._state`)."""
-
-    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -183,8 +182,9 @@ class Attribute:
     def entry(self, indent: str) -> str:
         """The numpydoc entry, its first line indented by `indent`."""
         lines = [f"{indent}{self.name} : {self.type}"]
-        lines += [f"{indent}    {line}".rstrip() for line in inspect.cleandoc(self.doc).split("\n")
-                  if self.doc]
+        if self.doc:
+            lines += [f"{indent}    {line}".rstrip()
+                      for line in inspect.cleandoc(self.doc).split("\n")]
         return "\n".join(lines) + "\n"
 
 
@@ -202,7 +202,7 @@ class Fitted:
     """
 
     problems: str
-    attributes: tuple[Attribute, ...] = field(default=())
+    attributes: tuple[Attribute, ...] = ()
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.attributes]
@@ -221,9 +221,14 @@ class Fitted:
         return Fitted(self.problems, tuple(by_name.get(a.name, a) for a in self.attributes))
 
     @property
-    def stored(self) -> dict[str, Attribute]:
-        """Name -> attribute, for those a fitted instance holds (a model file's state)."""
-        return {a.name: a for a in self.attributes if a.spec is not None}
+    def schema(self) -> dict[str, Spec]:
+        """Name -> spec of the attributes a fitted instance holds (a model file's state)."""
+        return {a.name: a.spec for a in self.attributes if a.spec is not None}
+
+    @property
+    def optional(self) -> frozenset[str]:
+        """The names of the stored attributes a fitted instance may lack."""
+        return frozenset(a.name for a in self.attributes if a.optional and a.spec is not None)
 
     def section(self, indent: str = "    ") -> str:
         """The entries of the Attributes section: the documented attributes, in order."""
@@ -277,17 +282,17 @@ def fill_doc(**texts: str) -> Callable[[type], type]:
     def fill(cls: type) -> type:
         if cls.__doc__ is None:  # python -OO
             return cls
-        keys = {m["key"] for m in _MARKER.finditer(cls.__doc__)}
-        missing = keys - set(texts) - {FITTED_ATTRIBUTES}
-        unused = set(texts) - keys
         fitted = declared(cls)
-        if missing or unused or (FITTED_ATTRIBUTES in keys and fitted is None):
+        keys = {m["key"] for m in _MARKER.finditer(cls.__doc__)}
+        missing = keys - set(texts) - ({FITTED_ATTRIBUTES} if fitted else set())
+        unused = set(texts) - keys
+        if missing or unused:
             raise AssertionError(f"{cls.__name__}'s docstring: markers without a text "
                                  f"{sorted(missing)}, texts without a marker {sorted(unused)}")
 
         def text(match: re.Match) -> str:
             indent, key = match["indent"], match["key"]
-            if key == FITTED_ATTRIBUTES:
+            if key not in texts and fitted is not None:  # FITTED_ATTRIBUTES
                 return fitted.section(indent).rstrip("\n")
             lines = textwrap.dedent(texts[key]).strip("\n").split("\n")
             return "\n".join(f"{indent}{line}".rstrip() for line in lines)

@@ -177,7 +177,7 @@ def _or_none(spec: OrNone, value, dims, where, index):
 
 
 def _items(spec: Items, value, dims, where, index):
-    if type(value) is not spec.kind:
+    if type(value) is not spec.kind or not isinstance(value, list | tuple):
         raise ValueError(f"{where} must be a {spec.kind.__name__}, not {_kind(value)}")
     dims.size(spec.length, where, len(value), index)
     for i, item in enumerate(value):
@@ -257,7 +257,7 @@ def check_state(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Non
     if fitted is None:  # a new estimator: its attributes must be declared
         raise ValueError(f"no state schema for {cls.__name__}: declare its fitted "
                          "attributes (_fitted_attributes, see halfspaces._utils.contract)")
-    schema = fitted.stored
+    schema = fitted.schema
     unknown = sorted(set(state) - set(schema))
     if unknown:
         raise ValueError(f"{', '.join(map(repr, unknown))} is not a fitted attribute of "
@@ -265,17 +265,18 @@ def check_state(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Non
     if not state:
         return
     order = [k for k in _DIMENSIONS if k in schema] + [k for k in schema if k not in _DIMENSIONS]
-    missing = [k for k in order if k not in state and not schema[k].optional]
+    missing = [k for k in order if k not in state and k not in fitted.optional]
     if missing:
         raise ValueError(f"fitted attribute {missing[0]!r} of {cls.__name__} is missing")
     dims = _make_dims(fitted, state, params.get("kernel") == "precomputed")
     for key in order:
         if key in state:
-            check(schema[key].spec, state[key], dims, key)
+            check(schema[key], state[key], dims, key)
 
 
 def _make_dims(fitted: Fitted, state: dict, precomputed: bool) -> _Dims:
-    check(fitted.stored["n_features_in_"].spec, state["n_features_in_"], None,
+    # its spec, an integer's, reads no dimension yet
+    check(fitted.schema["n_features_in_"], state["n_features_in_"], _Dims(0, 0, 0, False),
           "n_features_in_")
     d = int(state["n_features_in_"])
     if fitted.problems == "one":
