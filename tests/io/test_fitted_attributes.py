@@ -18,6 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 from sklearn.base import is_classifier
 
 import halfspaces
@@ -47,9 +48,11 @@ def clusters(n_classes: int, n: int = 18, seed: int = 0):
 
 def fits(cls):
     """(how, fitted estimator) for each way `cls` can be fitted: two and three classes (or
-    a regression), X with feature names, a second warm-started fit, partial_fit batches,
-    a precomputed kernel, and the stochastic solvers of the GLMs."""
-    make = lambda **params: cls(**{**FAST.get(cls.__name__, {}), **params})  # noqa: E731
+    a regression), X with feature names, sparse X, a second warm-started fit, partial_fit
+    batches, a precomputed kernel, and the stochastic solvers of the GLMs."""
+    def make(**params):
+        return cls(**{**FAST.get(cls.__name__, {}), **params})
+
     X, y = clusters(3)
     names = pd.DataFrame(X, columns=["a", "b", "c"])
     params = make().get_params()
@@ -57,6 +60,7 @@ def fits(cls):
         t = X @ np.array([1.0, -2.0, 0.5])
         yield "regression", make().fit(X, t)
         yield "feature names", make().fit(names, t)
+        yield "sparse", make().fit(sp.csr_matrix(X), t)
         yield "warm start", make(warm_start=True, solver="gd").fit(X, t).fit(X, t)
         yield "sgd", make(solver="sgd", random_state=0).fit(X, t)
         return
@@ -64,6 +68,7 @@ def fits(cls):
     yield "two classes", make().fit(X2, y2)
     yield "three classes", make().fit(X, y)
     yield "feature names", make().fit(names, y)
+    yield "sparse", make().fit(sp.csr_matrix(X), y)
     if "warm_start" in params:
         yield "warm start", make(warm_start=True).fit(X, y).fit(X, y)
     if "kernel" in params:
