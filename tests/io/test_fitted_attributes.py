@@ -24,7 +24,7 @@ from sklearn.base import is_classifier
 import halfspaces
 from halfspaces import _registry
 from halfspaces._utils.contract import Attribute, Fitted, declared, fill_doc
-from halfspaces.io.model import ModelFileError
+from halfspaces.exceptions import ModelFileError
 
 ESTIMATORS = sorted(_registry.ESTIMATORS)
 FAST = {"ZeroOneERMClassifier": {"time_limit": 2.0}, "LogisticRegression": {"max_iter": 30},
