@@ -42,6 +42,20 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    PER_PROBLEM_COUNT,
+    Array,
+    Attribute,
+    Bool,
+    Choice,
+    Classes,
+    Fitted,
+    Float,
+    Items,
+    fill_doc,
+)
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._utils.scaling import column_scales, scale_columns
@@ -62,6 +76,24 @@ class ERMFit:
     n_errors: int | None = None
     optimal: bool = True
     gap: float = 0.0
+
+
+def _fitted(*extra: Attribute) -> Fitted:
+    """The attributes of ``_ERMClassifier.fit`` with a class's `extra` ones (``_set_extra``)."""
+    return Fitted("ovr", (
+        Attribute("coef_", Array("float64", ("p", "d")),
+                  "ndarray of shape (1, n_features) or (n_classes, n_features)",
+                  "The weights w of each binary problem (one-vs-rest beyond two classes)."),
+        Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (1,) or (n_classes,)",
+                  "The intercepts b."),
+        Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
+                  "The labels, sorted; classes_[1] is the positive class of a binary problem."),
+        *extra, N_FEATURES_IN, FEATURE_NAMES_IN))
+
+
+# one flag or number per binary problem (``per_problem``'s form)
+_PER_PROBLEM_BOOL = Choice(Bool(), Array("bool", ("p",)))
+_PER_PROBLEM_FLOAT = Choice(Float(finite=False), Array("float64", ("p",), finite=False))
 
 
 class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
@@ -139,6 +171,7 @@ _NOT_SEPARABLE_CHECKS: dict = {
 }
 
 
+@fill_doc()
 class LinearProgramClassifier(_ERMClassifier):
     r"""ERM for separable data by the LP y_i(<w, x_i> + b) >= 1; hinge-loss LP otherwise.
 
@@ -163,12 +196,7 @@ class LinearProgramClassifier(_ERMClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-    classes_ : ndarray of shape (n_classes,)
-    separable_ : bool or ndarray of bool
-        Whether each binary problem was separable.
-    n_features_in_ : int
+    [fitted_attributes]
 
     See Also
     --------
@@ -215,10 +243,15 @@ class LinearProgramClassifier(_ERMClassifier):
         _refuse_subnormal_columns(X, "LP")
         return ERMFit(_hinge_on_scaled_columns(Z), separable=False)
 
+    _fitted_attributes = _fitted(
+        Attribute("separable_", _PER_PROBLEM_BOOL, "bool or ndarray of bool",
+                  "Whether each binary problem was separable."))
+
     def _set_extra(self, fits: list[ERMFit]) -> None:
         self.separable_ = per_problem([f.separable for f in fits])
 
 
+@fill_doc()
 class MaxMarginClassifier(_ERMClassifier):
     r"""The maximum-margin (hard-margin SVM) hyperplane, by HiGHS's convex QP.
 
@@ -235,15 +268,7 @@ class MaxMarginClassifier(_ERMClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Scaled so that min_i y_i(<w, x_i> + b) = 1.
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-    classes_ : ndarray of shape (n_classes,)
-    margin_ : float or ndarray
-        The geometric margin min_i y_i(<w, x_i> + b) / ||w|| of each binary problem.
-    support_ : ndarray of int, or list of them
-        Indices of the training examples at the margin.
-    n_features_in_ : int
+    [fitted_attributes]
 
     See Also
     --------
@@ -281,11 +306,23 @@ class MaxMarginClassifier(_ERMClassifier):
         return ERMFit(w, margin=float(m.min() / norm) if norm > 0 else np.inf,
                       support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))
 
+    _fitted_attributes = _fitted(
+        Attribute("margin_", _PER_PROBLEM_FLOAT, "float or ndarray",
+                  "The geometric margin min_i y_i(<w, x_i> + b) / ||w|| of each binary problem."),
+        Attribute("support_", Choice(Array("int64", ("m",), low=0),
+                                     Items(list, "p", Array("int64", ("m#",), low=0))),
+                  "ndarray of int, or list of them",
+                  "Indices of the training examples at the margin."),
+    ).replacing(Attribute("coef_", Array("float64", ("p", "d")),
+                          "ndarray of shape (1, n_features) or (n_classes, n_features)",
+                          "Scaled so that min_i y_i(<w, x_i> + b) = 1."))
+
     def _set_extra(self, fits: list[ERMFit]) -> None:
         self.margin_ = per_problem([f.margin for f in fits])
         self.support_ = fits[0].support if len(fits) == 1 else [f.support for f in fits]
 
 
+@fill_doc()
 class ZeroOneERMClassifier(_ERMClassifier):
     r"""Exact minimisation of the number of training errors, by mixed-integer programming.
 
@@ -321,17 +358,7 @@ class ZeroOneERMClassifier(_ERMClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-    classes_ : ndarray of shape (n_classes,)
-    n_errors_ : int or ndarray
-        Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted.
-    optimal_ : bool or ndarray of bool
-        Whether HiGHS proved the optimum (False when stopped at ``time_limit`` or
-        ``node_limit``).
-    gap_ : float or ndarray
-        HiGHS's relative MIP gap at the end (0 when optimal).
-    n_features_in_ : int
+    [fitted_attributes]
 
     References
     ----------
@@ -366,6 +393,15 @@ class ZeroOneERMClassifier(_ERMClassifier):
         fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit,
                            self.node_limit)
         return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap)
+
+    _fitted_attributes = _fitted(
+        Attribute("n_errors_", PER_PROBLEM_COUNT, "int or ndarray",
+                  "Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted."),
+        Attribute("optimal_", _PER_PROBLEM_BOOL, "bool or ndarray of bool", """
+            Whether HiGHS proved the optimum (False when stopped at ``time_limit`` or
+            ``node_limit``)."""),
+        Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray",
+                  "HiGHS's relative MIP gap at the end (0 when optimal)."))
 
     def _set_extra(self, fits: list[ERMFit]) -> None:
         self.n_errors_ = per_problem([f.n_errors for f in fits])

@@ -68,9 +68,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._kernel.docs import KERNEL_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
-from halfspaces._kernel.docs import KERNEL_PARAMETERS_DOC as _PARAMETERS_DOC
-from halfspaces._kernel.docs import KERNEL_RULE_DOC as _RULE_DOC
+from halfspaces._kernel import docs
 from halfspaces._kernel.dual_run import KernelRun, run_kernel_perceptron
 from halfspaces._kernel.expansion import (
     Expansion,
@@ -95,6 +93,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.contract import fill_doc
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     FIT_INPUT,
@@ -276,6 +275,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "dual_coef_")
         return per_problem(self._n_steps)
 
+    _fitted_attributes = docs.KERNEL_FITTED
+
     def _set_fitted(self, X, targets: Targets, runs: list[KernelRun],
                     fitted: Expansion | None) -> None:
         alpha, support, vectors, last, sums = grown_expansion(
@@ -338,8 +339,9 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         return tags
 
 
+@fill_doc(kernel_parameters=docs.KERNEL_PARAMETERS_DOC, kernel_rule=docs.KERNEL_RULE_DOC)
 class KernelPerceptron(_BaseKernelPerceptron):
-    __doc__ = f"""The kernel perceptron: the perceptron in the dual, f(x) = sum_i a_i y_i k(x_i, x).
+    """The kernel perceptron: the perceptron in the dual, f(x) = sum_i a_i y_i k(x_i, x).
 
     Starts at alpha = 0; visits the examples in turn and, when y_i f(x_i) <= 0, sets
     alpha_i += 1; stops after a pass with no update. The intercept is the constant feature
@@ -364,10 +366,19 @@ class KernelPerceptron(_BaseKernelPerceptron):
     one-vs-rest) ``margin=2`` and 30 shuffled passes averaged over the last 15 came within
     0.25-0.45 point of one-vs-one SVC, where plain averaging is 0.65 behind (a
     configuration chosen among about ten tried on that test split).
-    {_PARAMETERS_DOC}    average : bool, default=False
+
+    Parameters
+    ----------
+    [kernel_parameters: kernel ... warm_start]
+    average : bool, default=False
         Predict with the average of the hypotheses over all steps (after ``burn_in``)
         instead of the last one.
-{_RULE_DOC}    {_ATTRIBUTES_DOC}
+    [kernel_rule: margin, burn_in]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
     Notes
     -----
     With ``average=True``, ``dual_coef_`` and ``intercept_`` are those of the averaged
@@ -450,8 +461,9 @@ class KernelPerceptron(_BaseKernelPerceptron):
             scores = expansion_scores(self, X, fitted, fitted.dual_coef, fitted.intercept)
         return scores[:, 0] if scores.shape[1] == 1 else scores
 
+@fill_doc(kernel_parameters=docs.KERNEL_PARAMETERS_DOC, kernel_rule=docs.KERNEL_RULE_DOC)
 class VotedKernelPerceptron(_BaseKernelPerceptron):
-    __doc__ = f"""The voted perceptron in the dual (Freund and Schapire 1999): all hypotheses vote.
+    """The voted perceptron in the dual (Freund and Schapire 1999): all hypotheses vote.
 
     Runs the kernel perceptron (see :class:`KernelPerceptron`) and keeps each hypothesis
     f_k of the run with its survival count c_k, the examples it saw (counting the one that
@@ -462,13 +474,15 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     row costs its kernel values with the support vectors plus O(1) per update, the
     computation of :class:`~halfspaces.VotedPerceptron` with kernel values in place of
     inner products. With the linear kernel it is :class:`~halfspaces.VotedPerceptron`.
-    {_PARAMETERS_DOC}{_RULE_DOC}{_ATTRIBUTES_DOC}    update_support_ : list of ndarray
-        Per binary problem, the row of ``support_vectors_`` (the entry of ``support_`` for
-        a precomputed kernel) added at each update.
-    update_signs_ : list of ndarray
-        Per binary problem, the sign (±1) of each update.
-    vote_counts_ : list of ndarray
-        Per binary problem, the survival counts c_0, ..., c_K of f_0 = 0, ..., f_K.
+
+    Parameters
+    ----------
+    [kernel_parameters: kernel ... warm_start]
+    [kernel_rule: margin, burn_in]
+
+    Attributes
+    ----------
+    [fitted_attributes]
 
     Notes
     -----
@@ -497,6 +511,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     """
 
     _voted = True
+    _fitted_attributes = docs.VOTED_KERNEL_FITTED
 
     def _set_votes(self, targets, runs, support, offset, fitted) -> None:
         old = None if fitted is None else [(r, s, t) for r, s, _, t in fitted.votes]

@@ -23,19 +23,30 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._glm.base import GLM, SOLVER_PARAMETERS, shared_parameters_doc
+from halfspaces._glm.base import GLM, SHARED_PARAMETERS_DOC, SOLVER_PARAMETERS
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
 from halfspaces._glm.objective import Objective
 from halfspaces._glm.solvers import SolverRun
 from halfspaces._sklearn import StrOptions, fit_context
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    Array,
+    Attribute,
+    Bool,
+    Fitted,
+    Float,
+    Int,
+    fill_doc,
+)
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
 
 __all__ = ["LinearRegression"]
 
 
-@shared_parameters_doc
+@fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
 class LinearRegression(RegressorMixin, GLM):
     r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
 
@@ -66,24 +77,11 @@ class LinearRegression(RegressorMixin, GLM):
         gd stops when every partial derivative is small on the scale of its feature,
         ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept), sgd and minibatch
         when J changes by at most tol (relative) between epochs.
-    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]
+    [glm_parameters: learning_rate ... warm_start]
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features,)
-        The weights w.
-    intercept_ : float
-        The intercept b.
-    n_iter_ : int
-        Iterations (epochs) of the last fit; 1 for the direct solvers.
-    loss_curve_ : ndarray
-        J after each iteration of the iterative solvers (empty for the direct ones).
-    converged_ : bool
-        Whether the stopping rule was met.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Feature names, when X had string column names.
+    [fitted_attributes]
 
     See Also
     --------
@@ -120,6 +118,21 @@ class LinearRegression(RegressorMixin, GLM):
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
             random_state=random_state, warm_start=warm_start)
+
+    # what fit sets, and w' = (w, b), which a warm start continues
+    _fitted_attributes = Fitted("one", (
+        Attribute("coef_", Array("float64", ("d",)), "ndarray of shape (n_features,)",
+                  "The weights w."),
+        Attribute("intercept_", Float(), "float", "The intercept b."),
+        Attribute("n_iter_", Int(), "int",
+                  "Iterations (epochs) of the last fit; 1 for the direct solvers."),
+        Attribute("loss_curve_", Array("float64", ("c",), finite=False), "ndarray",
+                  "J after each iteration of the iterative solvers (empty for the direct ones)."),
+        Attribute("converged_", Bool(), "bool", "Whether the stopping rule was met."),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+        Attribute("_w", Array("float64", ("d+1",))),
+    ))
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):

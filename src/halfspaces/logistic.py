@@ -28,11 +28,26 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._glm.base import GLM, SOLVER_PARAMETERS, STOCHASTIC, shared_parameters_doc
+from halfspaces._glm.base import GLM, SHARED_PARAMETERS_DOC, SOLVER_PARAMETERS, STOCHASTIC
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
-from halfspaces._glm.solvers import SolverRun, refuse_underflowing_squares
+from halfspaces._glm.solvers import SgdState, SolverRun, refuse_underflowing_squares
 from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    AnyOf,
+    Array,
+    Attribute,
+    Bool,
+    Classes,
+    Fitted,
+    Instance,
+    Int,
+    Items,
+    OrNone,
+    fill_doc,
+)
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
@@ -47,7 +62,7 @@ from halfspaces.losses import logistic as logistic_loss
 __all__ = ["LogisticRegression"]
 
 
-@shared_parameters_doc
+@fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
 class LogisticRegression(LinearClassifierMixin, GLM):
     r"""Logistic regression (softmax regression beyond two classes) by maximum likelihood.
 
@@ -92,26 +107,11 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         feature below unit scale does not change when they stop; or (with a warning) when
         a step no longer decreases J in floating point. sgd and minibatch stop when J
         changes by at most tol (relative) between epochs.
-    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]
+    [glm_parameters: learning_rate ... warm_start]
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights; one row per class beyond two classes (centred over the classes).
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts.
-    classes_ : ndarray of shape (n_classes,)
-        The sorted labels.
-    n_iter_ : int
-        Iterations (epochs) of the last fit.
-    loss_curve_ : ndarray
-        J after each iteration (epoch), starting with its value at the initial weights.
-    converged_ : bool
-        Whether the stopping rule was met within max_iter.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Feature names, when X had string column names.
+    [fitted_attributes]
 
     See Also
     --------
@@ -249,6 +249,32 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                             self.fit_intercept)
         refuse_underflowing_squares(obj)
         return obj
+
+    # w' of every problem (the intercept last), the solver's random state, and the SGD state
+    # that partial_fit continues (None after a full-batch fit)
+    _fitted_attributes = Fitted("ovr", (
+        Attribute("coef_", Array("float64", ("p", "d")),
+                  "ndarray of shape (1, n_features) or (n_classes, n_features)",
+                  "The weights; one row per class beyond two classes (centred over the classes)."),
+        Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (1,) or (n_classes,)",
+                  "The intercepts."),
+        Attribute("classes_", Classes(), "ndarray of shape (n_classes,)", "The sorted labels."),
+        Attribute("n_iter_", Int(), "int", "Iterations (epochs) of the last fit."),
+        Attribute("loss_curve_", Array("float64", ("c",), finite=False), "ndarray", """
+            J after each iteration (epoch), starting with its value at the initial weights."""),
+        Attribute("converged_", Bool(), "bool",
+                  "Whether the stopping rule was met within max_iter."),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+        Attribute("_w", Array("float64", ("w",))),
+        Attribute("_rng", Instance(np.random.RandomState)),
+        Attribute("_state", OrNone(AnyOf(
+            Instance(SgdState, iterate=Array("float64", ("w",)),
+                     average=Array("float64", ("w",)), n_avg=Int(-1), t=Int()),
+            # model files written before SgdState held the same four as a tuple
+            Items(tuple, 4, (Array("float64", ("w",)), Array("float64", ("w",)), Int(-1),
+                             Int()))))),
+    ))
 
     def _set_fitted(self, obj: Objective, targets: Targets, run: SolverRun) -> None:
         W = run.w.reshape(-1, obj.shape[-1]).copy()

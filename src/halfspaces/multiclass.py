@@ -33,6 +33,17 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    Array,
+    Attribute,
+    Bool,
+    Classes,
+    Fitted,
+    Int,
+    fill_doc,
+)
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
@@ -47,6 +58,7 @@ from halfspaces.exceptions import ConvergenceWarning
 __all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
 
 
+@fill_doc()
 class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """The multiclass perceptron: predict argmax_j <w_j, x> + b_j, fix the two rows on a mistake.
 
@@ -79,22 +91,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_classes, n_features)
-        w_j of each class (averaged with ``average=True``), also for two classes.
-    intercept_ : ndarray of shape (n_classes,)
-        The biases b_j.
-    classes_ : ndarray of shape (n_classes,)
-        The labels, sorted; class j of the rule is classes_[j].
-    n_updates_ : int
-        Mistakes (= updates) in all passes.
-    n_epochs_ : int
-        Passes made.
-    converged_ : bool
-        Whether the last pass made no mistake.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Feature names, when X had string column names.
+    [fitted_attributes]
 
     Notes
     -----
@@ -136,6 +133,21 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         self.selection = selection
         self.random_state = random_state
         self.average = average
+
+    # what fit sets: one row of weights per class, also for two classes
+    _fitted_attributes = Fitted("all", (
+        Attribute("coef_", Array("float64", ("p", "d")), "ndarray of shape (n_classes, n_features)",
+                  "w_j of each class (averaged with ``average=True``), also for two classes."),
+        Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (n_classes,)",
+                  "The biases b_j."),
+        Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
+                  "The labels, sorted; class j of the rule is classes_[j]."),
+        Attribute("n_updates_", Int(), "int", "Mistakes (= updates) in all passes."),
+        Attribute("n_epochs_", Int(), "int", "Passes made."),
+        Attribute("converged_", Bool(), "bool", "Whether the last pass made no mistake."),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):

@@ -30,9 +30,8 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from halfspaces._perceptron import docs
 from halfspaces._perceptron.advice import not_converged_advice
-from halfspaces._perceptron.docs import PERCEPTRON_ATTRIBUTES_DOC as _ATTRIBUTES_DOC
-from halfspaces._perceptron.docs import PERCEPTRON_PARAMETERS_DOC as _PARAMETERS_DOC
 from halfspaces._perceptron.online import OnlineRun, online_perceptron
 from halfspaces._perceptron.run import PerceptronRun, run_perceptron
 from halfspaces._perceptron.vote_log import (
@@ -51,6 +50,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.contract import fill_doc
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
@@ -269,6 +269,8 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         check_is_fitted(self, "coef_")
         return per_problem(np.array([state.n_steps for state in self._states], dtype=np.int64))
 
+    _fitted_attributes = docs.PERCEPTRON_FITTED
+
     def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
         updates = np.array([run.n_updates for run in runs])
         if resume:
@@ -285,12 +287,21 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         return not_converged_advice(type(self).__name__, self.max_epochs)
 
 
+@fill_doc(perceptron_parameters=docs.PERCEPTRON_PARAMETERS_DOC)
 class Perceptron(LinearClassifierMixin, _BasePerceptron):
-    __doc__ = f"""The perceptron (Rosenblatt 1958): while some y_i(<w, x_i> + b) <= 0, add y_i x_i.
+    """The perceptron (Rosenblatt 1958): while some y_i(<w, x_i> + b) <= 0, add y_i x_i.
 
     Starts at w = 0, b = 0. On linearly separable data with margin gamma inside a ball of
     radius R it makes at most (R/gamma)^2 updates (Novikoff 1962), then stops.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}
+
+    Parameters
+    ----------
+    [perceptron_parameters: fit_intercept ... warm_start]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
     See Also
     --------
     AveragedPerceptron, VotedPerceptron, PocketPerceptron : variants for non-separable data.
@@ -311,13 +322,22 @@ class Perceptron(LinearClassifierMixin, _BasePerceptron):
     """
 
 
+@fill_doc(perceptron_parameters=docs.PERCEPTRON_PARAMETERS_DOC)
 class AveragedPerceptron(LinearClassifierMixin, _BasePerceptron):
-    __doc__ = f"""The averaged perceptron: predicts with the mean of the weights after every step.
+    """The averaged perceptron: predicts with the mean of the weights after every step.
 
     Runs the perceptron and returns (1/T) sum_t w_t over all T examples processed (Freund
     and Schapire 1999; Collins 2002), kept with a running sum so an update costs O(d) and a
     correct prediction nothing. More stable than the last weights on non-separable data.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}
+
+    Parameters
+    ----------
+    [perceptron_parameters: fit_intercept ... warm_start]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
     See Also
     --------
     Perceptron, VotedPerceptron
@@ -337,8 +357,9 @@ class AveragedPerceptron(LinearClassifierMixin, _BasePerceptron):
     _mode = "averaged"
 
 
+@fill_doc(perceptron_parameters=docs.PERCEPTRON_PARAMETERS_DOC)
 class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
-    __doc__ = f"""The pocket perceptron with ratchet (Gallant 1990), for non-separable data.
+    """The pocket perceptron with ratchet (Gallant 1990), for non-separable data.
 
     Runs the perceptron and keeps in its "pocket" the weights with the fewest training
     errors seen. The training errors of the current weights are counted (one pass over the
@@ -346,9 +367,14 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     run; they replace the pocket if they make fewer errors. With ``selection="worst"`` every
     step scans all margins, so every weight vector is judged. ``partial_fit`` judges the
     pocket on each batch.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    n_errors_ : int or ndarray of shape (n_classes,)
-        Training errors of the pocket weights (as predict counts them) on the data of the
-        last call.
+
+    Parameters
+    ----------
+    [perceptron_parameters: fit_intercept ... warm_start]
+
+    Attributes
+    ----------
+    [fitted_attributes]
 
     See Also
     --------
@@ -369,29 +395,30 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     """
 
     _mode = "pocket"
+    _fitted_attributes = docs.POCKET_FITTED
 
     def _set_fitted(self, X, targets, runs, resume) -> None:
         super()._set_fitted(X, targets, runs, resume)
         self.n_errors_ = per_problem(np.array([run.n_errors for run in runs]))
 
 
+@fill_doc(perceptron_parameters=docs.PERCEPTRON_PARAMETERS_DOC)
 class VotedPerceptron(ClassifierMixin, _BasePerceptron):
-    __doc__ = f"""The voted perceptron (Freund and Schapire 1999): every weight vector votes.
+    """The voted perceptron (Freund and Schapire 1999): every weight vector votes.
 
     Each weight vector w_k of the run is kept with its survival count c_k (the examples it
     saw, counting the one that created it, before its first mistake); the prediction is
     sign(sum_k c_k sign(<w_k, x> + b_k)). The vectors are stored as the sequence of updates
     (the rows that caused them, in ``support_vectors_``), so memory grows with the number of
     distinct update rows and updates, not with updates times features.
-    {_PARAMETERS_DOC}{_ATTRIBUTES_DOC}    support_vectors_ : ndarray or csr_matrix of shape \
-(n_support, n_features)
-        The training rows that caused at least one update.
-    update_support_ : list of ndarray
-        Per binary problem, the row of ``support_vectors_`` added at each update.
-    update_signs_ : list of ndarray
-        Per binary problem, the sign (±1) of each update.
-    vote_counts_ : list of ndarray
-        Per binary problem, the survival counts c_0, ..., c_K of w_0 = 0, ..., w_K.
+
+    Parameters
+    ----------
+    [perceptron_parameters: fit_intercept ... warm_start]
+
+    Attributes
+    ----------
+    [fitted_attributes]
 
     Notes
     -----
@@ -425,6 +452,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     """
 
     _mode = "voted"
+    _fitted_attributes = docs.VOTED_FITTED
 
     def _set_fitted(self, X, targets, runs, resume) -> None:
         # the new log is built before any attribute is replaced, then assigned in a row; a

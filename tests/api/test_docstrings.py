@@ -15,6 +15,7 @@ import dataclasses
 import doctest
 import importlib
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -175,6 +176,39 @@ def test_a_method_left_out_is_never_available(dotted):
 def test_docstring(dotted):
     errors = _errors(dotted, CHECKS)
     assert not errors, f"{dotted}:\n  " + "\n  ".join(errors)
+
+
+# a marker line of halfspaces._utils.contract.fill_doc: [key] or [key: a note]
+MARKER = re.compile(r"^[ ]*\[\w+(:[^\]\n]*)?\][ ]*$", re.MULTILINE)
+
+
+@pytest.mark.parametrize("dotted", sorted(name for name, obj in _public_objects().items()
+                                          if inspect.isclass(obj)))
+def test_no_docstring_keeps_a_marker_line(dotted):
+    # fill_doc replaces the marker lines of a class's docstring with the shared texts and
+    # the declared attributes; one left would be rendered as a parameter named "[...]"
+    doc = inspect.getdoc(_resolve(dotted)) or ""
+    assert not MARKER.search(doc), f"{dotted}: {MARKER.search(doc).group()!r}"
+
+
+@pytest.mark.parametrize("name", sorted(_registry.ESTIMATORS))
+def test_an_estimator_docstring_is_a_literal_that_static_tools_read(name):
+    # an assigned __doc__ (an f-string) is no docstring to ast, IDEs or linters: they saw
+    # none at all; the literal with its marker lines shows them every section but the
+    # shared entries, and names where those come from
+    import ast
+
+    cls = _registry.public(name)
+    tree = ast.parse(Path(inspect.getsourcefile(cls)).read_text(encoding="utf-8"))
+    (node,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name]
+    literal = ast.get_docstring(node, clean=False)
+    assert literal is not None
+    assert not [n for n in node.body if isinstance(n, ast.Assign)
+                and any(getattr(t, "id", None) == "__doc__" for t in n.targets)]
+    # every line of the literal is in the docstring help() shows, but the marker lines
+    shown = set(cls.__doc__.splitlines())
+    assert [line for line in literal.splitlines()
+            if line not in shown and not MARKER.match(line)] == []
 
 
 # ------------------------------------------------------------ the documentation site (docs/)

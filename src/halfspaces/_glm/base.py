@@ -21,8 +21,7 @@ from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, S
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
-__all__ = ["GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
-           "shared_parameters_doc", "step_rule"]
+__all__ = ["GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC", "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 
@@ -42,8 +41,6 @@ SOLVER_PARAMETERS: dict = {
     "warm_start": ["boolean"],
 }
 """The declared constraints of the shared parameters (each estimator adds ``solver``)."""
-
-_MARKER = "    [learning_rate ... warm_start: halfspaces._glm.base.SHARED_PARAMETERS_DOC]\n"
 
 SHARED_PARAMETERS_DOC = """\
     learning_rate : {"constant", "invscaling", "optimal"}, default="constant"
@@ -79,16 +76,9 @@ SHARED_PARAMETERS_DOC = """\
         scikit-learn's LogisticRegression does; so does a ``partial_fit`` after
         ``set_params(fit_intercept=False)``.
 """
-"""The numpydoc text of the parameters from ``learning_rate`` to ``warm_start``."""
-
-
-def shared_parameters_doc(cls):
-    """Class decorator: put :data:`SHARED_PARAMETERS_DOC` at the docstring's marker line."""
-    if cls.__doc__ is not None:  # None under python -OO
-        if _MARKER not in cls.__doc__:
-            raise AssertionError(f"{cls.__name__}'s docstring lacks the line {_MARKER!r}")
-        cls.__doc__ = cls.__doc__.replace(_MARKER, SHARED_PARAMETERS_DOC)
-    return cls
+"""The numpydoc entries of the parameters from ``learning_rate`` to ``warm_start``, which each
+estimator's docstring takes at its marker line ``[glm_parameters]``
+(:func:`halfspaces._utils.contract.fill_doc`)."""
 
 
 def step_rule(est) -> StepRule:

@@ -6,7 +6,8 @@
   of training Gram rows the dual run reads;
 - :mod:`.expansion`: a fitted expansion f(x) = sum_i a_i k(s_i, x) + b, read and checked
   once, scored, voted and grown by the runs that continue it;
-- :mod:`.docs`: the Parameters and Attributes sections the two kernel perceptrons share.
+- :mod:`.docs`: the two kernel perceptrons' contract: their Parameters texts and fitted
+  attributes.
 
 Its modules are imported by their own names; this file imports nothing.
 """

@@ -1,16 +1,31 @@
-"""The Parameters and Attributes sections that the two kernel perceptrons share.
+"""The contract the two kernel perceptrons share: their parameters and fitted attributes.
 
-Each class writes its own summary, notes and examples around these sections, so a parameter
-is described once for the family. Strings only: the module imports nothing.
+Each class writes its own summary, notes and examples around the Parameters texts and the
+Attributes entries made from its declaration (:func:`halfspaces._utils.contract.fill_doc`),
+so a parameter and an attribute are described once for the family.
 """
 
 from __future__ import annotations
 
-__all__ = ["KERNEL_ATTRIBUTES_DOC", "KERNEL_PARAMETERS_DOC", "KERNEL_RULE_DOC"]
+from halfspaces._perceptron.docs import VOTE_LOG
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    PER_PROBLEM_COUNT,
+    Array,
+    Attribute,
+    Bool,
+    Choice,
+    Classes,
+    Fitted,
+    Int,
+    Precomputed,
+    SampleMatrix,
+)
+
+__all__ = ["KERNEL_FITTED", "KERNEL_PARAMETERS_DOC", "KERNEL_RULE_DOC", "VOTED_KERNEL_FITTED"]
 
 KERNEL_PARAMETERS_DOC = """
-    Parameters
-    ----------
     kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
 default="linear"
         See :func:`kernel_matrix`. "precomputed": X is the Gram matrix (n_train, n_train)
@@ -49,6 +64,7 @@ default="linear"
         updates join its support vectors (a row already among them is added again). Not
         with a precomputed kernel, whose support vectors are not kept.
 """
+"""The Parameters entries of both kernel perceptrons, from ``kernel`` to ``warm_start``."""
 
 KERNEL_RULE_DOC = """    margin : float, default=0.0
         Update on example i when y_i f(x_i) <= margin (k(x_i, x_i) + c), not only on a
@@ -74,35 +90,69 @@ KERNEL_RULE_DOC = """    margin : float, default=0.0
         it (its running sums were kept from that step); the voted form counts its votes
         afresh from the log, so its burn_in may change.
 """
+"""The Parameters entries of the perceptron with margin and of the burn-in, which follow
+``warm_start`` (KernelPerceptron's ``average`` between them)."""
 
-KERNEL_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    alpha_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+
+def _per_example(rows: str) -> Choice:
+    """A count per example of the last call (of `rows`), per problem beyond two classes."""
+    return Choice(Array("int64", (rows,), low=0), Array("int64", ("p", rows), low=0))
+
+
+KERNEL_FITTED = Fitted("ovr", (
+    # a precomputed kernel's training rows are the columns of X (n_train = d), and
+    # support_ indexes them at predict
+    Attribute("alpha_", Precomputed(_per_example("d"), _per_example("t")),
+              "ndarray of shape (n_samples,) or (n_classes, n_samples)", """
         Updates on each example of the data of the last call (per class beyond two
-        classes); the last hypothesis's coefficient of a support vector is ±(its updates).
-    support_ : ndarray of shape (n_new,)
+        classes); the last hypothesis's coefficient of a support vector is ±(its updates)."""),
+    Attribute("support_", Precomputed(Array("int64", ("s",), low=0, high="d"),
+                                      Array("int64", ("m",), low=0, high="t")),
+              "ndarray of shape (n_new,)", """
         Indices of the examples of the last call with alpha > 0 (in some problem), which
-        that call added to ``support_vectors_`` (all of them, after a fit from scratch).
-    support_vectors_ : ndarray or csr_matrix of shape (n_support, n_features)
+        that call added to ``support_vectors_`` (all of them, after a fit from scratch)."""),
+    Attribute("support_vectors_", Precomputed(Array("float64", (0, 0)), SampleMatrix("s")),
+              "ndarray or csr_matrix of shape (n_support, n_features)", """
         The rows of the expansion (float64), earlier calls' first; empty for a precomputed
-        kernel (``support_`` then indexes the columns of X).
-    dual_coef_ : ndarray of shape (n_problems, n_support)
-        The coefficient of each support vector in each binary problem's hypothesis.
-    intercept_ : ndarray of shape (n_problems,)
-        b = the sum of the coefficients (zero without ``fit_intercept``).
-    classes_ : ndarray of shape (n_classes,)
-        The labels, sorted; classes_[1] is the positive class of a binary problem.
-    n_updates_ : int or ndarray of shape (n_classes,)
+        kernel (``support_`` then indexes the columns of X)."""),
+    Attribute("dual_coef_", Array("float64", ("p", "s")),
+              "ndarray of shape (n_problems, n_support)",
+              "The coefficient of each support vector in each binary problem's hypothesis."),
+    Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (n_problems,)",
+              "b = the sum of the coefficients (zero without ``fit_intercept``)."),
+    Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
+              "The labels, sorted; classes_[1] is the positive class of a binary problem."),
+    Attribute("n_updates_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)", """
         Updates (= mistakes), per class beyond two classes, over all calls that continued
-        one another.
-    n_steps_ : int or ndarray of shape (n_classes,)
+        one another."""),
+    Attribute("n_steps_", None, "int or ndarray of shape (n_classes,)", """
         Examples predicted over the same calls (the step count T of the averaged and voted
-        forms), per class beyond two classes: E passes over n examples make E n steps.
-    n_epochs_ : int
-        Passes made by the last call (the most over the binary problems).
-    converged_ : bool
-        Whether the last pass made no update, in every binary problem.
-    n_features_in_ : int
-        Number of features seen during fit (n_train for a precomputed kernel).
-"""
+        forms), per class beyond two classes: E passes over n examples make E n steps."""),
+    Attribute("n_epochs_", Int(), "int",
+              "Passes made by the last call (the most over the binary problems)."),
+    Attribute("converged_", Bool(), "bool",
+              "Whether the last pass made no update, in every binary problem."),
+    Attribute("n_features_in_", N_FEATURES_IN.spec, "int",
+              "Number of features seen during fit (n_train for a precomputed kernel)."),
+    FEATURE_NAMES_IN,
+    # the last hypothesis, the averaging sums and the step counts that a warm start or
+    # partial_fit continues from
+    Attribute("_last_coef", Array("float64", ("p", "s"))),
+    Attribute("_coef_sums", Array("float64", ("p", "s"))),
+    Attribute("_n_steps", Array("int64", ("p",), low=0)),
+    # the burn_in the averaging sums and vote counts were kept from; absent from files
+    # written before it was kept, all averaged from the first step
+    Attribute("_burn_in", Int(), optional=True),
+))
+"""The fitted attributes of both kernel perceptrons (``_BaseKernelPerceptron._set_fitted``)."""
+
+VOTED_KERNEL_FITTED = KERNEL_FITTED.plus(
+    Attribute("update_support_", VOTE_LOG["update_support_"], "list of ndarray", """
+        Per binary problem, the row of ``support_vectors_`` (the entry of ``support_`` for
+        a precomputed kernel) added at each update."""),
+    Attribute("update_signs_", VOTE_LOG["update_signs_"], "list of ndarray",
+              "Per binary problem, the sign (±1) of each update."),
+    Attribute("_update_steps", VOTE_LOG["_update_steps"]),
+    Attribute("vote_counts_", VOTE_LOG["vote_counts_"], "list of ndarray",
+              "Per binary problem, the survival counts c_0, ..., c_K of f_0 = 0, ..., f_K."))
+"""VotedKernelPerceptron's fitted attributes (its ``_set_votes`` adds the log of updates)."""

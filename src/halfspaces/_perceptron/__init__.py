@@ -9,7 +9,8 @@
 - :mod:`.vote_log`: the voted perceptrons' log of updates, and the votes read from it;
 - :mod:`.online`: the online protocol (predict, see the label, update on a mistake);
 - :mod:`.widen`: weights grown as new features appear in a stream;
-- :mod:`.docs`: the Parameters and Attributes sections the family's classes share.
+- :mod:`.docs`: the family's contract: the Parameters text and the fitted attributes that its
+  classes share.
 
 Its modules are imported by their own names (``from halfspaces._perceptron.run import
 run_perceptron``); this file imports nothing, so importing one loads only what it needs.

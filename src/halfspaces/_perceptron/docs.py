@@ -1,16 +1,32 @@
-"""The Parameters and Attributes sections that the four binary perceptrons share.
+"""The contract the four binary perceptrons share: their parameters and fitted attributes.
 
-Each class writes its own summary, notes and examples around these sections, so a parameter
-is described once for the family. Strings only: the module imports nothing.
+Each class writes its own summary, notes and examples around the Parameters text and the
+Attributes entries made from its declaration (:func:`halfspaces._utils.contract.fill_doc`),
+so a parameter and an attribute are described once for the family.
 """
 
 from __future__ import annotations
 
-__all__ = ["PERCEPTRON_ATTRIBUTES_DOC", "PERCEPTRON_PARAMETERS_DOC"]
+from halfspaces._perceptron.run import PerceptronState
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    PER_PROBLEM_COUNT,
+    Array,
+    Attribute,
+    Bool,
+    Classes,
+    Fitted,
+    Instance,
+    Int,
+    Items,
+    SampleMatrix,
+)
+
+__all__ = ["PERCEPTRON_FITTED", "PERCEPTRON_PARAMETERS_DOC", "POCKET_FITTED",
+           "VOTED_FITTED", "VOTE_LOG"]
 
 PERCEPTRON_PARAMETERS_DOC = """
-    Parameters
-    ----------
     fit_intercept : bool, default=True
         Learn an affine halfspace sign(<w, x> + b): the homogeneous reduction x' = (1, x),
         with the constant feature handled implicitly (X is never copied).
@@ -29,28 +45,64 @@ PERCEPTRON_PARAMETERS_DOC = """
         VotedPerceptron, whose vote cannot mix weight vectors with and without one,
         starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
 """
+"""The Parameters entries of the four binary perceptrons."""
 
-PERCEPTRON_ATTRIBUTES_DOC = """
-    Attributes
-    ----------
-    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        The weights w of each binary problem (one-vs-rest beyond two classes).
-    intercept_ : ndarray of shape (1,) or (n_classes,)
-        The intercepts b.
-    classes_ : ndarray of shape (n_classes,)
-        The labels, sorted; classes_[1] is the positive class of a binary problem.
-    n_updates_ : int or ndarray of shape (n_classes,)
-        Updates (= mistakes) since the weights were last zero; per class beyond two classes.
-    n_steps_ : int or ndarray of shape (n_classes,)
+PERCEPTRON_FITTED = Fitted("ovr", (
+    Attribute("coef_", Array("float64", ("p", "d")),
+              "ndarray of shape (1, n_features) or (n_classes, n_features)",
+              "The weights w of each binary problem (one-vs-rest beyond two classes)."),
+    Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (1,) or (n_classes,)",
+              "The intercepts b."),
+    Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
+              "The labels, sorted; classes_[1] is the positive class of a binary problem."),
+    # the weights, the running sum (averaged) or pocket, and the counters of each binary
+    # problem, which a warm start or partial_fit continues
+    Attribute("_states", Items(list, "p", Instance(
+        PerceptronState, w=Array("float64", ("d+1",)), aux=Array("float64", ("d+1",)),
+        counters=Array("int64", (PerceptronState.zeros(0).counters.size,), low=0)))),
+    Attribute("n_updates_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)",
+              "Updates (= mistakes) since the weights were last zero; per class beyond two "
+              "classes."),
+    Attribute("n_steps_", None, "int or ndarray of shape (n_classes,)", """
         Examples predicted since the weights were last zero (over every ``partial_fit`` or
         warm-started call), per class beyond two classes: a run of E passes over n examples
-        makes E n steps, of which ``n_updates_`` were mistakes.
-    n_epochs_ : int
-        Passes over the data made by the last call.
-    converged_ : bool
-        Whether the last pass made no update (in every binary problem).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (``n_features_in_``,)
-        Feature names, when X had string column names.
-"""
+        makes E n steps, of which ``n_updates_`` were mistakes."""),
+    Attribute("n_epochs_", Int(), "int", "Passes over the data made by the last call."),
+    Attribute("converged_", Bool(), "bool",
+              "Whether the last pass made no update (in every binary problem)."),
+    N_FEATURES_IN,
+    FEATURE_NAMES_IN,
+))
+"""The fitted attributes of every binary perceptron (``_BasePerceptron._set_fitted``)."""
+
+VOTE_LOG = {
+    # per binary problem: the support row of each of its u updates, the update's sign, its
+    # step, and the u + 1 survival counts
+    "update_support_": Items(list, "p", Array("int64", ("u#",), low=0, high="s")),
+    "update_signs_": Items(list, "p", Array("float64", ("u#",))),
+    "_update_steps": Items(list, "p", Array("int64", ("u#",))),
+    "vote_counts_": Items(list, "p", Array("int64", ("u#+1",), low=0)),
+}
+"""The specs of the log of updates that the voted perceptrons keep (:mod:`.vote_log`), primal
+and dual, by attribute; s is the number of support vectors."""
+
+POCKET_FITTED = PERCEPTRON_FITTED.plus(
+    Attribute("n_errors_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)", """
+        Training errors of the pocket weights (as predict counts them) on the data of the
+        last call."""))
+"""PocketPerceptron's fitted attributes (its ``_set_fitted`` adds ``n_errors_``)."""
+
+VOTED_FITTED = PERCEPTRON_FITTED.plus(
+    Attribute("support_vectors_", SampleMatrix("s", "float64 float32"),
+              "ndarray or csr_matrix of shape (n_support, n_features)",
+              "The training rows that caused at least one update."),
+    Attribute("update_support_", VOTE_LOG["update_support_"], "list of ndarray",
+              "Per binary problem, the row of ``support_vectors_`` added at each update."),
+    Attribute("update_signs_", VOTE_LOG["update_signs_"], "list of ndarray",
+              "Per binary problem, the sign (±1) of each update."),
+    Attribute("_update_steps", VOTE_LOG["_update_steps"]),
+    Attribute("vote_counts_", VOTE_LOG["vote_counts_"], "list of ndarray",
+              "Per binary problem, the survival counts c_0, ..., c_K of w_0 = 0, ..., w_K."),
+    # absent from older files, whose log then follows the fit_intercept parameter
+    Attribute("_fit_intercept", Bool(), optional=True))
+"""VotedPerceptron's fitted attributes (its ``_set_fitted`` adds the log of updates)."""
