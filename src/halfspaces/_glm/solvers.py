@@ -377,7 +377,7 @@ def armijo(obj: GLMObjective, w: NDArray, f: float, g: NDArray, s: NDArray, t: f
     """
     slope = g @ s
     eps = np.finfo(np.float64).eps
-    tiny = 16 * eps * abs(f)
+    tiny: float = 16 * eps * abs(f)
     if np.max(np.abs(g) / obj.scales(), initial=0.0) <= 64 * eps * max(1.0, abs(f)):
         tiny = -1.0  # the gradient is rounding noise: only a visible decrease counts
     g_sum = shrink * np.abs(g).sum()
@@ -454,8 +454,8 @@ def gradient_descent(obj: GLMObjective, w: NDArray, tol: float, max_iter: int,
                      steps: StepRule) -> SolverRun:
     """w <- w - eta grad J(w); with the line search, eta is the Armijo step tried from 2 eta."""
     f, g = obj.value_grad(w)
+    assert steps.eta0 is not None, "solve() fills in the default step (auto_eta0)"
     curve, eta = [f], steps.eta0
-    assert eta is not None, "solve() fills in the default step (auto_eta0)"
     for it in range(max_iter):
         if obj.stationary(g, tol):
             return SolverRun(w, it, True, tuple(curve))
