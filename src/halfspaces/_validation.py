@@ -228,7 +228,8 @@ class SparseInputMixin:
     """Declares to scikit-learn that the estimator takes sparse (CSR) input."""
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+        # a mixin: the estimator class it is mixed into (before BaseEstimator) defines it
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
         tags.input_tags.sparse = True
         return tags
 
@@ -256,18 +257,18 @@ class Targets:
         return np.where(self.labels[rows] == self.positives[k], 1.0, -1.0)
 
 
-def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
+def encode_targets(y: ArrayLike, classes: NDArray | None = None) -> Targets:
     """Classes (sorted; classes[1] is the positive class of a binary problem) and targets.
 
     With ``classes`` given (partial_fit), every label must be one of them.
     """
     given = np.asarray(y)
-    y = _numeric_labels(given)
-    found = _distinct_numeric(y)
+    labels = _numeric_labels(given)
+    found = _distinct_numeric(labels)
     if found is None:
-        check_classification_targets(y)
-        found = np.unique(y)
-    if y is not given:
+        check_classification_targets(labels)
+        found = np.unique(labels)
+    if labels is not given:
         # classes_ keeps y's dtype, as np.unique (scikit-learn) does: the loops never see
         # it, they compare the labels with a class cast to the labels' dtype
         found = found.astype(given.dtype)
@@ -279,16 +280,16 @@ def encode_targets(y: ArrayLike, classes: ArrayLike | None = None) -> Targets:
                 "samples of at least 2 classes."
             )
     problems = [1] if classes.size == 2 else range(classes.size)
-    if y.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
+    if labels.dtype.kind in "iuf" and classes.dtype.kind in "iuf":
         _refuse_unknown(found.tolist(), classes)
         # the loops compare y with the class cast to y's dtype, which wraps a class that
         # dtype cannot hold: a batch of int8 labels 1 trained class 257 (int8(257) is 1).
-        y = y.astype(_label_dtype(y.dtype, classes), copy=False)
-        return Targets(classes, y, tuple(classes[k] for k in problems))
+        labels = labels.astype(_label_dtype(labels.dtype, classes), copy=False)
+        return Targets(classes, labels, tuple(classes[k] for k in problems))
     unknown = np.setdiff1d(found, classes)
     if unknown.size:
         raise ValueError(f"y contains labels {unknown!r} that are not in classes_ {classes!r}.")
-    return Targets(classes, np.searchsorted(classes, y), tuple(problems))
+    return Targets(classes, np.searchsorted(classes, labels), tuple(problems))
 
 
 def unknown_labels(labels: list, classes: NDArray) -> list:

@@ -81,7 +81,8 @@ def _choose_cache_folder() -> None:
     try:
         numba.njit(cache=True)(_probe)  # a loop of this folder, declared as the others are
     except RuntimeError:  # no locator: no folder Numba would use is writable
-        numba.config.CACHE_DIR = _private_folder()
+        # Numba ships no types: mypy reads its config module as a bare ModuleType
+        numba.config.CACHE_DIR = _private_folder()  # type: ignore[attr-defined]
 
 
 def _probe() -> int:  # pragma: no cover - declared to find a cache folder, never called

@@ -29,6 +29,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,7 +50,7 @@ SOFTMAX_BLOCK_ENTRIES = 1 << 22  # entries of a block of the softmax Hessian's A
 class Block:
     """A block of rows as the datafits read it: x'_i = (x_i, c) and the targets y_i."""
 
-    X: object  # validated dense array or CSR matrix
+    X: Any  # validated dense array or CSR matrix
     loop_X: object  # the compiled loops' view of X (:func:`halfspaces._fast.loop_input`)
     y: NDArray  # ±1 (logistic), values (squared) or class indices (softmax)
     rows: NDArray  # 0, ..., m - 1: the rows the compiled loops visit
@@ -63,10 +64,14 @@ class Block:
 class Datafit:
     """The loss part of J, summed over a block of rows. Subclasses fill in the methods."""
 
-    n_outputs = 1  # scores per row: k for the softmax
     # a bound on the loss's second derivative in z, for gd's first step (1/L)
     curvature_bound = 1.0
     shift_invariant = False  # the loss ignores a shift common to all k scores
+
+    @property
+    def n_outputs(self) -> int:
+        """Scores per row: k for the softmax."""
+        return 1
 
     def shape(self, n_features: int) -> tuple[int, ...]:
         """The shape of the parameters: (d + 1,), or (k, d + 1)."""

@@ -320,6 +320,8 @@ class Objective(GLMObjective):
     X is a validated dense array or CSR matrix; y its targets as the datafit reads them.
     """
 
+    rows: LocalSums
+
     def __init__(self, X, y: NDArray, datafit: Datafit, alpha: float,
                  fit_intercept: bool) -> None:
         super().__init__(LocalSums(X, y, datafit, 1.0 if fit_intercept else 0.0), datafit,

@@ -32,6 +32,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import scipy.optimize
@@ -109,6 +110,9 @@ def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int
         return lbfgs(obj, w0, tol, max_iter)
     if solver == "newton":
         return newton(obj, w0, tol, max_iter)
+    # the first-order solvers read the rows in memory (obj.X); the Dask estimators, whose
+    # objectives sum over partitions, refuse them before fitting
+    assert isinstance(obj, Objective), f"solver {solver!r} needs the rows in memory"
     batch = 1 if solver == "sgd" else steps.batch_size
     if steps.eta0 is None:
         steps = replace(steps, eta0=auto_eta0(obj, solver, batch))
@@ -242,7 +246,7 @@ def lbfgs(obj: GLMObjective, w0: NDArray, tol: float, max_iter: int) -> SolverRu
 
 def _whitened_lbfgs(obj: GLMObjective, w0: NDArray, tol: float, max_iter: int) -> SolverRun:
     white = Whitening.at(obj, w0)
-    last = {}
+    last: dict[str, Any] = {}
 
     def value_grad(v: NDArray) -> tuple[float, NDArray]:
         if "v" not in last or not np.array_equal(v, last["v"]):
@@ -373,7 +377,7 @@ def armijo(obj: GLMObjective, w: NDArray, f: float, g: NDArray, s: NDArray, t: f
     """
     slope = g @ s
     eps = np.finfo(np.float64).eps
-    tiny = 16 * eps * abs(f)
+    tiny: float = 16 * eps * abs(f)
     if np.max(np.abs(g) / obj.scales(), initial=0.0) <= 64 * eps * max(1.0, abs(f)):
         tiny = -1.0  # the gradient is rounding noise: only a visible decrease counts
     g_sum = shrink * np.abs(g).sum()
@@ -450,6 +454,7 @@ def gradient_descent(obj: GLMObjective, w: NDArray, tol: float, max_iter: int,
                      steps: StepRule) -> SolverRun:
     """w <- w - eta grad J(w); with the line search, eta is the Armijo step tried from 2 eta."""
     f, g = obj.value_grad(w)
+    assert steps.eta0 is not None, "solve() fills in the default step (auto_eta0)"
     curve, eta = [f], steps.eta0
     for it in range(max_iter):
         if obj.stationary(g, tol):

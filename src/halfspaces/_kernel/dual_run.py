@@ -81,9 +81,8 @@ class KernelRun:
         Updates and passes made by this run.
     converged : bool
         Whether the last pass made no update.
-    sums : ndarray of int64 of shape (n_samples,) or None
-        Per example, the sum of max(t - 1 - burn_in, 0) over the steps t of its updates
-        (always set by :func:`run_kernel_perceptron`).
+    sums : ndarray of int64 of shape (n_samples,)
+        Per example, the sum of max(t - 1 - burn_in, 0) over the steps t of its updates.
     n_steps : int
         The step count T at the end, earlier runs' steps included.
     update_rows, update_steps : ndarray of int64 or None
@@ -94,7 +93,7 @@ class KernelRun:
     n_updates: int
     n_epochs: int
     converged: bool
-    sums: NDArray[np.int64] | None = None
+    sums: NDArray[np.int64]
     n_steps: int = 0
     update_rows: NDArray[np.int64] | None = None
     update_steps: NDArray[np.int64] | None = None

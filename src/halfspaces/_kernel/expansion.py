@@ -78,7 +78,7 @@ class Expansion:
     """
 
     kernel: str | Callable
-    degree: int
+    degree: float
     gamma: float | None
     coef0: float
     precomputed: bool
@@ -102,8 +102,8 @@ def read_expansion(model, width: int) -> Expansion:
     arrays = {"dual_coef_": model.dual_coef_, "intercept_": model.intercept_,
               "_last_coef": model._last_coef, "_coef_sums": model._coef_sums,
               "_n_steps": model._n_steps}
-    votes = [model.update_support_, model.update_signs_, model.vote_counts_,
-             model._update_steps] if model._voted else []
+    vote_lists = [model.update_support_, model.update_signs_, model.vote_counts_,
+                  model._update_steps] if model._voted else []
     n_classes = len(model.classes_)
     precomputed = fitted_precomputed(model)
     _check_kind(kernel, precomputed, vectors.shape)
@@ -114,9 +114,11 @@ def read_expansion(model, width: int) -> Expansion:
         if np.shape(value) != expected:
             raise _disagree(f"{name} has shape {np.shape(value)} where the {size} support "
                             f"vectors of {p} binary problem(s) call for {expected}")
-    votes, top = _checked_votes(votes, p, size)
+    votes, top = _checked_votes(vote_lists, p, size)
+    dual_coef, intercept, last_coef, coef_sums, n_steps = arrays.values()
     return Expansion(kernel, model.degree, model.gamma, model.coef0, precomputed, vectors,
-                     columns, size, *arrays.values(), votes=votes, top=top)
+                     columns, size, dual_coef, intercept, last_coef, coef_sums, n_steps,
+                     votes=votes, top=top)
 
 
 def _check_kind(kernel, precomputed: bool, shape: tuple) -> None:
@@ -212,6 +214,7 @@ def binary_runner(model, X, fitted: Expansion | None, *,
             if weights is None:
                 return run_linear_perceptron(X, labels, fit_intercept=model.fit_intercept,
                                              burn_in=burn_in, **options)
+            assert steps is not None  # weights come from a fitted expansion, as steps do
             return run_linear_perceptron(X, labels, fit_intercept=model.fit_intercept,
                                          w0=weights[k], n_steps=int(steps[k]),
                                          burn_in=burn_in, **options)
@@ -222,11 +225,13 @@ def binary_runner(model, X, fitted: Expansion | None, *,
     scores = None if fitted is None else expansion_scores(
         model, X, fitted, fitted.last_coef, intercept_of(fitted.last_coef, model.fit_intercept))
 
-    rule = dict(margin=float(model.margin), burn_in=burn_in, record_updates=record_updates)
+    rule: dict[str, Any] = dict(margin=float(model.margin), burn_in=burn_in,
+                                record_updates=record_updates)
 
     def dual(k, labels, **options):
         if scores is None:
             return run_kernel_perceptron(gram, labels, **rule, **options)
+        assert steps is not None  # scores come from a fitted expansion, as steps do
         return run_kernel_perceptron(gram, labels, f0=scores[:, k], n_steps=int(steps[k]),
                                      **rule, **options)
     return dual

@@ -94,15 +94,16 @@ def kernel_matrix(A: ArrayLike, B: ArrayLike, kernel: str | Callable = "linear",
         return kernel_block(A, B, kernel, degree, gamma, coef0)
     # check_array refuses what NumPy let through: 1-D and 3-D arrays (an IndexError; a 3-D
     # "matrix"), complex values (their imaginary parts silently dropped), NaN and inf
-    A, B = (check_array(M, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0,
-                        ensure_min_features=0, input_name=name) for M, name in ((A, "A"), (B, "B")))
-    if A.shape[1] != B.shape[1]:
-        raise ValueError(f"A has {A.shape[1]} features and B has {B.shape[1]}: a kernel "
+    Ac, Bc = (check_array(M, accept_sparse="csr", dtype=np.float64, ensure_min_samples=0,
+                          ensure_min_features=0, input_name=name)
+              for M, name in ((A, "A"), (B, "B")))
+    if Ac.shape[1] != Bc.shape[1]:
+        raise ValueError(f"A has {Ac.shape[1]} features and B has {Bc.shape[1]}: a kernel "
                          "compares rows of the same number of features.")
-    if A.shape[1] == 0 and gamma is None and kernel != "linear":
+    if Ac.shape[1] == 0 and gamma is None and kernel != "linear":
         raise ValueError(f"gamma=None means 1 / n_features, which A and B of 0 features do "
                          f"not define: pass gamma to the {kernel!r} kernel.")
-    return kernel_block(A, B, kernel, degree, gamma, coef0)
+    return kernel_block(Ac, Bc, kernel, degree, gamma, coef0)
 
 
 def kernel_block(A, B, kernel: str | Callable, degree: float, gamma: float | None,
@@ -137,7 +138,7 @@ def callable_matrix(kernel: Callable, A, B) -> NDArray[np.float64]:
     return K
 
 
-def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: float,
+def named_kernel(A, B, kernel: str, degree: float, gamma: float | None, coef0: float,
                  sq_norms_B: NDArray | None = None) -> NDArray[np.float64]:
     """:func:`kernel_matrix` of float64 A and B, given ||b_j||^2 for "rbf" (computed once)."""
     K = _dots(A, B)
@@ -145,6 +146,7 @@ def named_kernel(A, B, kernel: str, degree: int, gamma: float | None, coef0: flo
         return K
     gamma = 1.0 / A.shape[1] if gamma is None else gamma
     if kernel == "rbf":
+        assert sq_norms_B is not None, "the rbf kernel is given ||b_j||^2"
         K *= -2.0
         K += squared_norms(A)[:, None]
         K += sq_norms_B[None, :]

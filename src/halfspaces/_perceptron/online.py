@@ -98,16 +98,16 @@ def online_perceptron(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) ->
     ([True, False, True], 2)
     """
     Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
-    X = checked_input(Xc, X)
+    data = checked_input(Xc, X)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(
             f"online_perceptron takes two labels; y has {targets.classes.size}: "
             f"{targets.classes!r}."
         )
-    check_dense_vectors(X.shape[1], 2)
-    run = run_perceptron(X, targets.labels, positive=targets.positives[0],
+    check_dense_vectors(data.shape[1], 2)
+    run = run_perceptron(data, targets.labels, positive=targets.positives[0],
                          fit_intercept=fit_intercept, max_epochs=1, record_updates=True)
-    mistakes = np.zeros(X.shape[0], dtype=bool)
+    mistakes = np.zeros(data.shape[0], dtype=np.bool_)
     mistakes[run.update_rows] = True
     return OnlineRun(run.coef, run.intercept, mistakes, targets.classes)

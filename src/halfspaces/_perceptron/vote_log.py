@@ -126,6 +126,7 @@ def read_vote_log(model, n_features: int) -> tuple:
     S, support, signs, counts = (model.support_vectors_, model.update_support_,
                                  model.update_signs_, model.vote_counts_)
     n_problems = 1 if model.classes_.size == 2 else model.classes_.size
+    problem: str | None
     if S.ndim != 2 or S.shape[1] != n_features:
         problem = f"support_vectors_ has shape {S.shape} for {n_features} features"
     elif not len(support) == len(signs) == len(counts) == n_problems:

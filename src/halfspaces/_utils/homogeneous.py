@@ -48,12 +48,12 @@ def augment(X: ArrayLike) -> NDArray | sp.csr_matrix:
            [1., 4., 5.]])
     """
     refuse_dask("halfspaces.augment", X=X)
-    X = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
-                    accept_large_sparse=True, ensure_min_samples=0)
-    ones = np.ones((X.shape[0], 1), dtype=X.dtype)
-    if sp.issparse(X):
-        return sp.hstack([sp.csr_matrix(ones), X], format="csr", dtype=X.dtype)
-    return np.hstack([ones, X])
+    data = check_array(X, accept_sparse=("csr", "csc", "coo"), dtype=(np.float64, np.float32),
+                       accept_large_sparse=True, ensure_min_samples=0)
+    ones = np.ones((data.shape[0], 1), dtype=data.dtype)
+    if sp.issparse(data):
+        return sp.hstack([sp.csr_matrix(ones), data], format="csr", dtype=data.dtype)
+    return np.hstack([ones, data])
 
 
 def split_intercept(w: NDArray, fit_intercept: bool) -> tuple[NDArray, float]:

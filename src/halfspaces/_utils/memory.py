@@ -32,7 +32,7 @@ def physical_memory() -> int:
 
 
 @functools.lru_cache(maxsize=8)
-def cgroup_limit(root: str | os.PathLike = "/") -> int | None:
+def cgroup_limit(root: str | Path = "/") -> int | None:
     """The memory limit of this process's cgroup in bytes, or None where there is none.
 
     Reads cgroup v2's ``memory.max`` and cgroup v1's ``memory.limit_in_bytes`` under `root`
@@ -90,7 +90,7 @@ def _read_limit(path: Path) -> int | None:
     return limit if 0 < limit < _NO_LIMIT else None
 
 
-def memory_limit(root: str | os.PathLike = "/") -> int:
+def memory_limit(root: str | Path = "/") -> int:
     """Bytes this process may use: physical RAM, or the cgroup limit where it is smaller.
 
     Examples

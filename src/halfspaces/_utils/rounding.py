@@ -102,6 +102,7 @@ def first_rounded(original: NDArray, converted: NDArray) -> int | None:
     change from 2^53 up; a long double wherever it differs; an object, as its number.
     """
     kind = original.dtype.kind
+    suspects: NDArray[np.intp]
     if kind in "iu" and original.dtype.itemsize >= 8:
         suspects = np.flatnonzero(np.abs(converted) >= 2.0**53)
         changed = (int(original[i]) != int(converted[i]) for i in suspects)
@@ -110,7 +111,8 @@ def first_rounded(original: NDArray, converted: NDArray) -> int | None:
         suspects = np.flatnonzero((original != converted) & ~np.isnan(original))
         changed = (True for _ in suspects)
     elif kind == "O":
-        suspects = [i for i, value in enumerate(original) if type(value) is not float]
+        suspects = np.array([i for i, value in enumerate(original) if type(value) is not float],
+                            dtype=np.intp)
         changed = (not _same_number(original[i], converted[i]) for i in suspects)
     else:
         return None

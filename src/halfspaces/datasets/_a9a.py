@@ -31,7 +31,7 @@ _ARRAYS = ("data", "indices", "indptr", "y")  # the members of a9a.npz
 
 def _stored() -> dict[str, NDArray]:
     """The arrays of ``data/a9a.npz`` in their stored (smallest exact) dtypes."""
-    source = resources.files("halfspaces.datasets").joinpath("data", "a9a.npz")
+    source = resources.files("halfspaces.datasets") / "data" / "a9a.npz"
     with np.load(io.BytesIO(source.read_bytes()), allow_pickle=False) as members:
         return {name: members[name] for name in _ARRAYS}
 

@@ -7,6 +7,7 @@ import math
 import numbers
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -125,7 +126,7 @@ class PerceptronAnimation:
                            f"(example {frame.row})")
         return self.line_, self.ring_
 
-    def _animation(self, interval: int):
+    def _animation(self, interval: float):
         from matplotlib.animation import FuncAnimation
 
         if not hasattr(self, "figure_"):
@@ -162,7 +163,8 @@ class PerceptronAnimation:
         for k in range(len(self.frames) + 1):
             self.draw_frame(k)
             self.figure_.canvas.draw()
-            rgba = np.asarray(self.figure_.canvas.buffer_rgba())
+            # _setup attached an Agg canvas; Matplotlib types figure.canvas as the base class
+            rgba = np.asarray(self.figure_.canvas.buffer_rgba())  # type: ignore[attr-defined]
             images.append(Image.fromarray(rgba).convert("RGB"))
         return images
 
@@ -187,7 +189,7 @@ class PerceptronAnimation:
         """
         from halfspaces.io import safe_write
 
-        interval = _check_interval(interval)
+        delay = _check_interval(interval)
         path = Path(path)
         suffix = path.suffix.lower()
         if suffix not in (".gif", ".html", ".htm"):
@@ -196,12 +198,14 @@ class PerceptronAnimation:
             images = self.gif_frames()
             buffer = io.BytesIO()
             images[0].save(buffer, format="GIF", save_all=True, append_images=images[1:],
-                           duration=interval, loop=0)
+                           duration=delay, loop=0)
             content = buffer.getvalue()
         else:
             content = self.to_jshtml(interval).encode()
-        return safe_write(path, lambda handle: handle.write(content),
-                          inputs=[p for p in inputs if p is not None])
+
+        def write(handle: BinaryIO) -> None:
+            handle.write(content)
+        return safe_write(path, write, inputs=[p for p in inputs if p is not None])
 
 
 def _check_interval(interval) -> float:

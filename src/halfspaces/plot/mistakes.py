@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -110,14 +111,14 @@ class MistakeBoundDisplay:
                 or not 1 <= n_orders <= MAX_ORDERS:  # 2.5 and "3" were taken as int() of them
             raise ValueError(f"n_orders={n_orders!r} must be an int from 1 to {MAX_ORDERS} "
                              "(one curve and legend entry per order).")
-        X = X if hasattr(X, "tocsr") else np.asarray(X)
-        n = X.shape[0]
+        rows: Any = X if hasattr(X, "tocsr") else np.asarray(X)  # sparse as given, or an array
+        n = rows.shape[0]
         y = target_vector(y, n)  # before indexing y with permutations of X's rows
         rng = check_random_state(random_state)
         orders = [np.arange(n)] + [rng.permutation(n) for _ in range(n_orders - 1)]
-        mistakes = [online_perceptron(X[o], y[o], fit_intercept=fit_intercept).mistakes
+        mistakes = [online_perceptron(rows[o], y[o], fit_intercept=fit_intercept).mistakes
                     for o in orders]
-        bound, kind = _mistake_bound(X, y, fit_intercept)
+        bound, kind = _mistake_bound(rows, y, fit_intercept)
         return cls(mistakes, bound, kind, orders).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, show_markers: bool = True):

@@ -68,7 +68,7 @@ class SeparabilityDisplay:
         self.separator = separator
         self.max_margin = max_margin
         self.certificate = None if certificate is None else np.asarray(certificate, float)
-        self.witness = (None if certificate is None
+        self.witness = (None if self.certificate is None
                         else witness(self.X, self.labels, self.certificate))
 
     @classmethod
@@ -125,7 +125,8 @@ class SeparabilityDisplay:
         self.separator_, self.margin_lines_, self.hulls_ = None, [], {}
         self.witness_ = self.weights_ = None
         if self.separator is not None:
-            ends = clip_line(*self.separator, xlim, ylim)
+            coef, intercept = self.separator
+            ends = clip_line(coef, intercept, xlim, ylim)
             (self.separator_,) = ax.plot(ends[:, 0], ends[:, 1], color="k", lw=2,
                                          label="LP separator")
             for s in (1.0, -1.0):
@@ -142,6 +143,7 @@ class SeparabilityDisplay:
                                      ax.plot(hull[:, 0], hull[:, 1], color=colour, lw=3,
                                              alpha=0.5)[0])
             a = self.certificate
+            assert self.witness is not None  # __init__ finds it with the certificate
             self.weights_ = ax.scatter(self.X[a > 0, 0], self.X[a > 0, 1],
                                        s=50 + 600 * a[a > 0] / a.max(), facecolors="none",
                                        edgecolors="k", label="certificate weight", zorder=4)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import product
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from halfspaces.plot._base import box_limits, clip_line, colormap, require_matplotlib
 from halfspaces.plot._hulls import hull_polygon, witness
@@ -97,7 +97,8 @@ class ShatterDisplay:
                              "coordinate must be a finite number.")
         box_limits(points, pad=0.3, name="points")  # before the 2^m separability LPs
         labelings = np.array(list(product((-1, 1), repeat=points.shape[0])))
-        separators, certificates = [], []
+        separators: list[tuple[NDArray | None, float | None] | None] = []
+        certificates: list[NDArray | None] = []
         for labels in labelings:
             if np.all(labels == labels[0]):  # one class: separability needs two labels
                 separators.append((np.zeros(2), float(labels[0])))
@@ -144,7 +145,8 @@ class ShatterDisplay:
             if not all(isinstance(a, Axes) for a in axes):
                 raise TypeError("ax must be a sequence of Matplotlib Axes or None.")
             figure = axes[0].figure
-        self.lines_, self.witnesses_ = [], []
+        self.lines_: list = []  # Line2D or None per panel
+        self.witnesses_: list = []  # PathCollection or None per panel
         for panel, labels, sep, cert in zip(axes, self.labelings, self.separators,
                                             self.certificates, strict=True):
             self._panel(panel, labels, sep, cert, xlim, ylim, cmap)
