@@ -237,7 +237,11 @@ def _defer_ending_signals() -> Callable[[], None]:
     if not hasattr(signal, "pthread_sigmask"):
         return lambda: None
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
-    return lambda: signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    def restore() -> None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    return restore
 
 
 def remove_stale_temporaries(target: str | os.PathLike) -> list[str]:
