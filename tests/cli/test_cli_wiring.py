@@ -1424,3 +1424,49 @@ def test_a_text_label_in_another_column_is_suggested_by_name(tmp_path):
     assert code == 1
     assert "column 'income': '<=50K' is not a number" in message
     assert "--label-column income" in message
+
+
+# -- regression and the 0-1 MILP in fit's report ----------------------------------------------
+
+def test_a_regression_fit_reports_r2_rmse_and_mae_not_accuracy(tmp_path):
+    # --model linear printed R^2 under "train accuracy"
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 3))
+    y = X @ [1.0, 2.0, -1.0] + 0.5 * rng.normal(size=80)
+    train, test = tmp_path / "train.csv", tmp_path / "test.csv"
+    for path, rows in ((train, slice(0, 60)), (test, slice(60, 80))):
+        path.write_text("y,a,b,c\n" + "".join(
+            f"{t!r},{a!r},{b!r},{c!r}\n" for t, (a, b, c) in
+            zip(y[rows].tolist(), X[rows].tolist(), strict=True)))
+    report = run_cli("fit", str(train), "--test", str(test), "--model", "linear",
+                     "--label-column", "y")
+    assert "train_accuracy" not in report and "test_accuracy" not in report
+    model = halfspaces.LinearRegression().fit(X[:60], y[:60])
+    for part, rows in (("train", slice(0, 60)), ("test", slice(60, 80))):
+        predicted = model.predict(X[rows])
+        assert report[f"{part}_r2"] == pytest.approx(r2_score(y[rows], predicted), rel=1e-9)
+        assert report[f"{part}_rmse"] == pytest.approx(
+            np.sqrt(mean_squared_error(y[rows], predicted)), rel=1e-9)
+        assert report[f"{part}_mae"] == pytest.approx(
+            mean_absolute_error(y[rows], predicted), rel=1e-9)
+
+
+def test_a_zero_one_fit_stopped_early_says_it_is_not_proved_optimal(tmp_path):
+    # a MILP stopped by its limits looked exactly like an optimal one in the table and --json
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.8 * rng.normal(size=60) > 0).astype(int)
+    path = tmp_path / "z.csv"
+    np.savetxt(path, np.column_stack([y, X]), delimiter=",", header="label,a,b,c",
+               comments="")
+    oracle = halfspaces.ZeroOneERMClassifier(node_limit=1).fit(X, y)
+    assert not oracle.optimal_  # node_limit=1 stops it on this data, whatever the machine
+    stopped = run_cli("fit", str(path), "--model", "zero-one", "--param", "node_limit=1")
+    assert stopped["optimal"] is False and stopped["gap"] == pytest.approx(float(oracle.gap_))
+    assert any("stopped before proving its 0-1 error minimal" in n for n in stopped["notes"])
+    proved = run_cli("fit", str(path), "--model", "zero-one")
+    assert proved["optimal"] is True and proved["gap"] == 0.0
+    assert not any("stopped before" in n for n in proved["notes"])
+    assert "optimal" not in run_cli("fit", str(path), "--model", "perceptron")

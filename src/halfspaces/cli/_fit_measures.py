@@ -8,12 +8,14 @@ them through this module (``_fit_measures.timed(...)``), so that a caller replac
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from halfspaces.cli import _output
 from halfspaces.cli._models import PERCEPTRON_FAMILY
 
-__all__ = ["BOUND_CELLS", "accuracy", "mistake_bound", "timed"]
+__all__ = ["BOUND_CELLS", "Measures", "accuracy", "measures", "mistake_bound",
+           "optimality_notes", "timed"]
 
 BOUND_CELLS = 200_000
 """The Novikoff bound (a QP) is reported only for data up to this many matrix cells."""
@@ -39,6 +41,55 @@ def timed(work) -> tuple[float, float, tuple[str, ...]]:
         seconds = time.perf_counter() - start
     compile_seconds = compiling.duration if compiling.done else 0.0
     return max(seconds - compile_seconds, 0.0), compile_seconds, tuple(notes)
+
+
+@dataclasses.dataclass(frozen=True)
+class Measures:
+    """How a model does on one data set: a classifier's accuracy, or a regression model's
+    R^2, root mean squared and mean absolute residual."""
+
+    accuracy: float | None = None
+    r2: float | None = None
+    rmse: float | None = None
+    mae: float | None = None
+
+    @classmethod
+    def of_score(cls, score: float, *, regression: bool) -> Measures:
+        """From an estimator's ``score``: R^2 for a regression model, else accuracy."""
+        return cls(r2=score) if regression else cls(accuracy=score)
+
+    @classmethod
+    def of_stream(cls, found) -> Measures:
+        """From :func:`halfspaces.io.evaluate_stream`'s counts or residuals."""
+        if hasattr(found, "r2"):
+            return cls(r2=found.r2, rmse=found.rmse, mae=found.mae)
+        return cls(accuracy=found.accuracy)
+
+
+def measures(estimator, X, y, *, regression: bool) -> Measures:
+    """:class:`Measures` of `estimator` on (X, y)."""
+    if not regression:
+        return Measures(accuracy=accuracy(estimator, X, y))
+    import numpy as np
+
+    residuals = np.asarray(y, dtype=np.float64) - estimator.predict(X)
+    return Measures(r2=float(estimator.score(X, y)),
+                    rmse=float(np.sqrt(np.mean(residuals ** 2))),
+                    mae=float(np.mean(np.abs(residuals))))
+
+
+def optimality_notes(estimator) -> tuple[str, ...]:
+    """A note for a 0-1 MILP stopped before it proved its model optimal: it looked exactly
+    like an optimal one in fit's table and --json."""
+    import numpy as np
+
+    optimal = getattr(estimator, "optimal_", None)
+    if optimal is None or np.all(optimal):
+        return ()
+    gap = float(np.max(estimator.gap_))
+    return (f"{type(estimator).__name__} stopped before proving its 0-1 error minimal "
+            f"(time_limit or node_limit): the best model found, within a relative gap of "
+            f"{gap:.3g} of the optimum; raise --param time_limit=... to prove it",)
 
 
 def accuracy(estimator, X, y) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 from enum import Enum
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,8 +79,8 @@ class FitReport:
         The settings the model was trained with (max_epochs: passes, or None).
     n_train, n_test, n_features : int
         Sizes of the data (``n_test`` is 0 without a test set).
-    train_accuracy : float
-        Accuracy on the training data.
+    train_accuracy : float or None
+        A classifier's accuracy on the training data (absent for a regression model).
     test_accuracy : float or None
         Accuracy on the test data; None without a test set.
     n_updates : int or list of int or None
@@ -107,6 +108,17 @@ class FitReport:
         Whether the data were streamed in chunks (``--stream``).
     notes : tuple of str
         Warnings raised during the fit (e.g. the convergence warning), one line each.
+    train_r2, test_r2, train_rmse, test_rmse, train_mae, test_mae : float or None
+        A regression model's R^2 (scikit-learn's ``r2_score``), root mean squared and mean
+        absolute residual on the training and test data (present only for ``--model
+        linear``, whose accuracy fields are then absent).
+    optimal : bool or None
+        Whether ``--model zero-one`` proved its 0-1 error minimal (False when stopped by
+        ``time_limit`` or ``node_limit``: the best model found, not proved optimal); present
+        only for it.
+    gap : float or None
+        Its relative MIP gap: 0 when proved optimal, else how far the best model found may
+        be from the optimum; present only for ``--model zero-one``.
     """
 
     dataset: str
@@ -118,7 +130,7 @@ class FitReport:
     n_train: int
     n_test: int
     n_features: int
-    train_accuracy: float
+    train_accuracy: float | None
     test_accuracy: float | None
     n_updates: int | list[int] | None
     n_epochs: int | None
@@ -131,12 +143,32 @@ class FitReport:
     model_file: str | None = None
     streamed: bool = False
     notes: tuple[str, ...] = ()
+    train_r2: float | None = dataclasses.field(default=None, kw_only=True)
+    test_r2: float | None = dataclasses.field(default=None, kw_only=True)
+    train_rmse: float | None = dataclasses.field(default=None, kw_only=True)
+    test_rmse: float | None = dataclasses.field(default=None, kw_only=True)
+    train_mae: float | None = dataclasses.field(default=None, kw_only=True)
+    test_mae: float | None = dataclasses.field(default=None, kw_only=True)
+    optimal: bool | None = dataclasses.field(default=None, kw_only=True)
+    gap: float | None = dataclasses.field(default=None, kw_only=True)
 
     def as_dict(self) -> dict[str, Any]:
-        """The report as plain JSON-serialisable data (``notes`` becomes a list)."""
+        """The report as plain JSON-serialisable data (``notes`` becomes a list), without
+        the fields that do not apply to its model (R^2 for a classifier, accuracy for a
+        regression model, optimality beyond the 0-1 MILP)."""
         record = dataclasses.asdict(self)
         record["notes"] = list(self.notes)
-        return record
+        regression = self.train_r2 is not None
+        drop = _ACCURACY if regression else _RESIDUALS
+        if self.optimal is None:
+            drop = drop + ("optimal", "gap")
+        for key in drop:
+            record.pop(key)
+        return {**{k: v for k, v in record.items() if k != "notes"}, "notes": record["notes"]}
+
+
+_ACCURACY = ("train_accuracy", "test_accuracy")
+_RESIDUALS = ("train_r2", "test_r2", "train_rmse", "test_rmse", "train_mae", "test_mae")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -239,12 +271,12 @@ def fit(
         fit_time, compile_time, notes = _fit_measures.timed(
             lambda: estimator.fit(loaded.X, loaded.y))
     bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
+    measured = partial(_fit_measures.measures, estimator, regression=model in REGRESSION_MODELS)
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
-                     loaded.notes + notes + bound_notes, bound,
-                     train=_fit_measures.accuracy(estimator, loaded.X, loaded.y),
+                     loaded.notes + notes + bound_notes + _fit_measures.optimality_notes(estimator),
+                     bound, train=measured(loaded.X, loaded.y),
                      test=None if loaded.X_test is None else
-                     (loaded.X_test.shape[0],
-                      _fit_measures.accuracy(estimator, loaded.X_test, loaded.y_test)),
+                     (loaded.X_test.shape[0], measured(loaded.X_test, loaded.y_test)),
                      out=out, compile_time=compile_time)
     # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
@@ -266,9 +298,12 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
     check_outputs(expand_paths([*paths, *(tests or [])]), out, None)
     fitted = fit_on_cluster(estimator, paths, dask=dask, test=tests, label_column=label_column,
                             format=format, show_progress=show_progress, model=model)
+    scored = partial(_fit_measures.Measures.of_score, regression=model in REGRESSION_MODELS)
     report = _report(", ".join(str(p) for p in paths), model, estimator, fitted.shape,
-                     fitted.fit_time, fitted.notes, None, train=fitted.train,
-                     test=fitted.test, out=out, compile_time=fitted.compile_time)
+                     fitted.fit_time, fitted.notes, None, train=scored(fitted.train),
+                     test=None if fitted.test is None else
+                     (fitted.test[0], scored(fitted.test[1])),
+                     out=out, compile_time=fitted.compile_time)
     _save(estimator.to_local(), out, detect_format(paths[0], format), fitted.zero_based,
           label_column, None)
     return report
@@ -345,19 +380,37 @@ def _report(name, model, estimator, shape, fit_time, notes, bound, *, train, tes
     # a stream's partial_fit calls each count one epoch; the passes over the file are the epochs
     epochs = passes if streamed else getattr(estimator, "n_epochs_",
                                              getattr(estimator, "n_iter_", None))
+    tested = None if test is None else test[1]
     return FitReport(
         dataset=name, model=model, selection=params.get("selection"),
         max_epochs=passes or params.get("max_epochs", params.get("max_iter")),
         fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
         n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
-        train_accuracy=train, test_accuracy=None if test is None else test[1],
+        train_accuracy=train.accuracy, test_accuracy=None if tested is None else tested.accuracy,
         n_updates=updates, n_epochs=None if epochs is None else int(epochs),
         converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
         bound_holds=None if bound is None or updates is None else bool(updates <= bound),
         fit_time_s=fit_time, compile_time_s=compile_time,
         model_file=None if out is None else str(out), streamed=streamed,
-        notes=notes,
+        notes=notes, train_r2=train.r2, test_r2=None if tested is None else tested.r2,
+        train_rmse=train.rmse, test_rmse=None if tested is None else tested.rmse,
+        train_mae=train.mae, test_mae=None if tested is None else tested.mae,
+        optimal=_all(getattr(estimator, "optimal_", None)),
+        gap=_largest(getattr(estimator, "gap_", None)),
     )
+
+
+def _all(value) -> bool | None:
+    """One verdict for a value per binary problem (the 0-1 MILP's optimal_)."""
+    import numpy as np
+
+    return None if value is None else bool(np.all(value))
+
+
+def _largest(value) -> float | None:
+    import numpy as np
+
+    return None if value is None else float(np.max(value))
 
 
 def _bool(value) -> bool | None:
@@ -399,8 +452,9 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
                                                        feature_names=names)
     _save(run.model, out, detect_format(data, format), run.zero_based, label_column, names)
     return _report(str(data), model, run.model, (train.n_samples, run.n_features), fit_time,
-                   notes, None, train=train.accuracy,
-                   test=None if tested is None else (tested.n_samples, tested.accuracy),
+                   notes, None, train=_fit_measures.Measures.of_stream(train),
+                   test=None if tested is None else
+                   (tested.n_samples, _fit_measures.Measures.of_stream(tested)),
                    out=out, passes=passes, compile_time=compile_time)
 
 
@@ -412,6 +466,14 @@ _LABELS = {
     "n_epochs": "epochs",
     "fit_time_s": "fit time (s)",
     "compile_time_s": "compile time (s)",
+    "train_r2": "train R^2",
+    "test_r2": "test R^2",
+    "train_rmse": "train RMSE",
+    "test_rmse": "test RMSE",
+    "train_mae": "train MAE",
+    "test_mae": "test MAE",
+    "optimal": "proved optimal",
+    "gap": "MIP gap",
 }
 
 
