@@ -758,7 +758,8 @@ def test_fit_as_a_library_call_shows_no_progress_and_streams_its_passes(shifted_
     bars = ProgressRecorder()
     monkeypatch.setattr(fit_module._output, "progress", bars)
     fit_module.fit(shifted_file, model="perceptron", epochs=2)
-    assert bars.bars == [("fitting perceptron", None, False)]
+    assert bars.bars == [("fitting perceptron", None, False),
+                         ("scoring the training data", None, False)]
     # with a stream, --epochs counts passes over the file: the estimator keeps its own
     # max_epochs (each partial_fit call is one epoch of it)
     saved = []
@@ -777,7 +778,7 @@ class ProgressRecorder:
         self.bars, self.advanced = [], []
 
     @contextlib.contextmanager
-    def __call__(self, description, total, enabled):
+    def __call__(self, description, total, enabled, unit=None):
         self.bars.append((description, total, enabled))
         yield self.advanced.append
 
@@ -794,13 +795,15 @@ def test_progress_is_asked_for_unless_quiet_or_json(monkeypatch, shifted_file, t
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
             pytest.raises(SystemExit):
         main(["fit", str(shifted_file), "--epochs", "2", *flags])
-    assert bars.bars == [("fitting averaged", None, shown)]
+    assert bars.bars == [("fitting averaged", None, shown),
+                         ("scoring the training data", None, shown)]
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), \
             pytest.raises(SystemExit):
         main(["fit", str(shifted_file), "--stream", "--chunk-size", "25", *flags])
-    assert bars.bars[1] == ("streaming", None, shown)
+    assert bars.bars[2:] == [("training", None, shown), ("scoring the training data", None, shown)]
     X, _ = load_svmlight_file(str(shifted_file))
-    assert sum(bars.advanced) == X.shape[0]  # the stream reports every row it trained on
+    # the stream reports every row it trained on, and the scoring pass every row it scored
+    assert sum(bars.advanced) == 2 * X.shape[0]
 
 
 def test_the_command_line_defaults_and_its_table(shifted_file):
@@ -1343,7 +1346,7 @@ def test_fit_cli_called_from_python_has_the_command_line_s_defaults(monkeypatch,
     assert settings == dict(test=None, test_fraction=None, model="averaged", params={},
                             epochs=None, selection="shuffle", seed=0, fit_intercept=True,
                             label_column=None, format=None, out=None, stream=None,
-                            show_progress=True, dask=None)
+                            show_progress=True, dask=None, train_score=True)
     assert "halfspaces fit: averaged" in out.getvalue()  # a table, not JSON
     with pytest.raises(ValueError):
         json.loads(out.getvalue())
@@ -1470,3 +1473,58 @@ def test_a_zero_one_fit_stopped_early_says_it_is_not_proved_optimal(tmp_path):
     assert proved["optimal"] is True and proved["gap"] == 0.0
     assert not any("stopped before" in n for n in proved["notes"])
     assert "optimal" not in run_cli("fit", str(path), "--model", "perceptron")
+
+
+def test_no_train_score_skips_the_pass_over_the_training_data(shifted_file, monkeypatch):
+    # a voted perceptron streamed over 1.3 M rows trained quickly, then spent over 300 s
+    # silently predicting its training data for the train accuracy
+    from halfspaces.cli import _fit_measures
+    from halfspaces.io import evaluation
+
+    seen = {"measures": 0, "streamed": []}
+    measures, evaluate_stream = _fit_measures.measures, evaluation.evaluate_stream
+
+    def counted_measures(*args, **kwargs):
+        seen["measures"] += 1
+        return measures(*args, **kwargs)
+
+    def counted_stream(model, path, **kwargs):
+        seen["streamed"].append(str(path))
+        return evaluate_stream(model, path, **kwargs)
+
+    monkeypatch.setattr(_fit_measures, "measures", counted_measures)
+    monkeypatch.setattr("halfspaces.io.evaluate_stream", counted_stream)
+    report = run_cli("fit", str(shifted_file), "--model", "voted", "--no-train-score")
+    assert report["train_accuracy"] is None and seen["measures"] == 0
+    report = run_cli("fit", str(shifted_file), "--model", "voted")
+    assert report["train_accuracy"] is not None and seen["measures"] == 1
+    streamed = run_cli("fit", str(shifted_file), "--model", "voted", "--stream",
+                       "--no-train-score")
+    X, _ = load_svmlight_file(str(shifted_file))
+    assert streamed["train_accuracy"] is None and seen["streamed"] == []
+    assert streamed["n_train"] == X.shape[0]  # counted by the training pass itself
+    run_cli("fit", str(shifted_file), "--model", "voted", "--stream")
+    assert seen["streamed"] == [str(shifted_file)]
+
+
+def test_the_stream_bar_counts_examples_and_ignores_the_loops_one_epoch_reports(monkeypatch):
+    # the bar showed 20001/1, 1/1, 2441/1 with its clock stopped at 0:00:00: each partial_fit
+    # call reported one epoch of one through the library's progress, over the examples
+    from halfspaces._utils.progress import report
+    from halfspaces.cli import _output
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setenv("COLUMNS", "120")
+    with _output.progress("training", None, True, unit="examples") as advance:
+        for _ in range(3):
+            advance(20_000)
+            report(1, 1)  # what partial_fit's epoch loop says
+        advance(1)
+    text = screen.getvalue()
+    assert "60,001 examples" in text
+    assert "/1" not in text

@@ -70,12 +70,16 @@ def grid(rows: Sequence[Sequence[Any]], *, title: str, header: Sequence[str]) ->
 
 
 @contextlib.contextmanager
-def progress(description: str, total: int | None, enabled: bool) -> Iterator[Callable[[int], None]]:
+def progress(description: str, total: int | None, enabled: bool, *,
+             unit: str | None = None) -> Iterator[Callable[[int], None]]:
     """A Rich progress bar on stderr, shown only when `enabled` and stderr is a terminal.
 
     Yields a function to call with the amount of work done since the last call; with no
     `total` the bar is a spinner with the elapsed time until a library loop (epochs, solver
-    iterations) reports its progress through :mod:`halfspaces._utils.progress`.
+    iterations) reports its progress through :mod:`halfspaces._utils.progress`. With a
+    `unit` (``"examples"``) it counts that work alone, with its rate and the elapsed time,
+    and ignores the library's loops: a stream's partial_fit calls each report one epoch
+    of one, which showed ``20001/1`` and stopped the clock.
     """
     if not (enabled and sys.stderr.isatty()):
         yield lambda advance: None
@@ -89,6 +93,20 @@ def progress(description: str, total: int | None, enabled: bool) -> Iterator[Cal
         TimeElapsedColumn,
     )
 
+    if unit is not None:
+        columns = [SpinnerColumn(), TextColumn("{task.description}"),
+                   TextColumn("{task.completed:,.0f} " + unit),
+                   TextColumn("{task.fields[rate]}"), TimeElapsedColumn()]
+        with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+            task = bar.add_task(description, total=total, rate="")
+
+            def counted(advance: int) -> None:
+                speed = bar.tasks[task].speed
+                bar.update(task, advance=advance,
+                           rate=f"({speed:,.0f} {unit}/s)" if speed else "")
+
+            yield counted
+        return
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                MofNCompleteColumn(), TimeElapsedColumn()]
     from halfspaces._utils.progress import listen

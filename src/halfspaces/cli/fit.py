@@ -199,6 +199,7 @@ def fit(
     stream: StreamOptions | None = None,
     show_progress: bool = False,
     dask: str | None = None,
+    train_score: bool = True,
 ) -> FitReport:
     """Train one classifier, measure its accuracy and optionally save it.
 
@@ -238,6 +239,10 @@ def fit(
         Train the :mod:`halfspaces.dask` model on a Dask cluster: a scheduler's address or
         ``local:N``. `data` (and `test`) may then be a list of files or glob patterns, read
         on the workers; ``--out`` saves the equivalent serial model (``to_local()``).
+    train_score : bool, default=True
+        Measure the model on its training data (a pass of predictions: for a voted
+        perceptron streamed over millions of rows, longer than the training itself); False
+        leaves the train measures empty (``--no-train-score``).
 
     Returns
     -------
@@ -259,7 +264,7 @@ def fit(
     _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
-                           format, out, stream, show_progress)
+                           format, out, stream, show_progress, train_score)
     from halfspaces.cli._data import check_classes, load_fit_data, split_fraction
 
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
@@ -271,12 +276,18 @@ def fit(
         fit_time, compile_time, notes = _fit_measures.timed(
             lambda: estimator.fit(loaded.X, loaded.y))
     bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
-    measured = partial(_fit_measures.measures, estimator, regression=model in REGRESSION_MODELS)
+    measure = partial(_fit_measures.measures, estimator, regression=model in REGRESSION_MODELS)
+
+    def measured(what, X, y):  # a voted model's predictions take a while: show their progress
+        with _output.progress(f"scoring the {what} data", None, show_progress):
+            return measure(X, y)
+
+    train = measured("training", loaded.X, loaded.y) if train_score else _fit_measures.Measures()
     report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
                      loaded.notes + notes + bound_notes + _fit_measures.optimality_notes(estimator),
-                     bound, train=measured(loaded.X, loaded.y),
+                     bound, train=train,
                      test=None if loaded.X_test is None else
-                     (loaded.X_test.shape[0], measured(loaded.X_test, loaded.y_test)),
+                     (loaded.X_test.shape[0], measured("test", loaded.X_test, loaded.y_test)),
                      out=out, compile_time=compile_time)
     # saved last: a failure anywhere above (e.g. in the test data) leaves no model file
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
@@ -428,7 +439,7 @@ def _plain(value: Any) -> int | list[int] | None:
 
 
 def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
-                options: StreamOptions, show_progress) -> FitReport:
+                options: StreamOptions, show_progress, train_score=True) -> FitReport:
     from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
 
     collector.resume()  # the start-up is over: the stream may run for hours
@@ -438,7 +449,7 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     # as training where the model allows it), and the train accuracy's pass counts the rows
     names = column_names(data, format=format, label_column=label_column)
     runs: list = []
-    with _output.progress("streaming", None, show_progress) as advance:
+    with _output.progress("training", None, show_progress, unit="examples") as advance:
         fit_time, compile_time, notes = _fit_measures.timed(lambda: runs.append(fit_stream(
             estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
             label_column=label_column, checkpoint=options.checkpoint,
@@ -447,12 +458,21 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     run = runs[0]
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
             "zero_based": run.zero_based}
-    train = evaluate_stream(run.model, data, **read)
-    tested = None if test is None else evaluate_stream(run.model, test, **read,
-                                                       feature_names=names)
+
+    def measured(what, path, **more):
+        with _output.progress(f"scoring the {what} data", None, show_progress,
+                              unit="examples") as advance:
+            return evaluate_stream(run.model, path, **read, **more, on_progress=advance)
+
+    train = measured("training", data) if train_score else None
+    tested = None if test is None else measured("test", test, feature_names=names)
     _save(run.model, out, detect_format(data, format), run.zero_based, label_column, names)
-    return _report(str(data), model, run.model, (train.n_samples, run.n_features), fit_time,
-                   notes, None, train=_fit_measures.Measures.of_stream(train),
+    # without the train pass, the rows of one pass over the file are counted by training
+    n_train = train.n_samples if train is not None else (
+        run.n_seen // passes if run.resumed_at is None else 0)
+    return _report(str(data), model, run.model, (n_train, run.n_features), fit_time,
+                   notes, None, train=_fit_measures.Measures() if train is None else
+                   _fit_measures.Measures.of_stream(train),
                    test=None if tested is None else
                    (tested.n_samples, _fit_measures.Measures.of_stream(tested)),
                    out=out, passes=passes, compile_time=compile_time)
@@ -526,6 +546,9 @@ def fit_cli(
         "--verify-data", help="With --checkpoint: record a SHA-256 of the whole data file and "
         "check it on --resume (one more read of the file; by default its size, time and "
         "ends are checked).")] = False,
+    train_score: Annotated[bool, typer.Option(
+        "--train-score/--no-train-score", help="Measure the model on its training data too "
+        "(one pass of predictions).")] = True,
     json_output: JsonOutput = False,
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
@@ -549,7 +572,8 @@ def fit_cli(
                      params=params, epochs=epochs, selection=selection.value, seed=seed,
                      fit_intercept=intercept, label_column=parse_label_column(label_column),
                      format=format, out=out, stream=options,
-                     show_progress=not (quiet or json_output), dask=dask)
+                     show_progress=not (quiet or json_output), dask=dask,
+                     train_score=train_score)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
     except CheckpointMismatchError as exc:  # name the option that differs from the checkpoint's

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -111,8 +112,9 @@ def _ratio(top: NDArray, bottom: NDArray) -> NDArray[np.float64]:
 
 def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DEFAULT_CHUNK_SIZE,
                     format: str | None = None, label_column: int | str | None = None,
-                    zero_based: bool | str = "auto",
-                    feature_names: Any = None) -> StreamCounts | StreamResiduals:
+                    zero_based: bool | str = "auto", feature_names: Any = None,
+                    on_progress: Callable[[int], None] | None = None,
+                    ) -> StreamCounts | StreamResiduals:
     """Measure a fitted model on a labelled file, reading it in chunks.
 
     A classifier gets its confusion matrix, accuracy, per-class precision, recall and F1,
@@ -134,6 +136,8 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
         As for :func:`halfspaces.io.read`.
     feature_names : sequence of str or None, default=None
         The model's training columns, for a CSV/TSV file with a header.
+    on_progress : callable or None, default=None
+        Called with the number of examples after each chunk.
 
     Returns
     -------
@@ -146,16 +150,20 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
                      label_column=label_column, zero_based=zero_based,
                      feature_names=feature_names)
     if not hasattr(model, "classes_"):
-        return _residuals(model, path, chunks())
-    return _counts(model, path, chunks(classes=_as_label_type(model.classes_, fmt)))
+        return _residuals(model, path, _labelled(path, model, chunks(), on_progress))
+    return _counts(model, path, _labelled(path, model, chunks(
+        classes=_as_label_type(model.classes_, fmt)), on_progress))
 
 
-def _labelled(path, model, chunks):
+def _labelled(path, model, chunks, on_progress):
+    """The chunks, each refused without labels, and counted once measured."""
     for X, y in chunks:
         if y is None:
             raise DataFileError(path, f"no label column: it has only the model's "
                                       f"{model.n_features_in_} feature columns")
         yield X, y
+        if on_progress is not None:
+            on_progress(len(y))
 
 
 def _counts(model, path, chunks) -> StreamCounts:
@@ -165,7 +173,7 @@ def _counts(model, path, chunks) -> StreamCounts:
     loss, has_proba = 0.0, hasattr(model, "predict_proba")
     scored = k == 2 and hasattr(model, "decision_function")
     scores, truths = [], []
-    for X, y in _labelled(path, model, chunks):
+    for X, y in chunks:
         truth = np.searchsorted(classes, y.astype(classes.dtype))
         guess = np.searchsorted(classes, model.predict(X))
         confusion += np.bincount(truth * k + guess, minlength=k * k).reshape(k, k)
@@ -199,7 +207,7 @@ def _residuals(model, path, chunks) -> StreamResiduals:
     (Chan, Golub and LeVeque 1983), so that the sum of squares about the mean is not the
     difference of two large sums."""
     n, mean, spread, squared, absolute = 0, 0.0, 0.0, 0.0, 0.0
-    for X, y in _labelled(path, model, chunks):
+    for X, y in chunks:
         y = np.asarray(y, dtype=np.float64)
         if y.size == 0:
             continue
