@@ -1528,3 +1528,36 @@ def test_the_stream_bar_counts_examples_and_ignores_the_loops_one_epoch_reports(
     text = screen.getvalue()
     assert "60,001 examples" in text
     assert "/1" not in text
+
+
+def test_ctrl_c_during_a_checkpointed_stream_says_where_and_how_to_resume(shifted_file,
+                                                                           monkeypatch,
+                                                                           tmp_path):
+    # it exited 130 without a word
+    import halfspaces.io
+
+    real = halfspaces.io.fit_stream
+
+    def interrupted_after_60(*args, on_progress=None, **kwargs):
+        seen = [0]
+
+        def counting(n):
+            seen[0] += n
+            if seen[0] >= 60:
+                raise KeyboardInterrupt
+        return real(*args, on_progress=counting, **kwargs)
+
+    monkeypatch.setattr(halfspaces.io, "fit_stream", interrupted_after_60)
+    checkpoint = tmp_path / "run.ck"
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as ended:
+        main(["fit", str(shifted_file), "--stream", "--chunk-size", "25",
+              "--checkpoint", str(checkpoint), "--checkpoint-every", "25"])
+    assert ended.value.code == 130
+    said = " ".join(err.getvalue().split())
+    _, extra = halfspaces.io.model.load_with_extra(checkpoint)
+    position = extra["checkpoint"]["position"]
+    assert position in (50, 75)  # written every 25 examples; interrupted at 75
+    assert f"the checkpoint {checkpoint} was written at epoch 0, example {position}" in said
+    assert "run the same command with --resume" in said

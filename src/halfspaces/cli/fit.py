@@ -438,6 +438,23 @@ def _plain(value: Any) -> int | list[int] | None:
     return int(value) if value.ndim == 0 else [int(v) for v in value.ravel()]
 
 
+def _interrupted(checkpoint: Path | None) -> list[str]:
+    """What an interrupted stream leaves: where its checkpoint is, and how to go on (it
+    exited 130 without a word)."""
+    if checkpoint is None:
+        return ["interrupted; nothing was saved (give --checkpoint to be able to resume)"]
+    from halfspaces.io.model import load_with_extra
+
+    try:
+        _, extra = load_with_extra(checkpoint)
+        done = extra["checkpoint"]
+        where = f"at epoch {done['epoch']}, example {done['position']:,}"
+    except Exception:  # noqa: BLE001 - none written yet, or unreadable: say so, not crash
+        return [f"interrupted before a checkpoint was written to {checkpoint}"]
+    return [f"interrupted; the checkpoint {checkpoint} was written {where}: run the same "
+            "command with --resume to go on from there"]
+
+
 def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
                 options: StreamOptions, show_progress, train_score=True) -> FitReport:
     from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
@@ -449,12 +466,16 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     # as training where the model allows it), and the train accuracy's pass counts the rows
     names = column_names(data, format=format, label_column=label_column)
     runs: list = []
-    with _output.progress("training", None, show_progress, unit="examples") as advance:
-        fit_time, compile_time, notes = _fit_measures.timed(lambda: runs.append(fit_stream(
-            estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
-            label_column=label_column, checkpoint=options.checkpoint,
-            checkpoint_every=options.checkpoint_every, resume=options.resume,
-            on_progress=advance, verify_data=options.verify_data)))
+    try:
+        with _output.progress("training", None, show_progress, unit="examples") as advance:
+            fit_time, compile_time, notes = _fit_measures.timed(lambda: runs.append(fit_stream(
+                estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
+                label_column=label_column, checkpoint=options.checkpoint,
+                checkpoint_every=options.checkpoint_every, resume=options.resume,
+                on_progress=advance, verify_data=options.verify_data)))
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C, or SIGTERM/SIGHUP (cli._process)
+        _output.note(_interrupted(options.checkpoint))
+        raise
     run = runs[0]
     read = {"chunk_size": options.chunk_size, "format": format, "label_column": label_column,
             "zero_based": run.zero_based}
