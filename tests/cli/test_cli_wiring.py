@@ -1561,3 +1561,66 @@ def test_ctrl_c_during_a_checkpointed_stream_says_where_and_how_to_resume(shifte
     assert position in (50, 75)  # written every 25 examples; interrupted at 75
     assert f"the checkpoint {checkpoint} was written at epoch 0, example {position}" in said
     assert "run the same command with --resume" in said
+
+
+# -- messages in the command line's words ---------------------------------------------------
+
+def test_a_hard_margin_model_on_inseparable_data_is_told_the_options(tmp_path):
+    # "`.certificate` proves it. Pass on_infeasible='hinge'": the Python API's words
+    path = tmp_path / "xor.csv"
+    path.write_text("label,a,b\n1,0,0\n1,1,1\n0,0,1\n0,1,0\n")
+    assert not halfspaces.theory.separability(
+        np.array([[0, 0], [1, 1], [0, 1], [1, 0]], float), [1, 1, 0, 0]).separable
+    code, message = cli_error("fit", str(path), "--model", "lp")
+    assert code == 1 and "--param on_infeasible=hinge" in message
+    assert "on_infeasible='hinge'" not in message and ".certificate" not in message
+    code, message = cli_error("fit", str(path), "--model", "max-margin")
+    assert code == 1 and "--model lp --param on_infeasible=hinge" in message
+    assert run_cli("fit", str(path), "--model", "lp", "--param", "on_infeasible=hinge")
+
+
+def test_one_class_is_refused_naming_the_file(tmp_path):
+    path = tmp_path / "oneclass.csv"
+    path.write_text("label,a\n1,2\n1,3\n")
+    code, message = cli_error("fit", str(path))
+    assert code == 1 and str(path) in message and "one class" in message
+
+
+def test_plot_refuses_in_its_own_words_before_fitting(tmp_path, monkeypatch):
+    import halfspaces.cli._models as models
+
+    def no_fit(*args, **kwargs):
+        raise AssertionError("a model was built before the refusal")
+
+    monkeypatch.setattr(models, "make_model", no_fit)
+    out = str(tmp_path / "p.png")
+    code, message = cli_error("plot", "loss-curve", "iris", "--out", out)
+    assert code == 1 and "--model logistic" in message and "pass" not in message
+    code, message = cli_error("plot", "boundary", "iris", "--out", out)
+    assert code == 1 and "3 classes" in message and "plot regions" in message
+    assert "coef_" not in message
+    # an output that cannot be written is refused before the data are read or a model fit
+    code, message = cli_error("plot", "boundary", "breast_cancer", "--model", "zero-one",
+                              "--out", str(tmp_path / "missing" / "p.png"))
+    assert code == 1 and str(tmp_path / "missing") in message
+    (tmp_path / "folder.png").mkdir()
+    code, message = cli_error("plot", "boundary", "breast_cancer", "--out",
+                              str(tmp_path / "folder.png"))
+    assert code == 1 and "directory" in message
+    code, message = cli_error("plot", "sample-complexity", "--param", "vc_dim=3",
+                              "--param", "epsilons=abc", "--out", out)
+    assert code == 1 and "--param vc_dim, delta or epsilons" in message
+
+
+def test_plot_shatter_reads_points_not_labelled_data(tmp_path):
+    # a points file's first column was taken as a label ("points has shape (3, 1)" with two
+    # columns), and an svmlight file failed with "setting an array element with a sequence"
+    xor = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+    (tmp_path / "xor.csv").write_text("x1,x2\n" + "".join(f"{a},{b}\n" for a, b in xor))
+    (tmp_path / "xor.svm").write_text("".join(f"1 1:{a} 2:{b}\n" for a, b in xor))
+    for name in ("xor.csv", "xor.svm"):
+        record = run_cli("plot", "shatter", str(tmp_path / name),
+                         "--out", str(tmp_path / "s.png"))
+        # the oracle: halfspaces.theory.shatters on the same four points
+        assert record["panels"] == 16
+        assert record["shattered"] is bool(halfspaces.theory.shatters(xor)) is False

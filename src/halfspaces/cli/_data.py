@@ -62,6 +62,23 @@ def read_data(data: Path, label_column, format) -> tuple[Any, Any]:
     return X, y
 
 
+def read_points(data: Path, format) -> Any:
+    """The points of ``plot shatter``: every column of a CSV/TSV, Parquet or .npy file (it
+    holds points, not labelled data: the first column was taken as a label), or the
+    features of an svmlight file, its labels ignored; as a dense float array."""
+    from halfspaces.io import iter_chunks, scan
+
+    fmt = detect_format(data, format)
+    if fmt in ("svmlight", "npz"):
+        X, _ = read_data(data, None, fmt)
+    else:  # as many feature columns as the file has columns: no label column
+        info = scan(data, format=fmt)
+        blocks = [X for X, _ in iter_chunks(data, None, info.n_features + 1, format=fmt)]
+        X = blocks[0] if len(blocks) == 1 else np.vstack(blocks)
+    collector.resume()
+    return X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+
+
 def load_fit_data(data: Path | None, test: Path | None, *, label_column=None,
                   format: str | None = None) -> Loaded:
     """Training and test data for ``fit``: files, a data set name, or the bundled a9a."""
@@ -116,13 +133,19 @@ MANY_CLASSES = 20
 MANY_CLASSES_SHARE = 0.05
 
 
-def check_classes(y, model: str, label_column, regression: bool) -> None:
+def check_classes(y, model: str, label_column, regression: bool, name: str = "DATA") -> None:
     """Refuse labels a classifier cannot mean, naming --label-column and --model linear:
     non-integer numbers (scikit-learn's "Unknown label type: continuous" gave no hint), or,
     when the label column was chosen by the rule, more distinct integers than classes."""
-    if regression or y is None or np.asarray(y).dtype.kind not in "iuf":
+    if regression or y is None:
         return
     values = np.unique(np.asarray(y))
+    if values.size < 2:  # the estimator's own message did not name the file
+        raise ValueError(f"{name}: its labels hold one class ({values.tolist()[:1]}); a "
+                         "classifier needs examples of two classes or more (is --label-column "
+                         "the right column?).")
+    if values.dtype.kind not in "iuf":
+        return
     fix = ("give the label column with --label-column, or for a numeric target use "
            "--model linear")
     if values.dtype.kind == "f" and not np.all(values == np.round(values)):

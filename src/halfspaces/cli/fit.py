@@ -6,6 +6,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 from enum import Enum
@@ -268,11 +269,12 @@ def fit(
     from halfspaces.cli._data import check_classes, load_fit_data, split_fraction
 
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
-    check_classes(loaded.y, model, label_column, regression=model in REGRESSION_MODELS)
+    check_classes(loaded.y, model, label_column, regression=model in REGRESSION_MODELS,
+                  name=loaded.name)
     if test_fraction is not None:
         loaded = split_fraction(loaded, test_fraction, seed)
     collector.resume()  # the start-up is over: the modules and the data are loaded
-    with _output.progress(f"fitting {model}", None, show_progress):
+    with _output.progress(f"fitting {model}", None, show_progress), _in_cli_words(model):
         fit_time, compile_time, notes = _fit_measures.timed(
             lambda: estimator.fit(loaded.X, loaded.y))
     bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
@@ -293,6 +295,30 @@ def fit(
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
           loaded.feature_names)
     return report
+
+
+_NOT_SEPARABLE_ADVICE = {
+    "lp": "give --param on_infeasible=hinge to minimise the hinge loss instead",
+    "max-margin": "use --model lp --param on_infeasible=hinge, or a model for any data "
+                  "(--model logistic, averaged)",
+}
+
+
+@contextlib.contextmanager
+def _in_cli_words(model: str):
+    """The hard-margin models' refusal of non-separable data in the command line's words
+    (the library's says "Pass on_infeasible='hinge'" and "`.certificate` proves it")."""
+    from halfspaces.exceptions import NotSeparableError
+
+    try:
+        yield
+    except NotSeparableError:
+        if model not in _NOT_SEPARABLE_ADVICE:
+            raise
+        raise NotSeparableError(
+            f"the data are not linearly separable, so --model {model} has no solution (a "
+            "certificate proves it: `halfspaces certify DATA` shows it); "
+            f"{_NOT_SEPARABLE_ADVICE[model]}.") from None
 
 
 def _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,

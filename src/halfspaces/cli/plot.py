@@ -72,6 +72,7 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
     if kind in FITS_MODEL:
         from halfspaces.cli._models import make_model
 
+        _check_model_for(kind, model, y)
         estimator = make_model(model, params, {}).fit(X, y)
         if kind == "loss-curve":
             disp = hp.LossCurveDisplay.from_estimator(estimator)
@@ -111,6 +112,22 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
     return disp, {"upper_bounds": disp.upper_bounds}
 
 
+def _check_model_for(kind: str, model: str, y) -> None:
+    """Refuse, in the command line's words and before any fit, a model or data the picture
+    cannot draw (the displays' own messages name Python: "pass a fitted
+    LogisticRegression", "Perceptron has 10 rows of coef_")."""
+    import numpy as np
+
+    if kind == "loss-curve" and model not in ("logistic", "linear"):
+        raise ValueError(f"plot loss-curve draws the loss per iteration of --model logistic "
+                         f"or --model linear; --model {model} has no loss curve.")
+    n_classes = np.unique(np.asarray(y)).size
+    if kind in ("boundary", "margins") and n_classes > 2:
+        raise ValueError(f"plot {kind} draws one hyperplane and DATA has {n_classes} "
+                         "classes: draw the classes' regions with `halfspaces plot regions`, "
+                         "or give two-class data.")
+
+
 def _loss_names(params: dict[str, Any]) -> list[str] | None:
     """``--param names=...`` of plot losses: one name or a JSON list of names.
 
@@ -143,8 +160,12 @@ def _sample_complexity(X, params: dict[str, Any]):
         vc_dim = X.shape[1] + 1  # affine halfspaces in R^d (Theorem 9.3)
     else:
         raise ValueError("plot sample-complexity needs DATA or --param vc_dim=D.")
-    disp = hp.SampleComplexityDisplay.from_bounds(vc_dim, params.get("delta", 0.05),
-                                                  params.get("epsilons"))
+    try:
+        disp = hp.SampleComplexityDisplay.from_bounds(vc_dim, params.get("delta", 0.05),
+                                                      params.get("epsilons"))
+    except (TypeError, ValueError) as exc:  # "could not convert string to float: 'abc'"
+        raise ValueError(f"--param vc_dim, delta or epsilons: {exc} (epsilons: a number or "
+                         "a JSON list such as [0.1,0.05], each in (0, 1))") from None
     return disp, {"vc_dim": disp.vc_dim, "delta": disp.delta,
                   "epsilons": disp.epsilons.tolist(),
                   **{k: v.tolist() for k, v in disp.samples.items()}}
@@ -205,8 +226,17 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
     fmt = _format_of(kind, out)
     if kind in NEEDS_DATA and data is None:
         raise ValueError(f"halfspaces plot {kind} needs DATA (a labelled file or data set).")
+    from halfspaces.io import check_output
+
+    # before any reading or fitting: a directory or a missing folder was found only when
+    # saving, after the fit (a minute for --model zero-one)
+    check_output(out, [] if data is None else [data])
     X = y = None
-    if data is not None and kind != "losses":
+    if data is not None and kind == "shatter":
+        from halfspaces.cli._data import read_points
+
+        X = read_points(data, format)
+    elif data is not None and kind != "losses":
         from halfspaces.cli._data import read_data
 
         X, y = read_data(data, label_column, format)
