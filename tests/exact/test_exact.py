@@ -1177,7 +1177,7 @@ def test_the_first_working_set_is_a_fixed_sorted_sample():
 
 def test_check_rows_counts_rows_at_the_threshold_unless_strict_and_caps_the_new_rows():
     from halfspaces._exact.feasibility import check_rows
-    from halfspaces._exact.signed_rows import SignedRows
+    from halfspaces._exact.signed import SignedRows
 
     Z = SignedRows(np.array([[1.0], [0.0], [-1.0], [2.0], [-3.0]]))
     w, rows = np.array([1.0]), np.array([0])  # scores 1, 0, -1, 2, -3
@@ -1193,7 +1193,7 @@ def test_check_rows_counts_rows_at_the_threshold_unless_strict_and_caps_the_new_
 
 def test_check_rows_returns_at_most_1000_new_rows_by_default():
     from halfspaces._exact.feasibility import check_rows
-    from halfspaces._exact.signed_rows import SignedRows
+    from halfspaces._exact.signed import SignedRows
 
     Z = SignedRows(-np.ones((1001, 1)))  # every row violated, none in the working set
     found = check_rows(Z, np.array([1.0]), np.empty(0, dtype=np.int64), 0.0)

@@ -26,7 +26,6 @@ import hashlib
 import os
 import re
 import secrets
-import signal
 import socket
 import stat
 from collections.abc import Callable, Iterable
@@ -196,52 +195,33 @@ def _write_in_place(path, write) -> None:
 
 
 def _replace(path, target: Path, write, mode: int | None) -> None:
-    # A signal whose handler raises (Ctrl-C, and SIGTERM and SIGHUP in the command line)
-    # between the file's creation and the try below left it behind, empty (4 of 75 SIGTERMs
-    # during a checkpointing stream): the signals wait while it is created, and arrive
-    # inside the try, which removes it.
-    unblock = _defer_ending_signals()
+    # An exception from a signal handler (Ctrl-C, and SIGTERM and SIGHUP in the command
+    # line) arriving between the file's creation and a try that removes it left it behind,
+    # empty (4 of 75 SIGTERMs during a checkpointing stream). The name is chosen before the
+    # file is created and the creation is inside the try, so whatever line the exception
+    # interrupts, the file of that name is removed. (Blocking the signals around the
+    # creation does not work: another thread of the process, a progress bar's or a
+    # reader's, receives them, and the handler still runs at the next line.)
+    claimed: list[str] = []
     try:
-        descriptor, temporary = _temporary(path, target)
-    except BaseException:
-        unblock()
-        raise
-    try:
-        unblock()
+        descriptor = _create_temporary(path, target, claimed)
         with os.fdopen(descriptor, "wb") as handle:
             if mode is not None:
                 os.fchmod(handle.fileno(), mode)
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, target)
+        os.replace(claimed[0], target)
     except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
+        for temporary in claimed:
+            Path(temporary).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise _about_output(path, temporary, exc) from None
+            raise _about_output(path, claimed[0] if claimed else None, exc) from None
         raise
     _fsync_directory(target.parent)
     if os.fspath(target) not in _CLEANED:  # once per target: a checkpoint is written often
         _CLEANED.add(os.fspath(target))
         remove_stale_temporaries(target)
-
-
-_ENDING = frozenset(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
-                   if hasattr(signal, name))
-
-
-def _defer_ending_signals() -> Callable[[], None]:
-    """Block SIGINT, SIGTERM and SIGHUP in this thread; the function returned restores the
-    mask, and a signal that came meanwhile is then delivered (where the platform has
-    ``pthread_sigmask``; elsewhere nothing is deferred)."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return lambda: None
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
-
-    def restore() -> None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-    return restore
 
 
 def remove_stale_temporaries(target: str | os.PathLike) -> list[str]:
@@ -293,17 +273,26 @@ def _running(pid: int) -> bool:
     return True
 
 
-def _temporary(path, target: Path) -> tuple[int, str]:
-    """A new file beside `target`, created with 0o666 so that the kernel applies the umask."""
+def _create_temporary(path, target: Path, claimed: list[str]) -> int:
+    """A new file beside `target`, created with 0o666 so that the kernel applies the umask;
+    its name is in `claimed` from before it exists until it is removed or renamed.
+
+    The names hold this host's hash, this process's id and 32 random bits: a name that
+    exists already is tried again with another. Only an interruption in the instant between
+    finding it and forgetting it would remove that file: one with this process's id, left by
+    a dead writer that had it before (which :func:`remove_stale_temporaries` removes anyway).
+    """
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        temporary = os.fspath(target.parent / f".{target.name}.{_HOST}-{os.getpid()}-"
-                                               f"{secrets.token_hex(4)}.tmp")
+        claimed[:] = [os.fspath(target.parent / f".{target.name}.{_HOST}-{os.getpid()}-"
+                                                 f"{secrets.token_hex(4)}.tmp")]
         try:
-            return os.open(temporary, flags, 0o666), temporary
+            return os.open(claimed[0], flags, 0o666)
         except FileExistsError:
+            claimed.clear()  # not ours: never removed
             continue
         except OSError as exc:
+            claimed.clear()
             raise OutputFileError(path, f"cannot create a file in {shown(target.parent)} "
                                         f"({exc.strerror or exc})") from None
     raise OutputFileError(path, f"cannot create a temporary file in {shown(target.parent)}")
