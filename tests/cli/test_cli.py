@@ -95,7 +95,7 @@ def test_quick_start_trains_the_averaged_perceptron_to_084(a9a_report):
 def test_plain_perceptron_is_one_flag_away():
     report = json.loads(run_cli("fit", "--model", "perceptron", "--epochs", "2", "--json").stdout)
     X, y = load_a9a("train")
-    model = Perceptron(max_epochs=2, random_state=0)
+    model = Perceptron(selection="shuffle", max_epochs=2, random_state=0)
     with pytest.warns(ConvergenceWarning):
         model.fit(X, y)
     assert report["model"] == "perceptron"
@@ -295,7 +295,8 @@ def test_every_model_and_format_end_to_end(model, fmt, tmp_path):
     if model in MODELS:  # an independent refit gives the same weights, bit for bit
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            reference = MODELS[model](max_epochs=10, random_state=0).fit(X[:30], y_train)
+            reference = MODELS[model](selection="shuffle", max_epochs=10,
+                                      random_state=0).fit(X[:30], y_train)
         assert np.array_equal(saved.coef_, reference.coef_)
 
 

@@ -65,7 +65,8 @@ def test_fit_loads_neither_scipy_stats_nor_pandas_and_reports_the_librarys_numbe
     report = json.loads(result.stdout)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = AveragedPerceptron(max_epochs=5).fit(X[:2000], y[:2000])
+        model = AveragedPerceptron(max_epochs=5, selection="shuffle", random_state=0).fit(
+            X[:2000], y[:2000])  # the command line shuffles, seed 0
     assert report["train_accuracy"] == model.score(X[:2000], y[:2000])
     assert report["test_accuracy"] == model.score(X[2000:], y[2000:])
     assert report["n_updates"] == model.n_updates_

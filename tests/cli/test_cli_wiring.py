@@ -60,9 +60,10 @@ def test_no_intercept_reaches_the_estimator(shifted_file, tmp_path):
     out = tmp_path / "m.hs"
     report = run_cli("fit", str(shifted_file), "--model", "perceptron", "--no-intercept",
                      "--epochs", "5", "--out", str(out))
-    without = fitted(halfspaces.Perceptron(max_epochs=5, fit_intercept=False, random_state=0),
+    without = fitted(halfspaces.Perceptron(selection="shuffle", max_epochs=5, fit_intercept=False,
+                                           random_state=0),
                      X, y)
-    with_b = fitted(halfspaces.Perceptron(max_epochs=5, random_state=0), X, y)
+    with_b = fitted(halfspaces.Perceptron(selection="shuffle", max_epochs=5, random_state=0), X, y)
     assert (without.n_updates_, accuracy(without, X, y)) != (with_b.n_updates_,
                                                                accuracy(with_b, X, y))
     assert report["fit_intercept"] is False
@@ -80,7 +81,8 @@ def test_test_fraction_holds_out_that_many_rows_and_trains_on_the_rest(shifted_f
     assert (report["n_train"], report["n_test"]) == (n - n_test, n_test)
     order = np.random.default_rng(3).permutation(n)
     test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
-    model = fitted(halfspaces.AveragedPerceptron(max_epochs=4, random_state=3), X[train],
+    model = fitted(halfspaces.AveragedPerceptron(selection="shuffle", max_epochs=4,
+                                                 random_state=3), X[train],
                    y[train])
     assert report["n_updates"] == model.n_updates_
     assert report["train_accuracy"] == accuracy(model, X[train], y[train])
@@ -90,7 +92,8 @@ def test_test_fraction_holds_out_that_many_rows_and_trains_on_the_rest(shifted_f
 def test_a_data_set_name_as_data_trains_on_that_data_set():
     X, y = load_iris(return_X_y=True)
     report = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7")
-    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=7, random_state=0), X, y)
+    model = fitted(halfspaces.MulticlassPerceptron(selection="shuffle", max_epochs=7,
+                                                   random_state=0), X, y)
     assert (report["n_train"], report["n_features"]) == (150, 4)
     assert report["train_accuracy"] == accuracy(model, X, y)
     assert report["n_updates"] == model.n_updates_
@@ -101,7 +104,8 @@ def test_param_reaches_the_estimator():
     plain = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7")
     averaged = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "7",
                        "--param", "average=true")
-    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=7, random_state=0, average=True),
+    model = fitted(halfspaces.MulticlassPerceptron(selection="shuffle", max_epochs=7,
+                                                   random_state=0, average=True),
                    X, y)
     assert averaged["train_accuracy"] == accuracy(model, X, y)
     assert averaged["train_accuracy"] != plain["train_accuracy"]
@@ -128,7 +132,8 @@ def test_format_overrides_the_suffix(shifted_file, tmp_path):
     X, y = load_svmlight_file(str(shifted_file))
     report = run_cli("fit", str(renamed), "--format", "svmlight", "--model", "pocket",
                      "--epochs", "3")
-    model = fitted(halfspaces.PocketPerceptron(max_epochs=3, random_state=0), X, y)
+    model = fitted(halfspaces.PocketPerceptron(selection="shuffle", max_epochs=3, random_state=0),
+                   X, y)
     assert report["train_accuracy"] == accuracy(model, X, y)
     assert report["n_updates"] == model.n_updates_
 
@@ -165,7 +170,8 @@ def test_averaged_kernel_through_param_is_the_averaged_kernel_perceptron(tmp_pat
                      "--param", "average=true", "--param", "kernel=rbf", "--param", "gamma=0.5")
     X, y = load_svmlight_file(str(train), n_features=4)
     X_test, y_test = load_svmlight_file(str(test), n_features=4)
-    estimator = fitted(halfspaces.KernelPerceptron(kernel="rbf", gamma=0.5, average=True,
+    estimator = fitted(halfspaces.KernelPerceptron(selection="shuffle", kernel="rbf", gamma=0.5,
+                                                   average=True,
                                                    max_epochs=10, random_state=0), X, y)
     assert report["train_accuracy"] == pytest.approx(accuracy(estimator, X, y), abs=1e-12)
     assert report["test_accuracy"] == pytest.approx(accuracy(estimator, X_test, y_test),
@@ -314,7 +320,7 @@ def test_format_reads_a_file_its_suffix_misnames(tmp_path):
     np.savetxt(misnamed, np.column_stack([y, X]), delimiter=",", fmt="%.17g")  # label first
     report = run_cli("fit", str(misnamed), "--format", "csv", "--model", "perceptron",
                      "--epochs", "3")
-    model = fitted(halfspaces.Perceptron(max_epochs=3, random_state=0), X, y)
+    model = fitted(halfspaces.Perceptron(selection="shuffle", max_epochs=3, random_state=0), X, y)
     assert report["n_updates"] == model.n_updates_
     assert report["train_accuracy"] == accuracy(model, X, y)
     with pytest.raises(ValueError):  # read by its suffix, it is no svmlight file
@@ -415,11 +421,12 @@ def test_a_streamed_report_counts_passes_and_matches_test_columns_by_name(tmp_pa
 
 
 def test_the_report_carries_per_class_counts_and_unknown_convergence():
-    from halfspaces.cli.fit import _bool, _plain
+    from halfspaces.cli._fit_report import _bool, _plain
 
     X, y = load_iris(return_X_y=True)
     report = run_cli("fit", "iris", "--model", "multiclass", "--epochs", "3")
-    model = fitted(halfspaces.MulticlassPerceptron(max_epochs=3, random_state=0), X, y)
+    model = fitted(halfspaces.MulticlassPerceptron(selection="shuffle", max_epochs=3,
+                                                   random_state=0), X, y)
     assert report["n_updates"] == _plain(model.n_updates_)
     assert _plain(np.array([3, 4])) == [3, 4] and _plain(np.int64(7)) == 7
     assert _plain(None) is None
@@ -639,8 +646,8 @@ def test_fit_on_a_cluster_is_wired_as_the_serial_fit(tmp_path):
                                   dashboard_address=":0") as cluster:
         report = fit([train], test=[test], model="perceptron", epochs=3, format="csv",
                      label_column="income", out=out, dask=cluster.scheduler_address,
-                     fit_intercept=False).as_dict()
-    # one partition: iterative parameter mixing is the serial perceptron
+                     fit_intercept=False, selection="cyclic").as_dict()
+    # one partition, in order: iterative parameter mixing is the serial perceptron
     model = fitted(halfspaces.Perceptron(max_epochs=3, fit_intercept=False, random_state=0),
                    X[:80], y[:80])
     assert (report["model"], report["n_train"], report["n_features"]) == ("perceptron", 80, 4)
@@ -747,7 +754,7 @@ def test_the_command_line_hands_fit_each_setting(shifted_file, tmp_path, monkeyp
     ((model, estimator, data, fmt, progress),) = announced
     assert (model, type(estimator), data, fmt, progress) == (
         "pocket", halfspaces.PocketPerceptron, shifted_file, "svmlight", True)
-    assert rendered[0]["labels"] == fit_module._LABELS and not rendered[0]["as_json"]
+    assert rendered[0]["labels"] == fit_module.LABELS and not rendered[0]["as_json"]
     assert rendered[0]["labels"]["n_train"] == "train samples"
 
 

@@ -24,6 +24,7 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
+from halfspaces.cli._fit_report import LABELS, FitReport, build_report
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     REGRESSION_MODELS,
@@ -64,112 +65,6 @@ class Selection(str, Enum):
     cyclic = "cyclic"
     shuffle = "shuffle"
     worst = "worst"
-
-
-@dataclasses.dataclass(frozen=True)
-class FitReport:
-    """What :func:`fit` found; field order is the display order.
-
-    Attributes
-    ----------
-    dataset : str
-        The training file, data set name, or ``"a9a (bundled)"``.
-    model : str
-        The ``--model`` name, e.g. ``"averaged"``.
-    selection, max_epochs, fit_intercept, seed
-        The settings the model was trained with (max_epochs: passes, or None).
-    n_train, n_test, n_features : int
-        Sizes of the data (``n_test`` is 0 without a test set).
-    train_accuracy : float or None
-        A classifier's accuracy on the training data (absent for a regression model).
-    test_accuracy : float or None
-        Accuracy on the test data; None without a test set.
-    n_updates : int or list of int or None
-        The model's ``n_updates_`` (a list for one-vs-rest), where it has one.
-    n_epochs : int or None
-        The model's ``n_epochs_`` (or ``n_iter_``); with ``--stream``, the passes over the
-        file.
-    converged : bool or None
-        The model's ``converged_``.
-    mistake_bound : float or None
-        Novikoff's (R/gamma)^2 for the perceptron family on small separable binary data
-        (A. B. J. Novikoff, "On convergence proofs on perceptrons", 1962; Shalev-Shwartz and
-        Ben-David, *Understanding Machine Learning*, 2014, theorem 9.1).
-    bound_holds : bool or None
-        Whether ``n_updates <= mistake_bound``.
-    fit_time_s : float
-        Wall-clock seconds spent training, not counting the time in Numba's compiler.
-    compile_time_s : float
-        Wall-clock seconds the training spent in Numba's compiler: compiling the loops on a
-        first run (seconds); on later runs loading them from the on-disk cache and setting
-        up Numba (a fraction of a second per process).
-    model_file : str or None
-        Where the model was saved (``--out``).
-    streamed : bool
-        Whether the data were streamed in chunks (``--stream``).
-    notes : tuple of str
-        Warnings raised during the fit (e.g. the convergence warning), one line each.
-    train_r2, test_r2, train_rmse, test_rmse, train_mae, test_mae : float or None
-        A regression model's R^2 (scikit-learn's ``r2_score``), root mean squared and mean
-        absolute residual on the training and test data (present only for ``--model
-        linear``, whose accuracy fields are then absent).
-    optimal : bool or None
-        Whether ``--model zero-one`` proved its 0-1 error minimal (False when stopped by
-        ``time_limit`` or ``node_limit``: the best model found, not proved optimal); present
-        only for it.
-    gap : float or None
-        Its relative MIP gap: 0 when proved optimal, else how far the best model found may
-        be from the optimum; present only for ``--model zero-one``.
-    """
-
-    dataset: str
-    model: str
-    selection: str | None
-    max_epochs: int | None
-    fit_intercept: bool | None
-    seed: int | None
-    n_train: int
-    n_test: int
-    n_features: int
-    train_accuracy: float | None
-    test_accuracy: float | None
-    n_updates: int | list[int] | None
-    n_epochs: int | None
-    converged: bool | None
-    mistake_bound: float | None
-    bound_holds: bool | None
-    fit_time_s: float
-    # keyword-only, so positional construction keeps its meaning; listed here for the order
-    compile_time_s: float = dataclasses.field(default=0.0, kw_only=True)
-    model_file: str | None = None
-    streamed: bool = False
-    notes: tuple[str, ...] = ()
-    train_r2: float | None = dataclasses.field(default=None, kw_only=True)
-    test_r2: float | None = dataclasses.field(default=None, kw_only=True)
-    train_rmse: float | None = dataclasses.field(default=None, kw_only=True)
-    test_rmse: float | None = dataclasses.field(default=None, kw_only=True)
-    train_mae: float | None = dataclasses.field(default=None, kw_only=True)
-    test_mae: float | None = dataclasses.field(default=None, kw_only=True)
-    optimal: bool | None = dataclasses.field(default=None, kw_only=True)
-    gap: float | None = dataclasses.field(default=None, kw_only=True)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The report as plain JSON-serialisable data (``notes`` becomes a list), without
-        the fields that do not apply to its model (R^2 for a classifier, accuracy for a
-        regression model, optimality beyond the 0-1 MILP)."""
-        record = dataclasses.asdict(self)
-        record["notes"] = list(self.notes)
-        regression = self.train_r2 is not None
-        drop = _ACCURACY if regression else _RESIDUALS
-        if self.optimal is None:
-            drop = drop + ("optimal", "gap")
-        for key in drop:
-            record.pop(key)
-        return {**{k: v for k, v in record.items() if k != "notes"}, "notes": record["notes"]}
-
-
-_ACCURACY = ("train_accuracy", "test_accuracy")
-_RESIDUALS = ("train_r2", "test_r2", "train_rmse", "test_rmse", "train_mae", "test_mae")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -285,7 +180,7 @@ def fit(
             return measure(X, y)
 
     train = measured("training", loaded.X, loaded.y) if train_score else _fit_measures.Measures()
-    report = _report(loaded.name, model, estimator, loaded.X.shape, fit_time,
+    report = build_report(loaded.name, model, estimator, loaded.X.shape, fit_time,
                      loaded.notes + notes + bound_notes + _fit_measures.optimality_notes(estimator),
                      bound, train=train,
                      test=None if loaded.X_test is None else
@@ -336,7 +231,7 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
     fitted = fit_on_cluster(estimator, paths, dask=dask, test=tests, label_column=label_column,
                             format=format, show_progress=show_progress, model=model)
     scored = partial(_fit_measures.Measures.of_score, regression=model in REGRESSION_MODELS)
-    report = _report(", ".join(str(p) for p in paths), model, estimator, fitted.shape,
+    report = build_report(", ".join(str(p) for p in paths), model, estimator, fitted.shape,
                      fitted.fit_time, fitted.notes, None, train=scored(fitted.train),
                      test=None if fitted.test is None else
                      (fitted.test[0], scored(fitted.test[1])),
@@ -409,61 +304,6 @@ def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_na
     save(estimator, out, extra={"data": data})
 
 
-def _report(name, model, estimator, shape, fit_time, notes, bound, *, train, test, out,
-            passes=None, compile_time=0.0) -> FitReport:
-    params = estimator.get_params()
-    streamed = passes is not None
-    updates = _plain(getattr(estimator, "n_updates_", None))
-    # a stream's partial_fit calls each count one epoch; the passes over the file are the epochs
-    epochs = passes if streamed else getattr(estimator, "n_epochs_",
-                                             getattr(estimator, "n_iter_", None))
-    tested = None if test is None else test[1]
-    return FitReport(
-        dataset=name, model=model, selection=params.get("selection"),
-        max_epochs=passes or params.get("max_epochs", params.get("max_iter")),
-        fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
-        n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
-        train_accuracy=train.accuracy, test_accuracy=None if tested is None else tested.accuracy,
-        n_updates=updates, n_epochs=None if epochs is None else int(epochs),
-        converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
-        bound_holds=None if bound is None or updates is None else bool(updates <= bound),
-        fit_time_s=fit_time, compile_time_s=compile_time,
-        model_file=None if out is None else str(out), streamed=streamed,
-        notes=notes, train_r2=train.r2, test_r2=None if tested is None else tested.r2,
-        train_rmse=train.rmse, test_rmse=None if tested is None else tested.rmse,
-        train_mae=train.mae, test_mae=None if tested is None else tested.mae,
-        optimal=_all(getattr(estimator, "optimal_", None)),
-        gap=_largest(getattr(estimator, "gap_", None)),
-    )
-
-
-def _all(value) -> bool | None:
-    """One verdict for a value per binary problem (the 0-1 MILP's optimal_)."""
-    import numpy as np
-
-    return None if value is None else bool(np.all(value))
-
-
-def _largest(value) -> float | None:
-    import numpy as np
-
-    return None if value is None else float(np.max(value))
-
-
-def _bool(value) -> bool | None:
-    return None if value is None else bool(value)
-
-
-def _plain(value: Any) -> int | list[int] | None:
-    """An int, or a list of ints for per-class counters (JSON cannot hold NumPy types)."""
-    import numpy as np
-
-    if value is None:
-        return None
-    value = np.asarray(value)
-    return int(value) if value.ndim == 0 else [int(v) for v in value.ravel()]
-
-
 def _interrupted(checkpoint: Path | None) -> list[str]:
     """What an interrupted stream leaves: where its checkpoint is, and how to go on (it
     exited 130 without a word)."""
@@ -517,31 +357,12 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     # without the train pass, the rows of one pass over the file are counted by training
     n_train = train.n_samples if train is not None else (
         run.n_seen // passes if run.resumed_at is None else 0)
-    return _report(str(data), model, run.model, (n_train, run.n_features), fit_time,
+    return build_report(str(data), model, run.model, (n_train, run.n_features), fit_time,
                    notes, None, train=_fit_measures.Measures() if train is None else
                    _fit_measures.Measures.of_stream(train),
                    test=None if tested is None else
                    (tested.n_samples, _fit_measures.Measures.of_stream(tested)),
                    out=out, passes=passes, compile_time=compile_time)
-
-
-_LABELS = {
-    "n_train": "train samples",
-    "n_test": "test samples",
-    "n_features": "features",
-    "n_updates": "updates",
-    "n_epochs": "epochs",
-    "fit_time_s": "fit time (s)",
-    "compile_time_s": "compile time (s)",
-    "train_r2": "train R^2",
-    "test_r2": "test R^2",
-    "train_rmse": "train RMSE",
-    "test_rmse": "test RMSE",
-    "train_mae": "train MAE",
-    "test_mae": "test MAE",
-    "optimal": "proved optimal",
-    "gap": "MIP gap",
-}
 
 
 def fit_cli(
@@ -633,7 +454,7 @@ def fit_cli(
     record = report.as_dict()
     notes = record.pop("notes") if not json_output else []
     _output.render(record, title=f"halfspaces fit: {report.model}", as_json=json_output,
-                   labels=_LABELS)
+                   labels=LABELS)
     if not quiet:
         _output.note(notes)
 

@@ -285,11 +285,24 @@ def default_label_column(path: str | os.PathLike, *, format: str | None = None) 
     The rule: a header column named one of label, target, class or y (any case), else the
     first column.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    format : str or None, default=None
+        As for :func:`read`.
+
+    Returns
+    -------
+    str or None
+        ``column 'name'`` (a header's) or ``column i`` (from 0); None where the format has
+        no label column to choose.
+
     Examples
     --------
     >>> import pathlib, tempfile
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
-    >>> _ = path.write_text("age,hours,income01\n25,40,1\n")
+    >>> _ = path.write_text("age,hours,income01\\n25,40,1\\n")
     >>> default_label_column(path)
     "column 'age'"
     """

@@ -15,6 +15,7 @@ import numpy as np
 from halfspaces._validation import unknown_labels
 from halfspaces.exceptions import DataFileError
 from halfspaces.io import tabular
+from halfspaces.io._parquet import read_parquet
 from halfspaces.io._source import open_data
 
 __all__ = ["array_chunks", "first_data_line", "is_data_line", "text_chunks"]
@@ -84,7 +85,7 @@ def _line_blocks(path, chunk_size, skip: int, keep_all: bool, header_line: int =
 def array_chunks(path, fmt, chunk_size, n_features, label_column, classes, skip,
                  text_labels=False):
     if fmt == "parquet":
-        blocks = tabular.read_parquet(path, label_column, batch_size=chunk_size or 65_536)
+        blocks = read_parquet(path, label_column, batch_size=chunk_size or 65_536)
         blocks = _rechunk(blocks, chunk_size, skip)
     elif fmt == "npy":
         data, label = tabular.read_numpy(path, label_column, mmap=True)
