@@ -189,10 +189,10 @@ def rules(module, source, packages=frozenset({ROOT, f"{ROOT}.theory", f"{ROOT}.c
 @pytest.mark.parametrize("module, source, expected", [
     # a: private names and modules across packages
     ("halfspaces.erm", "from halfspaces.theory.separability import _decide", [(1, "a")]),
-    ("halfspaces.cli.certify", "from halfspaces.theory._data import plus_minus", [(1, "a")]),
-    ("halfspaces.cli.certify", "from halfspaces.theory import _data", [(1, "a")]),
-    ("halfspaces.cli.certify", "import halfspaces.theory._data as d", [(1, "a")]),
-    ("halfspaces.cli.certify", "from ..theory._data import plus_minus", [(1, "a")]),
+    ("halfspaces.cli.certify", "from halfspaces.theory._checks import plus_minus", [(1, "a")]),
+    ("halfspaces.cli.certify", "from halfspaces.theory import _checks", [(1, "a")]),
+    ("halfspaces.cli.certify", "import halfspaces.theory._checks as d", [(1, "a")]),
+    ("halfspaces.cli.certify", "from ..theory._checks import plus_minus", [(1, "a")]),
     ("halfspaces.io.model", "from halfspaces._validation import _check", [(1, "a")]),
     ("halfspaces.theory.bounds", "from halfspaces._objectives import Objective", [(1, "a")]),
     ("halfspaces._glm.solvers", "from halfspaces._fast._dense_or_csr import dot", [(1, "a")]),
@@ -231,8 +231,8 @@ def test_checker_catches_each_rule(module, source, expected):
 
 
 @pytest.mark.parametrize("module, source", [
-    ("halfspaces.theory.bounds", "from halfspaces.theory._data import plus_minus"),
-    ("halfspaces.theory.bounds", "from ._data import plus_minus\nfrom . import _data"),
+    ("halfspaces.theory.bounds", "from halfspaces.theory._checks import plus_minus"),
+    ("halfspaces.theory.bounds", "from ._checks import plus_minus\nfrom . import _checks"),
     ("halfspaces.theory.bounds", "from halfspaces.theory.separability import _decide"),
     ("halfspaces._fast.perceptron", "from halfspaces._fast._dense_or_csr import dot\n"
                                     "from halfspaces._fast import _rows"),

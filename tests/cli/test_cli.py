@@ -214,7 +214,7 @@ def test_cli_import_stays_light():
     ("1 1:1 # comment\n-1 qid:3 2:1\n", "1 1:1\n"),  # comments and qid are allowed
 ])
 def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
-    from halfspaces.cli._data import read_svmlight_files
+    from halfspaces.cli._reading import read_svmlight_files
 
     train, test = tmp_path / "train.svm", tmp_path / "test.svm"
     train.write_text(train_text)
@@ -676,7 +676,7 @@ def test_predict_and_evaluate_on_features_only(fmt, tmp_path):
         np.save(features, X[30:])
     result = run_cli("predict", str(out), str(features))
     assert result.returncode == 0, result.stderr
-    from halfspaces.cli._data import label_text
+    from halfspaces.cli._reading import label_text
 
     expected = halfspaces.load(out).predict(X[30:])  # the model in-process, on NumPy's data
     assert result.stdout.split() == [label_text(v) for v in expected]

@@ -77,7 +77,7 @@ def test_bad_weights_are_refused_naming_the_fix():
 
 
 def test_theory_input_is_checked_once_and_made_float64_csr_or_c_ordered():
-    from halfspaces.theory._data import check_X, signed_sample
+    from halfspaces.theory._checks import check_X, signed_sample
 
     ints = check_X([[1, 2], [3, 4]])
     assert ints.dtype == np.float64 and ints.flags.c_contiguous
@@ -101,7 +101,7 @@ def test_theory_input_is_checked_once_and_made_float64_csr_or_c_ordered():
 def test_theory_tools_refuse_dask_collections_by_name():
     da = pytest.importorskip("dask.array")
     from halfspaces.theory import radius
-    from halfspaces.theory._data import signed_sample
+    from halfspaces.theory._checks import signed_sample
 
     X = da.from_array(np.ones((4, 2)), chunks=2)
     with pytest.raises(TypeError, match=r"^X is a dask collection \(Array\); "

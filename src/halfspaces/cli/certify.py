@@ -49,7 +49,7 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         data = data[0]
     import numpy as np
 
-    from halfspaces.cli._data import read_data
+    from halfspaces.cli._reading import read_data
     from halfspaces.theory import data_report
 
     X, y = read_data(data, label_column, format)

@@ -28,7 +28,7 @@ def evaluate(model_path: Path, data: Path, *, label_column: int | str | None = N
         ``confusion`` (rows: true class, columns: predicted class); for a regressor ``r2``,
         ``rmse`` and ``mae``.
     """
-    from halfspaces.cli._data import label_text, load_model
+    from halfspaces.cli._reading import label_text, load_model
     from halfspaces.io import StreamResiduals, evaluate_stream
 
     model, read = load_model(model_path)

@@ -161,7 +161,7 @@ def fit(
     if stream is not None:
         return _fit_stream(data, test, estimator, model, defaults, epochs or 1, label_column,
                            format, out, stream, show_progress, train_score)
-    from halfspaces.cli._data import check_classes, load_fit_data, split_fraction
+    from halfspaces.cli._reading import check_classes, load_fit_data, split_fraction
 
     loaded = load_fit_data(data, test, label_column=label_column, format=format)
     check_classes(loaded.y, model, label_column, regression=model in REGRESSION_MODELS,

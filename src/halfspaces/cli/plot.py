@@ -233,11 +233,11 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
     check_output(out, [] if data is None else [data])
     X = y = None
     if data is not None and kind == "shatter":
-        from halfspaces.cli._data import read_points
+        from halfspaces.cli._reading import read_points
 
         X = read_points(data, format)
     elif data is not None and kind != "losses":
-        from halfspaces.cli._data import read_data
+        from halfspaces.cli._reading import read_data
 
         X, y = read_data(data, label_column, format)
     with _output.caught_warnings() as notes:  # e.g. the model's ConvergenceWarning

@@ -36,7 +36,7 @@ def predict(model_path: Path, data: Path, *, proba: bool = False,
     """
     import numpy as np
 
-    from halfspaces.cli._data import label_text, label_value, load_model
+    from halfspaces.cli._reading import label_text, label_value, load_model
     from halfspaces.io import DataFileError, iter_chunks
 
     model, read = load_model(model_path)

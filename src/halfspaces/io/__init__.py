@@ -8,12 +8,11 @@ exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
 
 # defined with the other public exceptions, and exported here too, where they have always been
 from halfspaces.exceptions import DataFileError, OutputFileError
+from halfspaces.io._columns import column_names, default_label_column
 from halfspaces.io._files import (
     FORMATS,
     DataInfo,
     check_count,
-    column_names,
-    default_label_column,
     detect_format,
     expand_paths,
     iter_chunks,

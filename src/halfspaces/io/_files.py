@@ -21,15 +21,14 @@ import numpy as np
 
 from halfspaces._fast.svmlight import cut_lines
 from halfspaces.exceptions import DataFileError
-from halfspaces.io import svmlight, tabular
+from halfspaces.io import svmlight
 from halfspaces.io._ahead import ahead
 from halfspaces.io._npfiles import SIGNATURE_LENGTH, binary_format
-from halfspaces.io._source import open_data, raw_source
-from halfspaces.io._table_chunks import array_chunks, first_data_line, is_data_line, text_chunks
+from halfspaces.io._source import open_data
+from halfspaces.io._table_chunks import array_chunks, is_data_line, text_chunks
 
-__all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "column_names",
-           "default_label_column", "detect_format", "expand_paths", "iter_chunks", "read",
-           "scan"]
+__all__ = ["FORMATS", "MAX_ROWS", "DataInfo", "check_count", "detect_format", "expand_paths",
+           "iter_chunks", "read", "scan"]
 
 FORMATS = ("svmlight", "csv", "parquet", "npy", "npz")
 _SUFFIXES = {
@@ -238,90 +237,6 @@ def read(path: str | os.PathLike, *, format: str | None = None,
     if X is None:
         raise DataFileError(path, "the file holds no samples")
     return X, y
-
-
-def column_names(path: str | os.PathLike, *, format: str | None = None,
-                 label_column: int | str | None = None) -> list[str] | None:
-    """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
-    returns them; None for a file without a header (or with a repeated name) or of another
-    format.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The data file.
-    format, label_column
-        As for :func:`read`.
-
-    Returns
-    -------
-    list of str or None
-        The feature columns' names.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
-    >>> _ = path.write_text("x1,label,x2\\n0.5,yes,1\\n")
-    >>> column_names(path)
-    ['x1', 'x2']
-    """
-    if detect_format(path, format) != "csv":
-        return None
-    number, first = first_data_line(path)
-    if first is None:
-        return None
-    layout = tabular.text_layout(path, first, label_column, line=number)
-    if not layout.header or len(set(layout.names)) < layout.n_columns:
-        return None  # without unique names, columns can only be matched by position
-    return [layout.names[c] for c in layout.feature_columns]
-
-
-def default_label_column(path: str | os.PathLike, *, format: str | None = None) -> str | None:
-    """Which column :func:`read` takes as the label when none is given, in words (``column
-    'income'``, ``column 0``), for a CSV/TSV, Parquet or .npy file; None for other formats
-    (svmlight's label is its first token; .npz holds y apart).
-
-    The rule: a header column named one of label, target, class or y (any case), else the
-    first column.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The data file.
-    format : str or None, default=None
-        As for :func:`read`.
-
-    Returns
-    -------
-    str or None
-        ``column 'name'`` (a header's) or ``column i`` (from 0); None where the format has
-        no label column to choose.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
-    >>> _ = path.write_text("age,hours,income01\\n25,40,1\\n")
-    >>> default_label_column(path)
-    "column 'age'"
-    """
-    fmt = detect_format(path, format)
-    if fmt == "csv":
-        number, first = first_data_line(path)
-        if first is None:
-            return None
-        layout = tabular.text_layout(path, first, None, line=number)
-        return layout.column_name(layout.label)
-    if fmt == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
-        except Exception:  # noqa: BLE001 - the reader names the problem itself
-            return None
-        return f"column {names[tabular.label_index(path, None, names, len(names))]!r}"
-    return "column 0" if fmt == "npy" else None
 
 
 def scan(path: str | os.PathLike, *, format: str | None = None,

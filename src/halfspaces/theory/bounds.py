@@ -36,7 +36,7 @@ from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
 from halfspaces._utils.scaling import max_row_norm, power_of_two_scale
 from halfspaces.exceptions import NotSeparableError, SolverError
 from halfspaces.losses import hinge
-from halfspaces.theory._data import signed_sample
+from halfspaces.theory._checks import signed_sample
 from halfspaces.theory.margins import radius
 from halfspaces.theory.separability import augmented_separator
 

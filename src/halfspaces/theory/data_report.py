@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._exact import signed_rows
 from halfspaces.exceptions import SolverError
-from halfspaces.theory._data import labelled_sample
+from halfspaces.theory._checks import labelled_sample
 from halfspaces.theory.bounds import (
     best_freund_schapire_bound,
     perceptron_mistake_bound,

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from halfspaces._utils.scaling import max_row_norm
 from halfspaces._validation import plus_minus
-from halfspaces.theory._data import check_X
+from halfspaces.theory._checks import check_X
 
 __all__ = ["functional_margins", "geometric_margins", "margin", "radius"]
 

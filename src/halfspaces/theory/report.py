@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._exact import SignedRows, signed_rows
-from halfspaces.theory._data import check_X
+from halfspaces.theory._checks import check_X
 from halfspaces.theory.bounds import (
     best_freund_schapire_bound,
     hinge_deficit,

@@ -37,7 +37,7 @@ from halfspaces._exact import (
 )
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces.exceptions import SolverError
-from halfspaces.theory._data import labelled_sample, signed_sample
+from halfspaces.theory._checks import labelled_sample, signed_sample
 
 # rows near the least score whose scores are computed exactly for the margin (rationals:
 # a few ms for 100 rows of 100 columns); beyond, the float margin is rounded down

@@ -33,7 +33,7 @@ from halfspaces._exact import (
 )
 from halfspaces._sklearn import IntegerInterval, validate_params
 from halfspaces.exceptions import SolverError
-from halfspaces.theory._data import check_X
+from halfspaces.theory._checks import check_X
 
 __all__ = ["shatters", "unrealizable_labeling", "vc_dimension"]
 

@@ -1,0 +1,99 @@
+"""Which columns of a tabular file are which: the feature columns' header names
+(:func:`column_names`, by which predict matches a file's columns to a model's) and the
+column taken as the label when none is given (:func:`default_label_column`)."""
+
+from __future__ import annotations
+
+import os
+
+from halfspaces.io import tabular
+from halfspaces.io._files import detect_format
+from halfspaces.io._source import raw_source
+from halfspaces.io._table_chunks import first_data_line
+
+__all__ = ["column_names", "default_label_column"]
+
+
+def column_names(path: str | os.PathLike, *, format: str | None = None,
+                 label_column: int | str | None = None) -> list[str] | None:
+    """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
+    returns them; None for a file without a header (or with a repeated name) or of another
+    format.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    format, label_column
+        As for :func:`read`.
+
+    Returns
+    -------
+    list of str or None
+        The feature columns' names.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("x1,label,x2\\n0.5,yes,1\\n")
+    >>> column_names(path)
+    ['x1', 'x2']
+    """
+    if detect_format(path, format) != "csv":
+        return None
+    number, first = first_data_line(path)
+    if first is None:
+        return None
+    layout = tabular.text_layout(path, first, label_column, line=number)
+    names = layout.names
+    if not layout.header or names is None or len(set(names)) < layout.n_columns:
+        return None  # without unique names, columns can only be matched by position
+    return [names[c] for c in layout.feature_columns]
+
+
+def default_label_column(path: str | os.PathLike, *, format: str | None = None) -> str | None:
+    """Which column :func:`read` takes as the label when none is given, in words (``column
+    'income'``, ``column 0``), for a CSV/TSV, Parquet or .npy file; None for other formats
+    (svmlight's label is its first token; .npz holds y apart).
+
+    The rule: a header column named one of label, target, class or y (any case), else the
+    first column.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    format : str or None, default=None
+        As for :func:`read`.
+
+    Returns
+    -------
+    str or None
+        ``column 'name'`` (a header's) or ``column i`` (from 0); None where the format has
+        no label column to choose.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
+    >>> _ = path.write_text("age,hours,income01\\n25,40,1\\n")
+    >>> default_label_column(path)
+    "column 'age'"
+    """
+    fmt = detect_format(path, format)
+    if fmt == "csv":
+        number, first = first_data_line(path)
+        if first is None:
+            return None
+        layout = tabular.text_layout(path, first, None, line=number)
+        return None if layout.label is None else layout.column_name(layout.label)
+    if fmt == "parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
+        except Exception:  # noqa: BLE001 - the reader names the problem itself
+            return None
+        return f"column {names[tabular.label_index(path, None, names, len(names))]!r}"
+    return "column 0" if fmt == "npy" else None
