@@ -41,6 +41,7 @@ from sklearn.utils.validation import check_is_fitted
 from halfspaces._perceptron.advice import not_converged_advice
 from halfspaces._perceptron.run import PerceptronState, perceptron_block_epoch
 from halfspaces._sklearn import BaseEstimator, IntegerInterval, StrOptions, fit_context
+from halfspaces._utils.contract import fill_doc
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._utils.progress import report
 from halfspaces._validation import per_problem
@@ -410,15 +411,18 @@ _DOC = """
 """
 
 
+@fill_doc(ipm_sections=_DOC)
 class Perceptron(_IPMPerceptron):
-    __doc__ = f"""The perceptron on a Dask cluster by iterative parameter mixing.
+    """The perceptron on a Dask cluster by iterative parameter mixing.
 
     Every epoch each partition runs one serial perceptron epoch from the mixed weights,
     and the client mixes the results (McDonald, Hall and Mann 2010). With one partition it
     is :class:`halfspaces.Perceptron` bit for bit (cyclic order). On separable data with
     ``mixing="error"`` it makes at most (R/gamma)^2 mixed mistakes and stops with no
     training error.
-    {_DOC}
+
+    [ipm_sections]
+
     See Also
     --------
     halfspaces.Perceptron : the serial class (``to_local()`` returns one).
@@ -441,13 +445,16 @@ class Perceptron(_IPMPerceptron):
     """
 
 
+@fill_doc(ipm_sections=_DOC)
 class AveragedPerceptron(_IPMPerceptron):
-    __doc__ = f"""The averaged perceptron on a Dask cluster by iterative parameter mixing.
+    """The averaged perceptron on a Dask cluster by iterative parameter mixing.
 
     Predicts with the mean of every weight vector the partitions held, over all their
     steps and epochs (see the module); with one partition it is
     :class:`halfspaces.AveragedPerceptron` bit for bit (cyclic order).
-    {_DOC}
+
+    [ipm_sections]
+
     See Also
     --------
     halfspaces.AveragedPerceptron : the serial class (``to_local()`` returns one).
