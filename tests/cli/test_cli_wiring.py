@@ -1631,3 +1631,21 @@ def test_plot_shatter_reads_points_not_labelled_data(tmp_path):
         # the oracle: halfspaces.theory.shatters on the same four points
         assert record["panels"] == 16
         assert record["shattered"] is bool(halfspaces.theory.shatters(xor)) is False
+
+
+@pytest.mark.parametrize("command", ["fit", "certify"])
+def test_help_shows_the_extras_and_whole_option_names_at_80_columns(command, monkeypatch):
+    # Rich's markup took [dask] for a tag ("pip install 'halfspaces'"), and its boxes cut
+    # option names at 80 columns ("--checkpoint-eve...")
+    monkeypatch.setenv("COLUMNS", "80")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as ended:
+        main([command, "--help"])
+    assert ended.value.code in (0, None)
+    text = out.getvalue()
+    assert "halfspaces[dask]" in " ".join(text.split())
+    names = {"fit": ("--checkpoint-every", "--label-column", "--no-train-score"),
+             "certify": ("--label-column", "--dask")}[command]
+    for name in names:
+        assert re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text), name
+    assert all(len(line) <= 80 or "<" in line for line in text.splitlines())

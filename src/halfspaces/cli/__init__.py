@@ -40,6 +40,9 @@ app = typer.Typer(
     add_completion=False,
     # the locals of a failed fit hold whole data matrices: never print them
     pretty_exceptions_show_locals=False,
+    # help as plain text: Rich's markup took "halfspaces[dask]" for a tag and printed
+    # "pip install 'halfspaces'", and its boxes cut option names at 80 columns
+    rich_markup_mode=None,
 )
 """The ``halfspaces`` command as a Typer application (``typer.main.get_command(app)`` is its
 Click group): the commands fit, predict, evaluate, certify, datasets and plot."""
