@@ -194,6 +194,22 @@ def test_bad_option_values_are_usage_errors(args):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("args, named", [
+    (["fit", "--bogus", "x"], "--bogus"),
+    (["fit", "--model", "nosuch"], "--model"),
+    (["certify", "--epochs"], "--epochs"),
+    (["predict", "only-one-argument"], "data"),
+])
+def test_a_usage_error_is_one_red_line_naming_the_commands_help(args, named):
+    # Click printed three lines: the usage, a "Try ... --help" hint and the error
+    result = run_cli(*args)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and named in lines[0]
+    assert f"halfspaces {args[0]} --help" in lines[0]
+
+
 def test_version():
     result = run_cli("--version")
     assert result.returncode == 0
