@@ -61,8 +61,8 @@ PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 """Every name the package root exports (besides ``__version__``): name -> module."""
 
 SUBMODULES = frozenset({
-    "cli", "datasets", "erm", "exceptions", "io", "kernel", "losses", "multiclass",
-    "perceptron", "plot", "theory",
+    "cli", "dask", "datasets", "erm", "exceptions", "io", "kernel", "linear_regression",
+    "logistic", "losses", "multiclass", "perceptron", "plot", "theory",
 })
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 
