@@ -215,11 +215,14 @@ class PerceptronAnimation:
 
 # Matplotlib's player draws its buttons with Font Awesome icons, a style sheet it links
 # from a CDN: offline (a classroom, a file opened later) the buttons were blank. Each icon
-# becomes a Unicode symbol (U+FE0E asks for the text, not the emoji, form); the buttons keep
-# their titles ("Play", "Next frame") as tooltips.
-_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "\u23ee", "fa-step-backward": "\u23ea",
-          "fa-play fa-flip-horizontal": "\u25c0", "fa-pause": "\u23f8", "fa-play": "\u25b6",
-          "fa-step-forward": "\u23e9", "fa-fast-forward": "\u23ed", "fa-plus": "+"}
+# becomes text of the Geometric Shapes block, which common fonts hold (the media-control
+# symbols U+23EE-U+23F8 drew as empty boxes in headless Chromium with Debian's fonts);
+# U+FE0E asks for the text, not the emoji, form, and the buttons keep their titles ("Play",
+# "Next frame") as tooltips.
+_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "|\u25c0\u25c0",
+          "fa-step-backward": "|\u25c0", "fa-play fa-flip-horizontal": "\u25c0",
+          "fa-pause": "\u25ae\u25ae", "fa-play": "\u25b6", "fa-step-forward": "\u25b6|",
+          "fa-fast-forward": "\u25b6\u25b6|", "fa-plus": "+"}
 _ICON = re.compile(r'<i class="fa ((?:fa-[\w-]+ ?)+)"></i>')
 _REMOTE_STYLE = re.compile(r'<link\s+rel="stylesheet"\s+href="https?://[^"]*"\s*/?>')
 
@@ -231,7 +234,8 @@ def offline_player(html: str) -> str:
         shown = _ICONS.get(match[1].strip())
         if shown is None:  # an icon this version of Matplotlib added: its name, as text
             shown = match[1].strip().removeprefix("fa-").replace("-", " ")
-        return f'<span aria-hidden="true">{shown}\ufe0e</span>'
+        text = "".join(c + "\ufe0e" if c in "\u25b6\u25c0" else c for c in shown)
+        return f'<span aria-hidden="true">{text}</span>'
 
     return _ICON.sub(symbol, _REMOTE_STYLE.sub("", html))
 
