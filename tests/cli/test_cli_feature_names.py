@@ -121,3 +121,20 @@ def test_the_command_line_and_evaluate_stream_match_columns_by_the_models_names(
         counts = evaluate_stream(model, shuffled, label_column="income", chunk_size=25)
     assert counts.accuracy == truth
     assert model.feature_names_in_.tolist() == COLUMNS  # the caller's model is unchanged
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.exceptions.ConvergenceWarning")
+def test_a_model_fitted_on_a_dataframe_in_python_reads_a_csv_by_its_names(tmp_path):
+    """The other way round: a model fitted on a DataFrame and saved in Python (no CSV
+    metadata) predicts from the command line by matching the header to its names, where
+    the columns were taken by position, with scikit-learn's warning at every chunk."""
+    X, y = shifted_problem(seed=13)
+    frame = pd.DataFrame(X, columns=COLUMNS)
+    model = halfspaces.Perceptron(max_epochs=3).fit(frame, y)
+    path = halfspaces.save(model, tmp_path / "py.hs")
+    shuffled = tmp_path / "shuffled.csv"
+    frame[["c", "d", "a", "b"]].to_csv(shuffled, index=False, float_format="%.17g")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        report = run_cli("predict", str(path), str(shuffled))
+    assert report["predictions"] == model.predict(frame).tolist()
