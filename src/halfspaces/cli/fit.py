@@ -7,6 +7,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import sys
 from enum import Enum
@@ -296,11 +297,18 @@ def _is_svmlight(data: Path | None, format: str | None) -> bool:
 def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_names) -> None:
     if out is None:
         return
+    import numpy as np
+
     from halfspaces.io.model import save
 
     data = {"format": fmt, "zero_based": zero_based, "label_column": label_column}
     if feature_names is not None:  # CSV/TSV columns, so that predict can match them by name
         data["feature_names"] = list(feature_names)
+        # and so that Python checks a DataFrame's columns as for a model fitted on one (a
+        # model without them scored a DataFrame in another column order silently wrong);
+        # set on a copy: the columns were matched here, the arrays scored have no names
+        estimator = copy.copy(estimator)
+        estimator.feature_names_in_ = np.asarray(feature_names, dtype=object)
     save(estimator, out, extra={"data": data})
 
 
