@@ -48,6 +48,14 @@ def signed_rows(X: NDArray | sp.csr_matrix, y_pm: NDArray, fit_intercept: bool):
     array([[ 1.,  2.],
            [-1., -3.]])
     """
+    if fit_intercept and not sp.issparse(X):
+        # one array written once: augment's copy and the product's doubled the time of
+        # the solve on 2,115 x 784 MNIST rows, where the hard margin takes milliseconds
+        X = np.asarray(X)
+        Z = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.result_type(X.dtype, y_pm.dtype))
+        Z[:, 0] = y_pm
+        np.multiply(y_pm[:, None], X, out=Z[:, 1:])
+        return Z
     Xa = augment(X) if fit_intercept else X
     if sp.issparse(Xa):
         return sp.csr_matrix(sp.diags(y_pm) @ Xa)
@@ -142,6 +150,11 @@ class SignedRows:
     def shape(self) -> tuple[int, int]:
         """(n_rows, n_columns)."""
         return self.Z.shape
+
+    def matrix(self):
+        """Z itself (an ndarray or a CSR matrix), or None where the rows are held elsewhere
+        (a subclass's row blocks), for the solvers that need every row in this process."""
+        return self.Z
 
     def take(self, rows: NDArray):
         """Z[rows] (an ndarray or a CSR matrix), rows sorted."""
