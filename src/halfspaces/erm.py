@@ -42,6 +42,7 @@ from halfspaces._sklearn import (
     StrOptions,
     fit_context,
 )
+from halfspaces._utils.blas import one_blas_thread
 from halfspaces._utils.contract import (
     FEATURE_NAMES_IN,
     N_FEATURES_IN,
@@ -56,7 +57,6 @@ from halfspaces._utils.contract import (
     Items,
     fill_doc,
 )
-from halfspaces._utils.blas import one_blas_thread
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._utils.scaling import column_scales, scale_columns

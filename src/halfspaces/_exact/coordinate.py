@@ -67,7 +67,7 @@ _RHO = 0.01
 
 
 def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
-                          max_epochs: int = MAX_EPOCHS) -> Iterator[tuple[NDArray, NDArray]]:
+                          max_epochs: int | None = None) -> Iterator[tuple[NDArray, NDArray]]:
     """Candidates (w, a) for the hard margin on the signed rows Z, one per tolerance reached.
 
     Parameters
@@ -79,8 +79,8 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
         w_0 is the intercept, not penalised.
     tolerances : sequence of float, default=TOLERANCES
         The loop's tolerances, tried in turn: a later one warm starts from the earlier point.
-    max_epochs : int, default=MAX_EPOCHS
-        Passes over the rows at most, all tolerances together.
+    max_epochs : int or None, default=None
+        Passes over the rows at most, all tolerances together; None for :data:`MAX_EPOCHS`.
 
     Yields
     ------
@@ -94,6 +94,7 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
     inseparable (module notes); a row of zeros without a free w_0 ends it at once (its
     coordinate has no curvature: the rows are not separable).
     """
+    max_epochs = MAX_EPOCHS if max_epochs is None else max_epochs
     problem = _Problem(Z, free_first)
     if not problem.curved:
         return
@@ -103,9 +104,10 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
         while True:
             if done >= max_epochs:
                 return
-            passes = problem.passes(min(chunk, max_epochs - done), eps, seed=done)
+            asked = min(chunk, max_epochs - done)
+            passes = problem.passes(asked, eps, seed=done)
             done += passes
-            if passes < chunk:  # stopped on eps: every projected gradient within it
+            if passes < asked:  # stopped on eps: every projected gradient within it
                 break
             if done >= _FIRST_CHECK and problem.looks_unbounded():
                 return
