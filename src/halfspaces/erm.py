@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils.multiclass import check_classification_targets
 
 from halfspaces._exact import (
+    SignedRows,
     decide,
     hinge_lp,
     min_norm_separator,
@@ -297,6 +298,7 @@ class MaxMarginClassifier(_ERMClassifier):
 
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
         Z = self._signed(X, y_pm)
+        Z = SignedRows(Z, features=X if self.fit_intercept else None)
         # products of the rows with one vector: on two busy cores BLAS's second thread
         # made each 30 times slower (MNIST 0 vs 1), and its spinning slowed the loops
         with one_blas_thread():
@@ -308,7 +310,7 @@ class MaxMarginClassifier(_ERMClassifier):
             raise SolverError("the hard-margin QP's hyperplane does not separate the data in "
                               "floating point; rescale X.")
         coef, _ = split_intercept(w, self.fit_intercept)
-        m = scores(Z, w)
+        m = scores(Z.Z, w)
         norm = float(scipy.linalg.norm(coef))  # BLAS nrm2: w.w overflowed at |w| ~ 1e155
         return ERMFit(w, margin=float(m.min() / norm) if norm > 0 else np.inf,
                       support=np.flatnonzero(m <= m.min() * (1.0 + 1e-6)))

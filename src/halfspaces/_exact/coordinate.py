@@ -67,7 +67,8 @@ _RHO = 0.01
 
 
 def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
-                          max_epochs: int | None = None) -> Iterator[tuple[NDArray, NDArray]]:
+                          max_epochs: int | None = None,
+                          features=None) -> Iterator[tuple[NDArray, NDArray]]:
     """Candidates (w, a) for the hard margin on the signed rows Z, one per tolerance reached.
 
     Parameters
@@ -81,6 +82,9 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
         The loop's tolerances, tried in turn: a later one warm starts from the earlier point.
     max_epochs : int or None, default=None
         Passes over the rows at most, all tolerances together; None for :data:`MAX_EPOCHS`.
+    features : ndarray or csr_matrix of shape (n_rows, n_columns - 1), default=None
+        With ``free_first``, the rows x_i with z_i = z_i0 (1, x_i) where the caller has them:
+        the loop reads them instead of a copy of z_i0 z_i,reg.
 
     Yields
     ------
@@ -95,7 +99,7 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
     coordinate has no curvature: the rows are not separable).
     """
     max_epochs = MAX_EPOCHS if max_epochs is None else max_epochs
-    problem = _Problem(Z, free_first)
+    problem = _Problem(Z, free_first, features)
     if not problem.curved:
         return
     done = 0
@@ -122,14 +126,14 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=TOLERANCES,
 class _Problem:
     """The loop's arrays for one hard-margin dual, updated in place from pass to pass."""
 
-    def __init__(self, Z, free_first: bool) -> None:
+    def __init__(self, Z, free_first: bool, features=None) -> None:
         self.Z, self.free_first = Z, free_first
         n = Z.shape[0]
         if free_first:
             # the loop takes rows x_i and labels y_i with w = sum_i a_i y_i x_i: here
             # y_i = z_i0 (+-1) and x_i = z_i0 z_i,reg, so that y_i x_i = z_i,reg
             self.signs = _column(Z, 0)
-            rows = _signed_regular(Z, self.signs)
+            rows = _signed_regular(Z, self.signs) if features is None else features
         else:
             self.signs, rows = np.ones(n), Z
         self.rows = rows
@@ -160,8 +164,7 @@ class _Problem:
         """(P - D) / P between w scaled to margins >= 1 and the balanced a, in floating point
         (a progress measure, not a proof: :func:`min_norm_separator` proves its own); inf
         where w does not separate the rows."""
-        w = self.candidate()
-        low = float(np.min(np.asarray(self.Z @ w, dtype=np.float64)))
+        w, low = self._candidate()
         if not low > 0:
             return np.inf
         w_reg = w[int(self.free_first):]
@@ -187,9 +190,13 @@ class _Problem:
 
     def candidate(self) -> NDArray:
         """w at the current point: w_reg from the loop and, when free, the centring w_0."""
+        return self._candidate()[0]
+
+    def _candidate(self) -> tuple[NDArray, float]:
+        """(:meth:`candidate`, min_i <w, z_i> in floating point)."""
         w_reg = self.w.copy()
         if not self.free_first:
-            return w_reg
+            return w_reg, float(np.min(np.asarray(self.Z @ w_reg, dtype=np.float64)))
         # <w, z_i> = s_i + w_0 z_i0 with s_i = z_i0 <x_i, w_reg>: the best w_0 for w_reg
         # equalises the least scores of the two signs (as the QPs' w_0 is chosen)
         s = self.signs * np.asarray(self.rows @ w_reg, dtype=np.float64).ravel()
@@ -200,7 +207,7 @@ class _Problem:
             w0 = neg.min() - 1.0
         else:
             w0 = 0.5 * (neg.min() - pos.min())
-        return np.r_[w0, w_reg]
+        return np.r_[w0, w_reg], float(np.min(s + w0 * self.signs))
 
 
 def _column(Z, j: int) -> NDArray:

@@ -153,11 +153,13 @@ def _coordinate(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
     rows = Zs.matrix()
     if rows is None:
         raise SolverError("its rows are held in blocks elsewhere.")
+    # x_i = z_i0 z_i,reg are the caller's examples where the rows were not rescaled
+    features = Z.features if free_first and Zs is Z else None
     refusal = "it stopped before any tolerance was reached."
     # matrix-vector products only: BLAS threads add contention, and idle ones spin on the
     # cores the compiled loop needs
     with one_blas_thread():
-        for w, a in coordinate_candidates(rows, free_first):
+        for w, a in coordinate_candidates(rows, free_first, features=features):
             # more support rows than columns: the KKT system of the polish is singular, its
             # least-squares a was refused on mushrooms (621 rows of 113 columns) after 2 s
             polish = np.count_nonzero(a) <= rows.shape[1]

@@ -143,8 +143,13 @@ class SignedRows:
     :mod:`halfspaces.dask`) and answer each method by asking every block.
     """
 
-    def __init__(self, Z) -> None:
-        self.Z = Z
+    # the examples x_i themselves, where z_i = y_i (1, x_i) and the caller has them (the
+    # coordinate descent of the hard margin reads its rows x_i from them, not from a copy
+    # of z_i0 z_i,reg)
+    features = None
+
+    def __init__(self, Z, features=None) -> None:
+        self.Z, self.features = Z, features
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -161,8 +166,12 @@ class SignedRows:
         return self.Z[rows]
 
     def column_max(self) -> NDArray:
-        """The largest magnitude of each column j, ``max_i |z_ij|``."""
-        return column_max(self.Z)
+        """The largest magnitude of each column j, ``max_i |z_ij|`` (computed once: a pass
+        over every row, asked for by the scaling, the proofs and the margin alike)."""
+        top = self.__dict__.get("_column_max")
+        if top is None:
+            top = self._column_max = column_max(self.Z)
+        return top.copy()
 
     def column_range(self, j: int) -> tuple[float, float]:
         """The least and largest magnitudes of one column, ``(min_i |z_ij|, max_i |z_ij|)``."""

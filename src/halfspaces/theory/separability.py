@@ -262,8 +262,9 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
     >>> print(mm.margin, mm.intercept / -mm.coef[0], mm.support)
     1.0 2.0 [1 2]
     """
-    _, Z = signed_sample(X, y, fit_intercept)
-    return max_margin_of_rows(SignedRows(Z), fit_intercept)
+    X, Z = signed_sample(X, y, fit_intercept)
+    return max_margin_of_rows(SignedRows(Z, features=X if fit_intercept else None),
+                              fit_intercept)
 
 
 def augmented_separator(Z: SignedRows, top: NDArray,
