@@ -255,13 +255,19 @@ class LinearProgramClassifier(_ERMClassifier):
 
 @fill_doc()
 class MaxMarginClassifier(_ERMClassifier):
-    r"""The maximum-margin (hard-margin SVM) hyperplane, by HiGHS's convex QP.
+    r"""The maximum-margin (hard-margin SVM) hyperplane, by its dual or HiGHS's convex QP.
 
     .. math:: \min_{w, b}\ \tfrac12\lVert w\rVert^2 \ \text{s.t.}\
               y_i(\langle w, x_i\rangle + b) \ge 1
 
     The intercept is not penalised (Shalev-Shwartz and Ben-David, Section 15.1). On data
     that are not separable it raises :class:`NotSeparableError` with a certificate.
+
+    The dual is solved first by coordinate descent (Hsieh et al. 2008: the linear SVM's
+    loop with C = inf, the intercept's constraint kept by the method of multipliers); its
+    answer is kept only after the same checks as the QP's (the support re-solved exactly,
+    the duality gap closed on every row, the separation proved in floating point). Where
+    it cannot be checked, or the rows look inseparable, HiGHS's QP answers.
 
     Parameters
     ----------

@@ -124,7 +124,7 @@ def test_a_candidate_the_checks_refuse_falls_back_to_the_qps(monkeypatch):
     expected = by_route("qp", lambda: MaxMarginClassifier().fit(X, y)).margin_
     offered = []
 
-    def bad_candidates(rows, free_first):
+    def bad_candidates(rows, free_first, **options):
         offered.append(True)
         yield np.zeros(rows.shape[1]), np.zeros(rows.shape[0])
 

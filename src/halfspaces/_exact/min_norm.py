@@ -14,7 +14,10 @@ the Lagrange dual
 (with sum_i a_i z_i0 = 0 when w_0 is free) closes the duality gap (Boyd and Vandenberghe
 2004, Sections 5.2 and 5.5): the hyperplane is then optimal, not just feasible.
 
-Two formulations, each on a working set of rows (only violated rows are added):
+First, on rows held in this process, the dual by coordinate descent on every row
+(:mod:`.coordinate`): its candidates (w, a) are checked as the QPs' answers are, and the
+QPs take over where none passes. Then two formulations, each on a working set of rows
+(only violated rows are added):
 
 - the primal QP in w (p variables), the fast one when p is small, its a from the row duals;
 - the dual QP in a on the working set W, with the dense Gram matrix Z_W Z_W^T (Cortes and

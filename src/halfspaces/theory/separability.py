@@ -217,7 +217,7 @@ def _answer(found: Feasibility, fit_intercept: bool) -> Separability:
 
 
 def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMargin:
-    r"""The maximum-margin (hard-margin SVM) hyperplane, by HiGHS's convex QP.
+    r"""The maximum-margin (hard-margin SVM) hyperplane, by its dual or HiGHS's convex QP.
 
     .. math::
         \min_{w, b} \tfrac12 \lVert w\rVert^2 \ \text{s.t.}\ y_i(\langle w, x_i\rangle + b)
@@ -232,6 +232,12 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
               \qquad \gamma' = 1/B \ \ge\ \gamma / \sqrt{1 + b^2}
 
     (b of the optimal hyperplane scaled to ||w|| = 1). Both are returned.
+
+    Each problem is solved first by dual coordinate descent (Hsieh et al. 2008, the linear
+    SVM's loop with C = inf), whose answer is kept only after the checks every answer
+    passes (its support re-solved exactly, the duality gap closed on every row, the
+    separation proved in floating point, the margin computed exactly); where it cannot be
+    checked, or the rows look inseparable, HiGHS's QP on a working set of rows answers.
 
     Parameters
     ----------
@@ -253,7 +259,7 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
     NotSeparableError
         On data that are not linearly separable; ``.certificate`` proves it.
     SolverError
-        When HiGHS fails or its answer does not pass the checks.
+        When neither route gives an answer that passes the checks.
 
     Examples
     --------
