@@ -267,7 +267,7 @@ def test_dense_and_csr_rows_give_the_same_loop_bit_for_bit_float32_too():
         results.append((passes, A, Wt, lagrange))
     for other in results[1:]:
         assert other[0] == results[0][0]
-        for a, b in zip(other[1:], results[0][1:]):
+        for a, b in zip(other[1:], results[0][1:], strict=True):
             assert_array_equal(a, b)
     X32 = X.astype(np.float32)
     runs = [solve_crammer_singer(data, y, k, alpha=1.0 / n, fit_intercept=True, tol=1e-6,

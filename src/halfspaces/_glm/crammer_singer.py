@@ -183,13 +183,16 @@ def crammer_singer_gap(X, labels: NDArray, A: NDArray, b: NDArray, *, alpha: flo
 def _feasible(A: NDArray, labels: NDArray, C: NDArray) -> NDArray:
     """lambda (n, k) >= 0, zero at the labels, with sum_m lambda_im <= C_i exactly.
 
-    A computed row sum S is within gamma_{k} S of the exact one; a row whose bound exceeds C_i
+    A computed row sum S is within gamma_{k} S of the exact one, and exact when the row has one
+    nonzero (the usual case at the bound: one competing class); a row whose bound exceeds C_i
     is scaled by C_i / bound (1 - 8u), which leaves room for the rounding of the division and
     of the products (each within u)."""
     rows = np.arange(A.shape[0])
     lam = np.clip(-np.asarray(A, dtype=np.float64), 0.0, None)
     lam[rows, labels] = 0.0
-    bound = np.nextafter(lam.sum(axis=1) * (1.0 + 2.0 * gamma(A.shape[1])), np.inf)
+    sums = lam.sum(axis=1)
+    bound = np.where(np.count_nonzero(lam, axis=1) <= 1, sums,
+                     np.nextafter(sums * (1.0 + 2.0 * gamma(A.shape[1])), np.inf))
     over = bound > C
     if over.any():
         scale = C[over] / bound[over] * (1.0 - 8.0 * UNIT_ROUNDOFF)
