@@ -277,7 +277,9 @@ def test_dense_and_csr_rows_give_the_same_loop_bit_for_bit_float32_too():
         assert other.n_iter == runs[0].n_iter
         assert_allclose(other.coef, runs[0].coef, rtol=1e-12, atol=1e-14)
         assert_allclose(other.intercept, runs[0].intercept, rtol=1e-12, atol=1e-14)
-        assert_allclose(other.gap, runs[0].gap, rtol=1e-6)
+        # the gap is a difference of sums larger than J (the dual's terms cancel): equal up
+        # to their rounding, which is far below J
+        assert abs(other.gap - runs[0].gap) <= 1e-9 * runs[0].objective
 
 
 def test_a_warm_start_at_a_new_alpha_reaches_the_cold_optimum():

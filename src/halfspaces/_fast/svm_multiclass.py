@@ -48,7 +48,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from halfspaces._fast._dense_or_csr import n_rows, row_dots, row_scatter_some
+from halfspaces._fast._dense_or_csr import (
+    n_rows,
+    row_dots,
+    row_scatter_some,
+    row_squared_norm,
+)
 from halfspaces._fast.svm import _MODULUS, _MULTIPLIER, _NEGLIGIBLE
 
 # below this many classes an insertion sort beats np.sort's call (about 1.8 us for 8 classes)
@@ -76,7 +81,8 @@ def solve_subproblem(curvature, B, n_active, y_pos, upper, sorted_buffer, out):
     Writes a_p into ``out[:n_active]`` ([1]_, Section 3.2, and LIBLINEAR's
     ``solve_sub_problem``): with D_p = B_p + curvature * upper [p = y], sorted down, beta is
     (sum of the r largest D_p - curvature * upper) / r for the first r where the next D is
-    not above it, and a_p = min(bound_p, (beta - B_p) / curvature).
+    not above it, and a_p = min(bound_p, (beta - B_p) / curvature) (the label's a_y also
+    kept at or above zero, where rounding could take it an ulp below).
     """
     for p in range(n_active):
         sorted_buffer[p] = B[p]
@@ -94,8 +100,12 @@ def solve_subproblem(curvature, B, n_active, y_pos, upper, sorted_buffer, out):
         r += 1
     beta /= r
     for p in range(n_active):
-        bound = upper if p == y_pos else 0.0
-        out[p] = min(bound, (beta - B[p]) / curvature)
+        if p == y_pos:
+            # in theory never below zero (the others are not above it and the row sums to
+            # zero); in floating point it can be by an ulp, which the box does not allow
+            out[p] = max(0.0, min(upper, (beta - B[p]) / curvature))
+        else:
+            out[p] = min(0.0, (beta - B[p]) / curvature)
 
 
 @njit(cache=True, nogil=True)
@@ -247,3 +257,14 @@ def _zero_row(a, label, upper):
     a[:] = 0.0
     a[label] = upper
     a[other] = -upper
+
+
+@njit(cache=True, nogil=True)
+def squared_norms(X):
+    """||x_i||^2 of every row, in float64: the same bits for dense rows and their CSR twin (so
+    that the loop's curvatures, and hence its iterates, do not depend on the layout)."""
+    n = n_rows(X)
+    out = np.empty(n)
+    for i in range(n):
+        out[i] = row_squared_norm(X, i)
+    return out

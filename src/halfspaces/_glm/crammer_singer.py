@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._fast import loop_input
-from halfspaces._fast.svm_multiclass import crammer_singer_descent
+from halfspaces._fast.svm_multiclass import crammer_singer_descent, squared_norms
 from halfspaces._glm.gaps import (
     UNIT_ROUNDOFF,
     dot_errors,
@@ -108,13 +108,13 @@ def solve_crammer_singer(X, y_index: NDArray, n_classes: int, *, alpha: float,
     labels = np.asarray(y_index, dtype=np.int64)
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     C = weights / (alpha * n)
-    sq_norms = _row_squared_norms(X)
+    rows = loop_input(X)
+    sq_norms = squared_norms(rows)
     # the multipliers' step: of the curvature's scale, so that the per-example steps are neither
     # frozen by the penalty (rho >> |x|^2) nor the constraints slow to close
     rho = (0.1 * float(np.mean(sq_norms)) or 1.0) if fit_intercept else 0.0
     A, lagrange = _starting_point(start, labels, n_classes, C, rho, fit_intercept)
     Wt = np.ascontiguousarray(_transpose_times(X, A))
-    rows = loop_input(X)
     eps, done = _FIRST_EPS, 0
     while True:
         passes, _ = crammer_singer_descent(rows, labels, sq_norms, C, A, Wt, lagrange, rho,
@@ -143,12 +143,6 @@ def _starting_point(start, labels, k, C, rho, fit_intercept):
         lagrange[1] = A.sum(axis=0)
         lagrange[0] = np.asarray(start.intercept, dtype=np.float64) - rho * lagrange[1]
     return A, lagrange
-
-
-def _row_squared_norms(X) -> NDArray:
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X, dtype=np.float64)  # float32 X is not copied
 
 
 def _transpose_times(X, A: NDArray) -> NDArray:
@@ -266,6 +260,8 @@ def _intercept_term(X, labels, A, C) -> float:
     residual_l1 = up(residual_l1 + up(gamma(2 * k + 2) * upper_sum(A[np.arange(n), labels])))
     if residual_l1 == 0.0:
         return 0.0
-    largest_row = math.sqrt(up(float(np.max(_row_squared_norms(X), initial=0.0)), 3))
+    # each squared norm a sum of d products, each within gamma_{d+1} of its exact value
+    largest = float(np.max(squared_norms(loop_input(X)), initial=0.0))
+    largest_row = up(math.sqrt(up(largest * (1.0 + gamma(X.shape[1] + 1)), 2)), 2)
     spread = up((k - 1) * up(1.0 + up(2.0 * up(math.sqrt(upper_sum(C))) * largest_row, 2)), 2)
     return up(0.5 * up(spread * residual_l1))
