@@ -9,6 +9,8 @@ import highspy
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.svm import LinearSVC
 
@@ -31,8 +33,15 @@ def cs_objective(W, b, X, y, alpha, weights=None):
 
 
 def highs_optimum(X, y, k, alpha, fit_intercept, weights=None):
-    """J* of the primal QP over (W, b, xi), solved by HiGHS; J evaluated at its W and b."""
-    X = np.asarray(X, dtype=np.float64)
+    """J* of the primal QP over (W, b, xi), solved by HiGHS; J evaluated at its W and b.
+
+    Data far from unit size are solved in their own units (X / s, alpha / s^2 for s =
+    max |x_ij|: the same problem with W scaled by s): HiGHS's absolute tolerances are made for
+    numbers near one."""
+    original = np.asarray(X, dtype=np.float64)
+    unit = float(np.abs(original).max()) or 1.0
+    unit = 1.0 if 1e-3 <= unit <= 1e3 else unit
+    X, alpha_original, alpha = original / unit, alpha, alpha / unit**2
     n, d = X.shape
     s = np.ones(n) if weights is None else weights
     n_w, n_b = k * d, k if fit_intercept else 0
@@ -84,9 +93,9 @@ def highs_optimum(X, y, k, alpha, fit_intercept, weights=None):
     h.run()
     assert h.modelStatusToString(h.getModelStatus()) == "Optimal"
     x = np.array(h.getSolution().col_value)
-    W = x[:n_w].reshape(k, d)
+    W = x[:n_w].reshape(k, d) / unit
     b = x[n_w:n_w + n_b] if fit_intercept else np.zeros(k)
-    return cs_objective(W, b, X, y, alpha, weights)
+    return cs_objective(W, b, original, y, alpha_original, weights)
 
 
 def blobs(n, d, k, seed, scale=1.0):
@@ -194,7 +203,7 @@ def test_the_gap_is_honest_across_scales_and_weights(scale, fit_intercept):
     X, y = blobs(40, 3, 3, seed=11, scale=scale)
     weights = np.random.default_rng(5).uniform(0.0, 2.0, size=40)
     weights[:3] = 0.0  # examples that count for nothing
-    alpha = 1.0 / (40 * scale * scale)  # the same problem, up to the scale of W
+    alpha = scale * scale / 40  # the same problem, W scaled by 1 / scale
     reference = highs_optimum(X, y, 3, alpha, fit_intercept, weights)
     for max_iter in (3, 10_000):
         run = solve_crammer_singer(X, y, 3, alpha=alpha, fit_intercept=fit_intercept,
@@ -203,6 +212,29 @@ def test_the_gap_is_honest_across_scales_and_weights(scale, fit_intercept):
         assert ours - reference <= run.gap
         if run.converged:
             assert run.gap <= 1e-10 * run.objective
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), k=st.integers(2, 5), log_scale=st.integers(-8, 8),
+       log_alpha=st.integers(-2, 1), fit_intercept=st.booleans(), weighted=st.booleans(),
+       separable=st.booleans(), max_iter=st.sampled_from([1, 4, 50, 20_000]))
+def test_the_gap_is_honest_on_random_problems(seed, k, log_scale, log_alpha, fit_intercept,
+                                               weighted, separable, max_iter):
+    n = 12 * k
+    X, y = blobs(n, 3, k, seed, scale=10.0**log_scale)
+    if separable:  # spread the class centres far apart: every hinge can be met
+        X += 20.0 * 10.0**log_scale * np.eye(k, 3)[y % 3] * (1 + y[:, None] // 3)
+    weights = np.random.default_rng(seed).uniform(0.0, 3.0, size=n) if weighted else None
+    # alpha in the data's units: scaling X by s and alpha by s^2 gives the same problem
+    alpha = 10.0**log_alpha * 10.0 ** (2 * log_scale) / n
+    reference = highs_optimum(X, y, k, alpha, fit_intercept, weights)
+    run = solve_crammer_singer(X, y, k, alpha=alpha, fit_intercept=fit_intercept, tol=1e-9,
+                               max_iter=max_iter, seed=seed, weights=weights)
+    ours = cs_objective(run.coef, run.intercept, X, y, alpha, weights)
+    assert ours - reference <= run.gap
+    assert ours <= run.objective * (1 + 1e-12)
+    if run.converged:
+        assert run.gap <= 1e-9 * run.objective
 
 
 def test_a_converged_run_has_its_gap_below_tol_and_a_zero_row_counts_fully():
