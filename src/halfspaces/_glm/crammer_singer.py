@@ -75,7 +75,8 @@ class CrammerSingerRun:
     """What a run of the sequential dual method reached.
 
     ``coef`` (k, d) and ``intercept`` (k,) are the primal point, ``intercept`` summing to
-    about zero (the problem is invariant to a common shift of the intercepts). ``dual`` (n, k)
+    about zero from a cold start, to the start's sum from a warm one (the problem is invariant
+    to a common shift of the intercepts). ``dual`` (n, k)
     holds beta_im = A_im / C_i: beta_{i y_i} in [0, 1], beta_im in [-1, 0] otherwise, each row
     summing to zero (up to rounding), so that W = (1 / (alpha n)) sum_i s_i x_i beta_i^T with
     s_i the example weights; with intercepts, sum_i s_i beta_im = 0 for every class m (up to
