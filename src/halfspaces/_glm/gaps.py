@@ -19,6 +19,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -107,6 +108,22 @@ _TINY = 2.0**-1000  # an absolute slack per term that covers subnormal results
 _GRID = 2.0**-52  # the grid on which the softmax's dual rows sum to 1 exactly
 
 
+def _guarded(gap_function):
+    """Run a gap function with NumPy's floating-point warnings off and its overflow turned
+    into inf: a value that overflows (X of 1e200) bounds nothing, so the gap is inf, and
+    a NaN from inf - inf is inf too (never a gap that looks small)."""
+    @functools.wraps(gap_function)
+    def guarded(*args, **kwargs) -> tuple[float, float]:
+        try:
+            with np.errstate(all="ignore"):
+                primal, gap = gap_function(*args, **kwargs)
+        except (OverflowError, ValueError):  # math.fsum's overflow, or inf - inf in it
+            return math.inf, math.inf
+        primal = math.inf if math.isnan(primal) else primal
+        return primal, math.inf if math.isnan(gap) else gap
+    return guarded
+
+
 def _down(x):
     return np.nextafter(x, -np.inf)
 
@@ -186,6 +203,7 @@ def _weighted_sum_bound(s: NDArray, values: NDArray) -> float:
     return up(up(abs(total)) + spread)
 
 
+@_guarded
 def logistic_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_intercept: bool,
                  weights: NDArray | None = None) -> tuple[float, float]:
     """(J(w, b) bounded above, a certified bound on J(w, b) - J*) for the logistic loss.
@@ -271,6 +289,7 @@ def _binary_intercept_bound(X, y, s, primal, alpha) -> float:
     return up(slope + up(up(X.shape[0] * primal) / min(heaviest)), 2)
 
 
+@_guarded
 def softmax_gap(X, labels: NDArray, W: NDArray, b: NDArray, *, alpha: float,
                 fit_intercept: bool, weights: NDArray | None = None) -> tuple[float, float]:
     """(J(W, b) bounded above, a certified bound on J(W, b) - J*) for the softmax loss.
@@ -368,6 +387,7 @@ def _entropy_lower(P: NDArray) -> NDArray:
     return np.maximum(_down(total), 0.0)
 
 
+@_guarded
 def ridge_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_intercept: bool,
               weights: NDArray | None = None) -> tuple[float, float]:
     """(J(w, b) bounded above, a certified bound on J(w, b) - J*) for the squared loss.
@@ -420,6 +440,7 @@ GRAM_MAX = 2048
 (a Gram matrix and its Cholesky factor, as the normal equations' solver forms)."""
 
 
+@_guarded
 def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
                       fit_intercept: bool) -> tuple[float, float]:
     """(J(w, b) bounded above, a certified bound on J(w, b) - J*) for alpha = 0.
