@@ -143,10 +143,16 @@ def _elementary(k: int = 1) -> float:
     return gamma(k * (2 * ELEMENTARY_ULPS + 1))
 
 
-def scores_with_errors(X, W: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
-    """Z = X W^T + b (shape (n, k), W of shape (k, d)) and E >= |Z - exact| entrywise."""
+def absolute(X):
+    """|X|, dense or CSR (computed once per gap: it is a copy of X)."""
+    return abs(X) if sp.issparse(X) else np.abs(X)
+
+
+def scores_with_errors(X, W: NDArray, b: NDArray, abs_X=None) -> tuple[NDArray, NDArray]:
+    """Z = X W^T + b (shape (n, k), W of shape (k, d)) and E >= |Z - exact| entrywise;
+    ``abs_X`` is |X| when the caller has it."""
     Z = np.asarray(X @ W.T, dtype=np.float64) + b
-    magnitudes = abs(X) @ np.abs(W).T if sp.issparse(X) else np.abs(X) @ np.abs(W).T
+    magnitudes = (absolute(X) if abs_X is None else abs_X) @ np.abs(W).T
     E = np.asarray(magnitudes, dtype=np.float64) * gamma(X.shape[1] + 2)
     # the addition of b: one rounding more, relative to |Z| + |b|
     return Z, _upv(E + (np.abs(Z) + np.abs(b)) * (2.0 * UNIT_ROUNDOFF))
@@ -155,7 +161,9 @@ def scores_with_errors(X, W: NDArray, b: NDArray) -> tuple[NDArray, NDArray]:
 def largest_row_norm(X) -> float:
     """An upper bound on max_i ||x_i||."""
     if sp.issparse(X):
-        squares = np.asarray(abs(X).multiply(abs(X)).sum(axis=1), dtype=np.float64).ravel()
+        rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        squares = np.bincount(rows, weights=np.square(X.data, dtype=np.float64),
+                              minlength=X.shape[0])
     else:
         squares = np.einsum("ij,ij->i", X, X, dtype=np.float64)
     top = float(np.max(squares, initial=0.0)) * (1.0 + gamma(X.shape[1] + 2))
@@ -167,10 +175,10 @@ def penalty_upper(alpha: float, W: NDArray) -> float:
     return up(0.5 * alpha * squared_norm_upper(np.ravel(W)), 2)
 
 
-def _quadratic_upper(X, A: NDArray, alpha: float, n: int, products: int) -> float:
+def _quadratic_upper(X, abs_X, A: NDArray, alpha: float, n: int, products: int) -> float:
     """An upper bound on ||X^T A*||_F^2 / (2 alpha n^2) for the exact A* whose float64 value
     is ``A``, each entry a product of ``products - 2`` factors rounded."""
-    norm = _adjoint_norm_upper(X, A, products)
+    norm = _adjoint_norm_upper(X, abs_X, A, products)
     return up(up(up(up(norm / n) * up(norm / n)) / 2.0) / alpha)
 
 
@@ -195,8 +203,11 @@ def _weights(n: int, weights) -> NDArray:
     return np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
 
 
-def _weighted_sum_bound(s: NDArray, values: NDArray) -> float:
-    """An upper bound on |sum_i s_i values_i| (exact), the products rounded."""
+def _weighted_sum_bound(s: NDArray | None, values: NDArray) -> float:
+    """An upper bound on |sum_i s_i values_i| (exact), the products rounded; s None: unit
+    weights, no products."""
+    if s is None:
+        return up(abs(math.fsum(values.tolist())))
     products = s * values
     total = math.fsum(products.tolist())
     spread = upper_sum(np.abs(products)) * (2.0 * UNIT_ROUNDOFF)
@@ -218,7 +229,8 @@ def logistic_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_inter
     """
     n = X.shape[0]
     s = _weights(n, weights)
-    z, e = scores_with_errors(X, w[None, :], np.array([b]))
+    abs_X = absolute(X)
+    z, e = scores_with_errors(X, w[None, :], np.array([b]), abs_X)
     z, e = z[:, 0], e[:, 0]
     margins = _down(y * z - e)  # a lower bound on each exact margin: the loss decreases
     primal = up(_mean_upper(_upv(s * _logistic_upper(margins)), n) + penalty_upper(alpha, w))
@@ -229,11 +241,11 @@ def logistic_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_inter
     theta = expit(-y * z)
     residual, bound = 0.0, 0.0
     if fit_intercept:
-        theta = _balanced_binary(theta, y, s)
-        residual = _weighted_sum_bound(s, theta * y)
+        theta, r = _balanced_binary(theta, y, s)
+        residual = up(abs(r)) if weights is None else _weighted_sum_bound(s, theta * y)
         bound = _binary_intercept_bound(X, y, s, primal, alpha)
     conjugates = lower_sum(_down(s * _binary_entropy_lower(theta)))
-    quadratic = _quadratic_upper(X, (s * theta * y)[:, None], alpha, n, 3)
+    quadratic = _quadratic_upper(X, abs_X, (s * theta * y)[:, None], alpha, n, 3)
     return primal, _certified(primal, conjugates, quadratic, residual, bound, n)
 
 
@@ -259,26 +271,26 @@ def _binary_entropy_lower(theta: NDArray) -> NDArray:
     return np.maximum(_down(value), 0.0)
 
 
-def _balanced_binary(theta: NDArray, y: NDArray, s: NDArray) -> NDArray:
-    """theta in [0, 1] with sum_i s_i theta_i y_i = 0 up to the rounding of one entry."""
+def _balanced_binary(theta: NDArray, y: NDArray, s: NDArray) -> tuple[NDArray, float]:
+    """theta in [0, 1] with sum_i s_i theta_i y_i = 0 up to the rounding of one entry, and
+    that sum's correctly rounded value (math.fsum)."""
     theta = theta.copy()
     positive = y > 0
-    plus = math.fsum((s * theta)[positive].tolist())
-    minus = math.fsum((s * theta)[~positive].tolist())
+    plus, minus = float(np.sum((s * theta)[positive])), float(np.sum((s * theta)[~positive]))
     if plus > minus and plus > 0.0:
         theta[positive] *= minus / plus
     elif minus > plus and minus > 0.0:
         theta[~positive] *= plus / minus
-    for _ in range(3):  # the scaling's rounding, moved into one entry that can absorb it
+    for attempt in range(4):  # the rest, moved into one entry that can absorb it
         r = math.fsum((s * theta * y).tolist())
-        if r == 0.0:
+        if r == 0.0 or attempt == 3:
             break
         room = np.where(y * r > 0, s * theta, 0.0)  # lowering these lowers |r|
         j = int(np.argmax(room))
         if room[j] < abs(r):
             break
         theta[j] = max(theta[j] - abs(r) / s[j], 0.0)
-    return theta
+    return theta, r
 
 
 def _binary_intercept_bound(X, y, s, primal, alpha) -> float:
@@ -306,7 +318,8 @@ def softmax_gap(X, labels: NDArray, W: NDArray, b: NDArray, *, alpha: float,
     n, k = X.shape[0], W.shape[0]
     s = _weights(n, weights)
     rows = np.arange(n)
-    Z, E = scores_with_errors(X, W, b)
+    abs_X = absolute(X)
+    Z, E = scores_with_errors(X, W, b, abs_X)
     primal = up(_mean_upper(_upv(s * _softmax_loss_upper(Z, E, labels)), n)
                 + penalty_upper(alpha, W))
     if not alpha > 0 or not math.isfinite(primal):
@@ -323,7 +336,8 @@ def softmax_gap(X, labels: NDArray, W: NDArray, b: NDArray, *, alpha: float,
     residual, bound = 0.0, 0.0
     if fit_intercept:
         present = totals > 0
-        residual = sum(_weighted_sum_bound(s, P[:, a] - Y[:, a]) for a in range(k))
+        unit = None if weights is None else s
+        residual = sum(_weighted_sum_bound(unit, P[:, a] - Y[:, a]) for a in range(k))
         heaviest = [float(np.max(s[labels == a])) for a in np.flatnonzero(present)]
         if present.sum() < 2 or residual > 0 and min(heaviest) <= 0.0:
             bound = math.inf
@@ -331,7 +345,7 @@ def softmax_gap(X, labels: NDArray, W: NDArray, b: NDArray, *, alpha: float,
             slope = up(largest_row_norm(X) * up(math.sqrt(up(up(2.0 * primal) / alpha)), 2))
             bound = up(up(2.0 * slope) + up(up(n * primal) / min(heaviest)), 2)
     conjugates = lower_sum(_down(s * _entropy_lower(P)))
-    quadratic = _quadratic_upper(X, s[:, None] * (P - Y), alpha, n, 4)
+    quadratic = _quadratic_upper(X, abs_X, s[:, None] * (P - Y), alpha, n, 4)
     return primal, _certified(primal, conjugates, quadratic, residual, bound, n)
 
 
@@ -400,7 +414,8 @@ def ridge_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_intercep
     """
     n = X.shape[0]
     s = _weights(n, weights)
-    z, e = scores_with_errors(X, w[None, :], np.array([b]))
+    abs_X = absolute(X)
+    z, e = scores_with_errors(X, w[None, :], np.array([b]), abs_X)
     z, e = z[:, 0], e[:, 0]
     size = _upv(_upv(np.abs(z - y)) + e)  # >= |exact z_i - y_i|
     with np.errstate(over="ignore"):
@@ -412,14 +427,14 @@ def ridge_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_intercep
     residual, bound = 0.0, 0.0
     if fit_intercept:
         r = _centred(r, s)
-        residual = _weighted_sum_bound(s, r)
+        residual = _weighted_sum_bound(None if weights is None else s, r)
         slope = up(largest_row_norm(X) * up(math.sqrt(up(up(2.0 * primal) / alpha)), 2))
         bound = up(float(np.max(np.abs(y), initial=0.0)) + slope)
     with np.errstate(over="ignore"):
         terms = s * (y * r - 0.5 * r * r)
         slack = _upv(s * (np.abs(y * r) + 0.5 * r * r)) * gamma(6)
     conjugates = lower_sum(_down(terms - slack))
-    quadratic = _quadratic_upper(X, (s * r)[:, None], alpha, n, 3)
+    quadratic = _quadratic_upper(X, abs_X, (s * r)[:, None], alpha, n, 3)
     return primal, _certified(primal, conjugates, quadratic, residual, bound, n)
 
 
@@ -455,7 +470,8 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
     columns, fewer rows than columns, or X' rank deficient in float64 the gap is inf.
     """
     n, d = X.shape
-    z, e = scores_with_errors(X, w[None, :], np.array([b]))
+    abs_X = absolute(X)
+    z, e = scores_with_errors(X, w[None, :], np.array([b]), abs_X)
     z, e = z[:, 0], e[:, 0]
     size = _upv(_upv(np.abs(z - y)) + e)
     with np.errstate(over="ignore"):
@@ -465,9 +481,9 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
         return primal, math.inf
     r = y - z
     slack = _upv((e + np.abs(r) * (2.0 * UNIT_ROUNDOFF)) * (1.0 + 4.0 * UNIT_ROUNDOFF))
-    gradient = _adjoint_norm_upper(X, r[:, None], 2, slack[:, None])
+    gradient = _adjoint_norm_upper(X, abs_X, r[:, None], 2, slack[:, None])
     if fit_intercept:
-        intercept = up(_weighted_sum_bound(np.ones(n), r) + upper_sum(slack), 2)
+        intercept = up(_weighted_sum_bound(None, r) + upper_sum(slack), 2)
         gradient = up(math.sqrt(up(up(gradient * gradient) + up(intercept * intercept))), 2)
     smallest = _smallest_eigenvalue_lower(X, fit_intercept)
     if not smallest > 0.0:
@@ -476,20 +492,21 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
     return primal, up(up(g * g) / up(2.0 * smallest))
 
 
-def _adjoint_norm_upper(X, A: NDArray, products: int, slack: NDArray | None = None) -> float:
+def _adjoint_norm_upper(X, abs_X, A: NDArray, products: int,
+                        slack: NDArray | None = None) -> float:
     """An upper bound on ||X^T A*||_F for the exact A* within ``products - 2`` roundings of
     A relative, and within ``slack`` of it entrywise more (none if None)."""
     V = np.asarray(X.T @ A, dtype=np.float64)
-    error = _magnitudes(X, np.abs(A)) * gamma(X.shape[0] + products)
+    error = _magnitudes(abs_X, np.abs(A)) * gamma(X.shape[0] + products)
     if slack is not None:
-        error = _upv(error + _magnitudes(X, slack) * (1.0 + gamma(X.shape[0] + 2)))
+        error = _upv(error + _magnitudes(abs_X, slack) * (1.0 + gamma(X.shape[0] + 2)))
     return up(up(math.sqrt(squared_norm_upper(V.ravel())), 2)
               + up(math.sqrt(squared_norm_upper(error.ravel())), 2))
 
 
-def _magnitudes(X, B: NDArray) -> NDArray:
+def _magnitudes(abs_X, B: NDArray) -> NDArray:
     """|X|^T B (B >= 0) in float64."""
-    return np.asarray(abs(X).T @ B if sp.issparse(X) else np.abs(X).T @ B, dtype=np.float64)
+    return np.asarray(abs_X.T @ B, dtype=np.float64)
 
 
 def _smallest_eigenvalue_lower(X, fit_intercept: bool) -> float:
