@@ -24,7 +24,7 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
-from halfspaces.cli._fit_report import LABELS, FitReport, build_report
+from halfspaces.cli._fit_report import LABELS, FitReport, build_report, labels_for
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     REGRESSION_MODELS,
@@ -454,7 +454,7 @@ def fit_cli(
     record = report.as_dict()
     notes = record.pop("notes") if not json_output else []
     _output.render(record, title=f"halfspaces fit: {report.model}", as_json=json_output,
-                   labels=LABELS)
+                   labels=labels_for(report))
     if not quiet:
         _output.note(notes)
 
