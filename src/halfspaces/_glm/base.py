@@ -21,7 +21,8 @@ from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, S
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
-__all__ = ["GAP_DOC", "GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC", "step_rule"]
+__all__ = ["GAP_DOC", "GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
+           "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 

@@ -38,7 +38,7 @@ from scipy.linalg.blas import dsyrk
 
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
-from halfspaces._glm import gaps
+from halfspaces._glm import duals
 
 __all__ = ["Block", "Datafit", "Logistic", "Softmax", "Squared", "curvature_blocks", "gram_cost",
            "softmax", "weighted_gram"]
@@ -113,7 +113,7 @@ class Datafit:
     def duality_gap(self, X, y: NDArray, w: NDArray, alpha: float,
                     fit_intercept: bool) -> tuple[float, float]:
         """(J(w) bounded above, a certified upper bound on J(w) - J*) over all of X
-        (:mod:`halfspaces._glm.gaps`); w flat, as the solvers hold it."""
+        (:mod:`halfspaces._glm.duals`); w flat, as the solvers hold it."""
         raise NotImplementedError
 
 
@@ -161,7 +161,7 @@ class Logistic(_Pointwise):
     curvature_bound = 0.25
 
     def duality_gap(self, X, y, w, alpha, fit_intercept):
-        return gaps.logistic_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
+        return duals.logistic_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
                                  fit_intercept=fit_intercept)
 
 
@@ -176,9 +176,9 @@ class Squared(_Pointwise):
 
     def duality_gap(self, X, y, w, alpha, fit_intercept):
         if alpha == 0:
-            return gaps.least_squares_gap(X, y, w[:-1], float(w[-1]),
+            return duals.least_squares_gap(X, y, w[:-1], float(w[-1]),
                                           fit_intercept=fit_intercept)
-        return gaps.ridge_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
+        return duals.ridge_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
                               fit_intercept=fit_intercept)
 
 
@@ -265,7 +265,7 @@ class Softmax(Datafit):
 
     def duality_gap(self, X, y, w, alpha, fit_intercept):
         W = w.reshape(self.n_classes, -1)
-        return gaps.softmax_gap(X, y, W[:, :-1], W[:, -1], alpha=alpha,
+        return duals.softmax_gap(X, y, W[:, :-1], W[:, -1], alpha=alpha,
                                 fit_intercept=fit_intercept)
 
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):

@@ -1,7 +1,7 @@
 """The full-batch solvers' stop on a certified duality gap, and the gap every run carries.
 
 A solver's own rule (every |dJ/dw_j| <= tol s_j) is cheap: it reuses the gradient the
-solver has computed anyway. The duality gap (:mod:`halfspaces._glm.gaps`) bounds J(w) - J*
+solver has computed anyway. The duality gap (:mod:`halfspaces._glm.duals`) bounds J(w) - J*
 itself, whatever the data's conditioning, but costs a pass over X and exact sums of n
 terms: it is checked when the gradient rule is met, and the solver goes on with a tighter
 gradient rule while the gap exceeds tol J.

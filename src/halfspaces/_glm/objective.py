@@ -203,7 +203,7 @@ class GLMObjective:
     def duality_gap(self, w: NDArray) -> tuple[float, float] | None:
         """(J(w) bounded above, a certified upper bound on J(w) - J*), or None where the
         rows are not in memory (the sums of a cluster's partitions): the bound needs a pass
-        over X of its own (:mod:`halfspaces._glm.gaps`)."""
+        over X of its own (:mod:`halfspaces._glm.duals`)."""
         return None
 
     def stationary(self, g: NDArray, tol: float) -> bool:

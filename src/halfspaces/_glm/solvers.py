@@ -85,7 +85,7 @@ class SolverRun:
     loss_curve: tuple[float, ...]
     state: SgdState | None = None  # the stochastic solvers' state, to continue from
     stalled: bool = False  # stopped because J no longer decreased in floating point
-    # J(w) bounded above and a certified bound on J(w) - J* (:mod:`halfspaces._glm.gaps`);
+    # J(w) bounded above and a certified bound on J(w) - J* (:mod:`halfspaces._glm.duals`);
     # nan where the objective's rows are not in memory
     objective: float = math.nan
     gap: float = math.nan

@@ -24,7 +24,12 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
-from halfspaces.cli._fit_report import LABELS, FitReport, build_report, labels_for
+from halfspaces.cli._fit_report import (  # noqa: F401 (LABELS: the default labels, read here)
+    LABELS,
+    FitReport,
+    build_report,
+    labels_for,
+)
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     REGRESSION_MODELS,
