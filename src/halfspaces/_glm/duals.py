@@ -160,8 +160,9 @@ def _weights(n: int, weights) -> NDArray:
 def _weighted_sum_bound(s: NDArray | None, values: NDArray) -> float:
     """An upper bound on |sum_i s_i values_i| (exact), the products rounded; s None: unit
     weights, no products."""
-    if s is None:
-        return up(abs(math.fsum(values.tolist())))
+    if s is None:  # fsum is correctly rounded: 0.0 only for an exact 0
+        total = math.fsum(values.tolist())
+        return up(abs(total)) if total else 0.0
     products = s * values
     total = math.fsum(products.tolist())
     spread = upper_sum(np.abs(products)) * (2.0 * UNIT_ROUNDOFF)
@@ -196,7 +197,10 @@ def logistic_gap(X, y: NDArray, w: NDArray, b: float, *, alpha: float, fit_inter
     residual, bound = 0.0, 0.0
     if fit_intercept:
         theta, r = _balanced_binary(theta, y, s)
-        residual = up(abs(r)) if weights is None else _weighted_sum_bound(s, theta * y)
+        if weights is None:  # fsum is correctly rounded: 0.0 only for an exact 0
+            residual = up(abs(r)) if r else 0.0
+        else:
+            residual = _weighted_sum_bound(s, theta * y)
         bound = _binary_intercept_bound(X, y, s, primal, alpha)
     conjugates = lower_sum(_down(s * _binary_entropy_lower(theta)))
     quadratic = _quadratic_upper(X, abs_X, (s * theta * y)[:, None], alpha, n, 3)

@@ -31,7 +31,6 @@ References
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,8 +42,8 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._fast import logistic as fast_logistic
-from halfspaces._glm.gap_stopping import until_certified, with_gap
 from halfspaces._glm.objective import GLMObjective, Objective
+from halfspaces._glm.runs import SolverRun, until_certified, with_gap
 from halfspaces._utils.blas import one_blas_thread, scipy_blas_one_thread
 from halfspaces._utils.progress import report
 
@@ -73,22 +72,6 @@ class SgdState:
     @classmethod
     def start(cls, w: NDArray) -> SgdState:
         return cls(np.array(w, dtype=float), np.array(w, dtype=float), -1, 0)
-
-
-@dataclass(frozen=True)
-class SolverRun:
-    """What a solver returns: the flat parameters and how it got there."""
-
-    w: NDArray
-    n_iter: int
-    converged: bool
-    loss_curve: tuple[float, ...]
-    state: SgdState | None = None  # the stochastic solvers' state, to continue from
-    stalled: bool = False  # stopped because J no longer decreased in floating point
-    # J(w) bounded above and a certified bound on J(w) - J* (:mod:`halfspaces._glm.duals`);
-    # nan where the objective's rows are not in memory
-    objective: float = math.nan
-    gap: float = math.nan
 
 
 @dataclass(frozen=True)

@@ -79,8 +79,9 @@ def measures(estimator, X, y, *, regression: bool) -> Measures:
 
 
 def optimality_notes(estimator) -> tuple[str, ...]:
-    """A note for a 0-1 MILP stopped before it proved its model optimal: it looked exactly
-    like an optimal one in fit's table and --json."""
+    """A note for a 0-1 MILP stopped before it proved its model optimal (it looked exactly
+    like an optimal one in fit's table and --json), or for a convex fit whose certified
+    duality gap is inf."""
     import numpy as np
 
     optimal = getattr(estimator, "optimal_", None)

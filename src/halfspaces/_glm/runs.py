@@ -1,4 +1,5 @@
-"""The full-batch solvers' stop on a certified duality gap, and the gap every run carries.
+"""What a solver run returns (:class:`SolverRun`), the certified duality
+gap every run carries, and the full-batch solvers' stop on it.
 
 A solver's own rule (every |dJ/dw_j| <= tol s_j) is cheap: it reuses the gradient the
 solver has computed anyway. The duality gap (:mod:`halfspaces._glm.duals`) bounds J(w) - J*
@@ -11,16 +12,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import Any
 
 from numpy.typing import NDArray
 
-if TYPE_CHECKING:  # the solvers import this module
-    from halfspaces._glm.objective import GLMObjective
-    from halfspaces._glm.solvers import SolverRun
+from halfspaces._glm.objective import GLMObjective
 
-__all__ = ["until_certified", "with_gap"]
+__all__ = ["SolverRun", "until_certified", "with_gap"]
+
+
+@dataclass(frozen=True)
+class SolverRun:
+    """What a solver returns: the flat parameters and how it got there."""
+
+    w: NDArray
+    n_iter: int
+    converged: bool
+    loss_curve: tuple[float, ...]
+    # the stochastic solvers' state to continue from: a halfspaces._glm.solvers.SgdState
+    # (typed Any: that module imports this one)
+    state: Any = None
+    stalled: bool = False  # stopped because J no longer decreased in floating point
+    # J(w) bounded above and a certified bound on J(w) - J* (:mod:`halfspaces._glm.duals`);
+    # nan where the objective's rows are not in memory
+    objective: float = math.nan
+    gap: float = math.nan
 
 
 # while the gap exceeds tol J, the gradient rule is tightened tenfold at a time, at most
