@@ -25,7 +25,12 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
-from halfspaces.cli._fit_report import LABELS, FitReport, build_report
+from halfspaces.cli._fit_report import (  # noqa: F401 (LABELS: the default labels, read here)
+    LABELS,
+    FitReport,
+    build_report,
+    labels_for,
+)
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     REGRESSION_MODELS,
@@ -462,7 +467,7 @@ def fit_cli(
     record = report.as_dict()
     notes = record.pop("notes") if not json_output else []
     _output.render(record, title=f"halfspaces fit: {report.model}", as_json=json_output,
-                   labels=LABELS)
+                   labels=labels_for(report))
     if not quiet:
         _output.note(notes)
 
