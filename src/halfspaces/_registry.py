@@ -32,6 +32,7 @@ ESTIMATORS = {
     "MulticlassPerceptron": "halfspaces.multiclass",
     "LogisticRegression": "halfspaces.logistic",
     "LinearRegression": "halfspaces.linear_regression",
+    "LinearSVM": "halfspaces.svm",
 }
 """The public estimator classes (scikit-learn estimators): name -> module."""
 
