@@ -61,8 +61,10 @@ class FitReport:
         ``time_limit`` or ``node_limit``: the best model found, not proved optimal); present
         only for it.
     gap : float or None
-        Its relative MIP gap: 0 when proved optimal, else how far the best model found may
-        be from the optimum; present only for ``--model zero-one``.
+        For ``--model zero-one`` its relative MIP gap: 0 when proved optimal, else how far
+        the best model found may be from the optimum. For ``--model svm`` the certified
+        duality gap ``gap_``, a bound on J(w, b) - J* (the largest over one-vs-rest's
+        problems). Present only for those models.
     """
 
     dataset: str
@@ -105,7 +107,9 @@ class FitReport:
         regression = self.train_r2 is not None
         drop: tuple[str, ...] = _ACCURACY if regression else _RESIDUALS
         if self.optimal is None:
-            drop = drop + ("optimal", "gap")
+            drop = drop + ("optimal",)
+        if self.gap is None:
+            drop = drop + ("gap",)
         for key in drop:
             record.pop(key)
         return {**{k: v for k, v in record.items() if k != "notes"}, "notes": record["notes"]}
@@ -130,7 +134,7 @@ def build_report(name, model, estimator, shape, fit_time, notes, bound, *, train
         fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
         n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
         train_accuracy=train.accuracy, test_accuracy=None if tested is None else tested.accuracy,
-        n_updates=updates, n_epochs=None if epochs is None else int(epochs),
+        n_updates=updates, n_epochs=_largest_count(epochs),
         converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
         bound_holds=None if bound is None or updates is None else bool(updates <= bound),
         fit_time_s=fit_time, compile_time_s=compile_time,
@@ -154,6 +158,13 @@ def _largest(value) -> float | None:
     import numpy as np
 
     return None if value is None else float(np.max(value))
+
+
+def _largest_count(value) -> int | None:
+    """A count, or the largest of per-class counts (LinearSVM's passes per problem)."""
+    import numpy as np
+
+    return None if value is None else int(np.max(value))
 
 
 def _bool(value) -> bool | None:
@@ -185,5 +196,5 @@ LABELS = {
     "train_mae": "train MAE",
     "test_mae": "test MAE",
     "optimal": "proved optimal",
-    "gap": "MIP gap",
+    "gap": "optimality gap",
 }
