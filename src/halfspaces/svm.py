@@ -326,8 +326,8 @@ def _sample_weights(sample_weight, n_samples: int) -> NDArray | None:
                          f"{int(np.argmax(bad))}); weights must be finite.")
     if (weights < 0).any():
         i = int(np.argmax(weights < 0))
-        raise ValueError(f"sample_weight holds a negative weight ({weights[i]!r} at row {i}); "
-                         "weights must be >= 0.")
+        raise ValueError(f"sample_weight holds a negative weight ({float(weights[i])!r} at row "
+                         f"{i}); weights must be >= 0.")
     if not weights.any():
         raise ValueError("sample_weight is zero for every row: there is nothing to fit.")
     return weights
