@@ -211,33 +211,32 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         self : object
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, **FIT_INPUT)
-        targets = encode_targets(y)
-        n_problems = len(targets.positives)
+        data, labels = validate_data(self, X, y, **FIT_INPUT)
+        targets = encode_targets(labels)
+        n_samples, n_features = data.shape
         # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
-        check_dense_vectors(X.shape[1], n_problems + 3)
-        weights = _sample_weights(sample_weight, X.shape[0])
-        rows, X_kept, scaled = _kept_rows(X, weights)
-        starts = self._warm_starts(targets, X.shape[0], rows)
+        check_dense_vectors(n_features, len(targets.positives) + 3)
+        weights = _sample_weights(sample_weight, n_samples)
+        rows, X_kept, scaled = _kept_rows(data, weights)
+        starts = self._warm_starts(targets, n_samples, rows)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
         runs = [solve_svm_dual(X_kept, targets.plus_minus(k, rows), loss=self.loss,
                                alpha=float(self.alpha), fit_intercept=self.fit_intercept,
                                tol=float(self.tol), max_iter=int(self.max_iter), seed=seed,
                                weights=scaled, start=start)
                 for k, start in enumerate(starts)]
-        self._set_fitted(targets, runs, X.shape[0], rows)
+        self._set_fitted(targets, runs, n_samples, rows)
         self._warn_unfinished(targets, runs)
         return self
 
     def _warm_starts(self, targets: Targets, n_samples: int, rows) -> list[SvmDualRun | None]:
         """The previous fit's dual point per problem, when warm_start and it fits the data."""
         n_problems = len(targets.positives)
-        previous = getattr(self, "dual_coef_", None)
-        fits = (self.warm_start and previous is not None
-                and np.shape(previous) == (n_problems, n_samples)
-                and np.array_equal(getattr(self, "classes_", None), targets.classes))
-        if not fits:
+        if not (self.warm_start and hasattr(self, "dual_coef_")
+                and self.dual_coef_.shape == (n_problems, n_samples)
+                and np.array_equal(self.classes_, targets.classes)):
             return [None] * n_problems
+        previous = self.dual_coef_
         top = 1.0 if self.loss == "hinge" else np.inf  # the hinge's box is [0, 1]
         return [SvmDualRun(coef=self.coef_[k], intercept=float(self.intercept_[k]),
                            dual=np.clip(previous[k][rows], 0.0, top),
