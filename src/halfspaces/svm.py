@@ -48,6 +48,7 @@ from halfspaces._utils.contract import (
     fill_doc,
 )
 from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._utils.progress import report
 from halfspaces._validation import (
     FIT_INPUT,
     SparseInputMixin,
@@ -220,11 +221,13 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         rows, X_kept, scaled = _kept_rows(data, weights)
         starts = self._warm_starts(targets, n_samples, rows)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
-        runs = [solve_svm_dual(X_kept, targets.plus_minus(k, rows), loss=self.loss,
-                               alpha=float(self.alpha), fit_intercept=self.fit_intercept,
-                               tol=float(self.tol), max_iter=int(self.max_iter), seed=seed,
-                               weights=scaled, start=start)
-                for k, start in enumerate(starts)]
+        runs = []
+        for k, start in enumerate(starts):
+            runs.append(solve_svm_dual(
+                X_kept, targets.plus_minus(k, rows), loss=self.loss, alpha=float(self.alpha),
+                fit_intercept=self.fit_intercept, tol=float(self.tol),
+                max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
+            report(k + 1, len(starts))  # problems solved, for a progress bar
         self._set_fitted(targets, runs, n_samples, rows)
         self._warn_unfinished(targets, runs)
         return self
