@@ -36,7 +36,7 @@ CHECK_PARAMS = {"ZeroOneERMClassifier": {"node_limit": 1}}
 # LinearSVM's dual solver stops at a relative duality gap (tol): its fits of the weighted and
 # of the repeated data agree to that gap, not to these checks' rtol of 1e-7 on the scores
 # (scikit-learn expects the same failures of its LinearSVC, for the same reason).
-# tests/svm/test_svm_estimator.py proves the equivalence on J within the certified gaps.
+# tests/svm/test_svm_gap.py proves the equivalence on J within the certified gaps.
 APPROXIMATE = {"LinearSVM": ("check_sample_weight_equivalence_on_dense_data",
                              "check_sample_weight_equivalence_on_sparse_data")}
 
