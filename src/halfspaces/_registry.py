@@ -63,7 +63,7 @@ PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 
 SUBMODULES = frozenset({
     "cli", "dask", "datasets", "erm", "exceptions", "io", "kernel", "linear_regression",
-    "logistic", "losses", "multiclass", "perceptron", "plot", "theory",
+    "logistic", "losses", "multiclass", "perceptron", "plot", "svm", "theory",
 })
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 
