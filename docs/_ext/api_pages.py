@@ -26,6 +26,8 @@ SECTIONS = [
      "Logistic and softmax regression by maximum likelihood."),
     ("halfspaces.linear_regression", "halfspaces.linear_regression",
      "Least-squares linear regression (ridge)."),
+    ("halfspaces.svm", "halfspaces.svm",
+     "The soft-margin linear SVM by dual coordinate descent, with a certified gap."),
     ("halfspaces.erm", "halfspaces.erm", "Exact empirical risk minimisation by LP/QP/MILP."),
     ("halfspaces.losses", "halfspaces.losses", "The pointwise losses."),
     ("halfspaces.theory", "halfspaces.theory", "Margins, separability, bounds, VC dimension."),

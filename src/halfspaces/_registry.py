@@ -32,6 +32,7 @@ ESTIMATORS = {
     "MulticlassPerceptron": "halfspaces.multiclass",
     "LogisticRegression": "halfspaces.logistic",
     "LinearRegression": "halfspaces.linear_regression",
+    "LinearSVM": "halfspaces.svm",
 }
 """The public estimator classes (scikit-learn estimators): name -> module."""
 
@@ -62,7 +63,7 @@ PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 
 SUBMODULES = frozenset({
     "cli", "dask", "datasets", "erm", "exceptions", "io", "kernel", "linear_regression",
-    "logistic", "losses", "multiclass", "perceptron", "plot", "theory",
+    "logistic", "losses", "multiclass", "perceptron", "plot", "svm", "theory",
 })
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 

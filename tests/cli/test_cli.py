@@ -186,7 +186,7 @@ def test_debug_variable_shows_the_traceback(tmp_path):
     assert "Traceback" in result.stderr and "DataFileError" in result.stderr
 
 
-@pytest.mark.parametrize("args", [["--model", "svm"], ["--selection", "random"],
+@pytest.mark.parametrize("args", [["--model", "nope"], ["--selection", "random"],
                                   ["--epochs", "0"]])
 def test_bad_option_values_are_usage_errors(args):
     result = run_cli("fit", *args)
@@ -246,7 +246,7 @@ def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
 # Every model and every format, predict/evaluate/certify/datasets, exit codes, --help time.
 
 ALL_MODELS = ["perceptron", "averaged", "voted", "pocket", "kernel", "voted-kernel",
-              "multiclass", "logistic", "lp", "max-margin", "zero-one"]
+              "multiclass", "logistic", "svm", "lp", "max-margin", "zero-one"]
 FORMATS = ["svm", "csv", "tsv", "parquet", "npy", "npz"]
 EXTRA = {"zero-one": ["--param", "time_limit=5"], "kernel": ["--param", "kernel=linear"],
          "voted-kernel": ["--param", "kernel=rbf", "--param", "gamma=0.5"]}

@@ -226,6 +226,7 @@ INDEPENDENT = {
     "voted-kernel": lambda: halfspaces.VotedKernelPerceptron(max_epochs=10, random_state=0),
     "multiclass": lambda: halfspaces.MulticlassPerceptron(max_epochs=10, random_state=0),
     "logistic": lambda: halfspaces.LogisticRegression(random_state=0),
+    "svm": lambda: halfspaces.LinearSVM(random_state=0),
     "lp": lambda: halfspaces.LinearProgramClassifier(),
     "max-margin": lambda: halfspaces.MaxMarginClassifier(),
     "zero-one": lambda: halfspaces.ZeroOneERMClassifier(),

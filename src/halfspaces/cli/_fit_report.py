@@ -138,7 +138,7 @@ def build_report(name, model, estimator, shape, fit_time, notes, bound, *, train
         fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
         n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
         train_accuracy=train.accuracy, test_accuracy=None if tested is None else tested.accuracy,
-        n_updates=updates, n_epochs=None if epochs is None else int(epochs),
+        n_updates=updates, n_epochs=_largest_count(epochs),
         converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
         bound_holds=None if bound is None or updates is None else bool(updates <= bound),
         fit_time_s=fit_time, compile_time_s=compile_time,
@@ -176,6 +176,13 @@ def _largest(value) -> float | None:
     return largest if np.isfinite(largest) else None
 
 
+def _largest_count(value) -> int | None:
+    """A count, or the largest of per-class counts (LinearSVM's passes per problem)."""
+    import numpy as np
+
+    return None if value is None else int(np.max(value))
+
+
 def _bool(value) -> bool | None:
     return None if value is None else bool(value)
 
@@ -205,5 +212,5 @@ LABELS = {
     "train_mae": "train MAE",
     "test_mae": "test MAE",
     "optimal": "proved optimal",
-    "gap": "MIP gap",
+    "gap": "optimality gap",
 }

@@ -260,7 +260,7 @@ def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[
 _LOOP_MODULES = {"perceptron": "perceptron", "averaged": "perceptron", "voted": "perceptron",
                  "pocket": "perceptron", "kernel": "dual", "voted-kernel": "dual",
                  "multiclass": "multiclass",
-                 "logistic": "logistic"}
+                 "logistic": "logistic", "svm": "svm"}
 
 
 def _loop_module(model: str, estimator) -> str | None:
