@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singer
 from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
 from halfspaces._sklearn import (
     BaseEstimator,
@@ -132,8 +133,17 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     max_iter : int, default=1000
         The most passes over the data (per binary problem); a run that ends before its gap
         reaches tol * J warns (:class:`~halfspaces.ConvergenceWarning`).
-    multi_class : {"ovr"}, default="ovr"
-        Beyond two classes: one binary problem per class, that class against the rest.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        Beyond two classes: one binary problem per class, that class against the rest
+        ("ovr"), or one joint problem, Crammer and Singer's multiclass hinge loss
+        :math:`\max(0, 1 + \max_{m \ne y_i} z_{im} - z_{iy_i})` with :math:`z_{im} =
+        \langle w_m, x_i\rangle + b_m` and the penalty :math:`\tfrac{\alpha}{2}\sum_m
+        \lVert w_m\rVert^2`, the intercepts free ("crammer_singer": LIBLINEAR's ``-s 4``
+        by the sequential dual method of Keerthi et al. 2008, scikit-learn's
+        ``LinearSVC(multi_class="crammer_singer")`` with ``fit_intercept=False``). It
+        ignores ``loss``. With two classes it is exactly the binary hinge problem at
+        alpha / 2 (w_1 = -w_0 at the optimum), which is what is solved; ``warm_start``
+        applies to "ovr" only.
     random_state : int, RandomState instance or None, default=None
         Seeds the order in which each pass visits the examples.
     warm_start : bool, default=False
@@ -176,7 +186,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "tol": [FloatInterval(0, None, closed="left")],
         "max_iter": [IntegerInterval(1, 2**62, closed="both")],
-        "multi_class": [StrOptions({"ovr"})],
+        "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
     }
@@ -219,12 +229,16 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         check_dense_vectors(n_features, len(targets.positives) + 3)
         weights = _sample_weights(sample_weight, n_samples)
         rows, X_kept, scaled = _kept_rows(data, weights)
+        if self.multi_class == "crammer_singer" and len(targets.positives) > 1:
+            return self._fit_crammer_singer(targets, X_kept, rows, scaled, n_samples)
         starts = self._warm_starts(targets, n_samples, rows)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        joint = self.multi_class == "crammer_singer"  # two classes: the hinge at alpha / 2
+        loss, alpha = ("hinge", self.alpha / 2.0) if joint else (self.loss, self.alpha)
         runs = []
         for k, start in enumerate(starts):
             runs.append(solve_svm_dual(
-                X_kept, targets.plus_minus(k, rows), loss=self.loss, alpha=float(self.alpha),
+                X_kept, targets.plus_minus(k, rows), loss=loss, alpha=float(alpha),
                 fit_intercept=self.fit_intercept, tol=float(self.tol),
                 max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
             report(k + 1, len(starts))  # problems solved, for a progress bar
@@ -232,10 +246,42 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         self._warn_unfinished(targets, runs)
         return self
 
+    def _fit_crammer_singer(self, targets: Targets, X, rows, weights, n_samples: int):
+        """One joint problem over k > 2 classes: Crammer and Singer's."""
+        y_index = np.searchsorted(np.asarray(targets.positives), targets.labels[rows])
+        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        run: CrammerSingerRun = solve_crammer_singer(
+            X, y_index, len(targets.positives), alpha=float(self.alpha),
+            fit_intercept=self.fit_intercept, tol=float(self.tol), max_iter=int(self.max_iter),
+            seed=seed, weights=weights)
+        report(1, 1)
+        self.classes_ = targets.classes
+        self.coef_ = np.asarray(run.coef, dtype=np.float64)
+        self.intercept_ = np.asarray(run.intercept, dtype=np.float64)
+        dual = np.zeros((len(targets.positives), n_samples))
+        dual[:, rows] = run.dual.T
+        self.dual_coef_ = dual
+        # one joint problem, its values repeated per class: the attributes' shapes are the
+        # same for both multi_class options, as model files and callers expect
+        k = len(targets.positives)
+        self.n_iter_ = np.full(k, run.n_iter, dtype=np.int64)
+        self.gap_ = np.full(k, float(run.gap))
+        self.objective_ = np.full(k, float(run.objective))
+        self.converged_ = bool(run.converged)
+        if not run.converged:
+            warnings.warn(
+                f"LinearSVM (crammer_singer) stopped after {run.n_iter} passes "
+                f"(max_iter={self.max_iter}) with a certified duality gap of {run.gap:.3g} "
+                f"({run.gap / run.objective:.3g} of J = {run.objective:.6g}), above tol * J "
+                f"(tol={self.tol}): J is within the gap of its optimum (gap_). Raise max_iter "
+                "(or tol).", ConvergenceWarning, stacklevel=6)
+        return self
+
     def _warm_starts(self, targets: Targets, n_samples: int, rows) -> list[SvmDualRun | None]:
         """The previous fit's dual point per problem, when warm_start and it fits the data."""
         n_problems = len(targets.positives)
-        if not (self.warm_start and hasattr(self, "dual_coef_")
+        if not (self.warm_start and hasattr(self, "dual_coef_") and self.multi_class == "ovr"
+                and np.all(self.dual_coef_ >= 0.0)
                 and self.dual_coef_.shape == (n_problems, n_samples)
                 and np.array_equal(self.classes_, targets.classes)):
             return [None] * n_problems
@@ -256,20 +302,27 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
                   "The intercepts b (0 with ``fit_intercept=False``)."),
         Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
                   "The labels, sorted; classes_[1] is the positive class of a binary problem."),
-        Attribute("dual_coef_", Array("float64", ("p", "n"), low=0),
+        # >= -1: Crammer and Singer's duals of the other classes lie in [-1, 0]
+        Attribute("dual_coef_", Array("float64", ("p", "n"), low=-1),
                   "ndarray of shape (1, n_samples) or (n_classes, n_samples)", r"""
             The dual variables beta_i = a_i / C_i of each problem's training rows, scale-free:
             w = (1 / (alpha S)) sum_i beta_i s_i y_i x_i. For the hinge beta_i lies in the
             box [0, 1] (1 where the margin y_i(<w, x_i> + b) < 1, 0 where it is > 1); for
             the squared hinge beta_i = 2 max(0, 1 - margin) >= 0. With an intercept,
-            sum_i s_i y_i beta_i = 0. Rows of zero weight hold 0."""),
+            sum_i s_i y_i beta_i = 0. Rows of zero weight hold 0. With
+            ``multi_class="crammer_singer"`` and k > 2 classes, column i holds example i's k
+            dual variables over C_i: the label's in [0, 1], the others' in [-1, 0], summing
+            to 0, and w_m = (1 / (alpha S)) sum_i s_i beta_im x_i."""),
         Attribute("n_iter_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)",
-                  "Passes over the data of each binary problem."),
+                  "Passes over the data of each binary problem (with ``multi_class="
+                  "\"crammer_singer\"``, the joint problem's, in every entry)."),
         Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)", """
             A certified upper bound on J(coef_, intercept_) - J* of each binary problem, from
-            a feasible dual point, evaluated so that rounding cannot make it too small."""),
+            a feasible dual point, evaluated so that rounding cannot make it too small (with
+            ``multi_class="crammer_singer"``, the joint problem's, in every entry)."""),
         Attribute("objective_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)",
-                  "J(coef_, intercept_) of each binary problem, rounded up."),
+                  "J(coef_, intercept_) of each binary problem, rounded up (the joint "
+                  "problem's in every entry with ``multi_class=\"crammer_singer\"``)."),
         Attribute("converged_", Bool(), "bool",
                   "Whether every problem's gap_ reached tol * objective_."),
         N_FEATURES_IN,

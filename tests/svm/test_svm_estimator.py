@@ -188,7 +188,7 @@ def rewritten(path, out, name, change):
 
 
 @pytest.mark.parametrize("name, change, match", [
-    ("dual_coef_", lambda a: -a, "dual_coef_ holds .*below 0"),
+    ("dual_coef_", lambda a: -1.5 - a, "dual_coef_ holds .*below -1"),
     ("dual_coef_", lambda a: np.where(a == a.max(), np.nan, a), "dual_coef_"),
     ("dual_coef_", lambda a: a[:1], "dual_coef_"),  # one row for three problems
     ("dual_coef_", lambda a: a.ravel(), "dual_coef_"),
