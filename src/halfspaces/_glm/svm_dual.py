@@ -42,6 +42,7 @@ from halfspaces._glm.gaps import (
     up,
     upper_sum,
 )
+from halfspaces._utils.blas import one_blas_thread
 
 __all__ = ["SVM_LOSSES", "SvmDualRun", "solve_svm_dual", "svm_duality_gap"]
 
@@ -102,8 +103,9 @@ def solve_svm_dual(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: boo
                                             rho, seed + done, max_iter - done, eps)
         done += int(passes)
         b = float(multiplier[0] + rho * multiplier[1]) if fit_intercept else 0.0
-        objective, gap, w_checked = svm_duality_gap(X, y, a, b, loss=loss, alpha=alpha, C=C,
-                                                    fit_intercept=fit_intercept)
+        with one_blas_thread():  # matrix-vector products: threads only wait on each other
+            objective, gap, w_checked = svm_duality_gap(X, y, a, b, loss=loss, alpha=alpha,
+                                                        C=C, fit_intercept=fit_intercept)
         converged = gap <= tol * objective
         if converged or done >= max_iter or eps <= _LAST_EPS:
             break

@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from numpy.typing import NDArray
 
 from halfspaces._glm.svm_dual import SvmDualRun, svm_duality_gap
+from halfspaces._utils.blas import one_blas_thread
 
 __all__ = ["NEWTON_MAX_FEATURES", "pick_svm_solver", "solve_svm_newton"]
 
@@ -45,6 +46,11 @@ __all__ = ["NEWTON_MAX_FEATURES", "pick_svm_solver", "solve_svm_newton"]
 NEWTON_MAX_FEATURES = 1000
 # the line search: a step is exact once the set I stops changing; else bisection ends it
 _LINE_SEARCH_STEPS = 60
+# X_I^T X_I is formed from a dense copy of X_I when at least this fraction of it is nonzero
+_DENSE_ENOUGH = 0.1
+# the certificate costs about two Newton steps: it is evaluated once the decrement (an
+# estimate of J - J*, exact for a quadratic) is this fraction of the target
+_DECREMENT_MARGIN = 0.1
 
 
 def pick_svm_solver(X, loss: str) -> str:
@@ -70,6 +76,13 @@ def solve_svm_newton(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: b
     """
     if loss != "squared_hinge":
         raise ValueError("the primal Newton method needs loss='squared_hinge'")
+    # the products are of (d + 1)-wide blocks: BLAS threads only wait on each other (a
+    # 15,000 x 23 product took 1 s instead of 1 ms on a loaded two-core machine)
+    with one_blas_thread():
+        return _newton(X, y, loss, alpha, fit_intercept, tol, max_iter, weights, start)
+
+
+def _newton(X, y, loss, alpha, fit_intercept, tol, max_iter, weights, start) -> SvmDualRun:
     n, d = X.shape
     weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     C = weights / (alpha * n)
@@ -77,7 +90,7 @@ def solve_svm_newton(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: b
     w = np.zeros(d) if start is None else np.array(start.coef, dtype=np.float64)
     b = 0.0 if start is None or not fit_intercept else float(start.intercept)
     scores = _scores(Xf, w, b)
-    steps, certified = 0, None
+    steps, certified, settled = 0, None, False
     while True:
         slack = np.maximum(0.0, 1.0 - y * scores)
         primal = 0.5 * (w @ w) + float(C @ (slack * slack))
@@ -85,7 +98,9 @@ def solve_svm_newton(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: b
         gradient, hessian = _gradient_hessian(Xf, y, C, w, slack, active, fit_intercept)
         direction = _newton_direction(hessian, gradient)
         decrement = -float(gradient @ direction)  # g^T H^-1 g: twice the quadratic model's gain
-        if steps >= max_iter or decrement <= 0.5 * tol * primal:
+        # the decrement judges J - J* only where the set I has settled: after a full step
+        small = 0.5 * decrement <= _DECREMENT_MARGIN * tol * primal
+        if steps >= max_iter or (small and (settled or decrement <= 1e-3 * tol * primal)):
             previous = certified
             certified = _certify(X, y, C, b, scores, alpha, fit_intercept)
             if (certified[1] <= tol * certified[0] or steps >= max_iter or decrement <= 0.0
@@ -93,6 +108,7 @@ def solve_svm_newton(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: b
                 break  # converged, out of steps, or stalled on rounding
         step_scores = _scores(Xf, direction[:d], direction[d] if fit_intercept else 0.0)
         t = _line_search(w, direction[:d], y * scores, y * step_scores, C)
+        settled = abs(t - 1.0) <= 1e-6
         w = w + t * direction[:d]
         b = b + t * direction[d] if fit_intercept else 0.0
         scores = scores + t * step_scores
@@ -119,10 +135,14 @@ def _gradient_hessian(X, y, C, w, slack, active, fit_intercept):
     gradient = np.empty(k)
     gradient[:d] = w - np.asarray(X.T @ coefficient).ravel()
     hessian = np.zeros((k, k))
-    if sp.issparse(rows):
-        hessian[:d, :d] = (rows.T @ sp.diags(weights) @ rows).toarray()
+    if sp.issparse(rows) and rows.nnz < _DENSE_ENOUGH * rows.shape[0] * d:
+        scaled = sp.diags(np.sqrt(weights)) @ rows
+        hessian[:d, :d] = (scaled.T @ scaled).toarray()
         column = np.asarray(rows.T @ weights).ravel()
     else:
+        # few features and dense enough rows: BLAS on a dense copy of X_I beats the sparse
+        # product (ijcnn1, 59% dense: the sparse one was half of a Newton step)
+        rows = rows.toarray() if sp.issparse(rows) else rows
         scaled = rows * np.sqrt(weights)[:, None]
         hessian[:d, :d] = scaled.T @ scaled
         column = rows.T @ weights
