@@ -210,3 +210,46 @@ def exact_least_score(X, y, coef, intercept, fit_intercept=True):
         Fraction(float(v)) for v in np.asarray(coef)]
     return min(sum(wj * zj for wj, zj in zip(w, row, strict=True))
                for row in exact_signed_rows(X, y, fit_intercept))
+
+
+def svm_objective(X, y, coef, intercept, alpha, loss, weights=None):
+    """J(w, b) = (1/n) sum_i s_i loss(y_i (<w, x_i> + b)) + alpha/2 ||w||^2, in float64."""
+    weights = np.ones(len(y)) if weights is None else weights
+    slack = np.maximum(0.0, 1.0 - y * (np.asarray(X @ coef).ravel() + intercept))
+    losses = slack if loss == "hinge" else slack * slack
+    return float(weights @ losses / len(y) + 0.5 * alpha * (coef @ coef))
+
+
+def svm_qp_objective(X, y, alpha, loss, fit_intercept, weights=None):
+    """J* of the soft-margin SVM by HiGHS's QP solver, independently of our solvers:
+    min 1/2 ||w||^2 + sum_i C_i xi_i (or xi_i^2) s.t. y_i (<w, x_i> + b) + xi_i >= 1,
+    xi >= 0, C_i = s_i / (alpha n); J = alpha times that, evaluated at HiGHS's (w, b)."""
+    import highspy
+
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    n, d = X.shape
+    weights = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    C = weights / (alpha * n)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+        h.setOptionValue(option, 1e-10)
+    inf = highspy.kHighsInf
+    k = d + 1 + n
+    free = inf if fit_intercept else 0.0
+    h.addVars(k, np.r_[np.full(d, -inf), -free, np.zeros(n)],
+              np.r_[np.full(d, inf), free, np.full(n, inf)])
+    h.changeColsCost(k, np.arange(k, dtype=np.int32),
+                     np.r_[np.zeros(d + 1), C if loss == "hinge" else np.zeros(n)])
+    A = sp.hstack([sp.diags(y) @ sp.csr_matrix(X), sp.csr_matrix(y[:, None]),
+                   sp.identity(n)]).tocsr()
+    h.addRows(n, np.ones(n), np.full(n, inf), A.nnz, A.indptr[:-1].astype(np.int32),
+              A.indices.astype(np.int32), A.data)
+    curvature = np.r_[np.ones(d), 0.0, 2.0 * C if loss != "hinge" else np.zeros(n)]
+    hessian = sp.diags(curvature).tocsc()
+    hessian.eliminate_zeros()
+    h.passHessian(k, hessian.nnz, 1, hessian.indptr.astype(np.int32),
+                  hessian.indices.astype(np.int32), hessian.data)
+    h.run()
+    solution = np.array(h.getSolution().col_value)
+    return svm_objective(X, y, solution[:d], solution[d], alpha, loss, weights)

@@ -1,12 +1,8 @@
-"""The squared-hinge SVM's primal Newton method against HiGHS's QP solution of the same primal.
-
-The oracle solves min 1/2 ||w||^2 + sum_i C_i xi_i^2 subject to y_i (<w, x_i> + b) + xi_i >= 1
-as a quadratic program (HiGHS), independently of any code of ours; J = alpha times that.
-"""
+"""The squared-hinge SVM's primal Newton method against HiGHS's QP solution of the same primal
+(:func:`tests._oracles.svm_qp_objective`), independently of any solver of ours."""
 
 from __future__ import annotations
 
-import highspy
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -14,37 +10,15 @@ import scipy.sparse as sp
 from halfspaces._glm.svm_dual import solve_svm_dual
 from halfspaces._glm.svm_newton import NEWTON_MAX_FEATURES, pick_svm_solver, solve_svm_newton
 from tests._datasets import in_format, noisy
+from tests._oracles import svm_objective, svm_qp_objective
 
 
 def qp_objective(X, y, alpha, weights, fit_intercept):
-    """J* of the squared-hinge SVM by HiGHS's QP solver (variables w, b, xi)."""
-    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
-    n, d = X.shape
-    C = weights / (alpha * n)
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
-    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
-        h.setOptionValue(option, 1e-10)
-    inf = highspy.kHighsInf
-    k = d + 1 + n
-    free = -inf if fit_intercept else 0.0
-    h.addVars(k, np.r_[np.full(d, -inf), free, np.zeros(n)],
-              np.r_[np.full(d, inf), -free, np.full(n, inf)])
-    A = sp.hstack([sp.diags(y) @ sp.csr_matrix(X), sp.csr_matrix(y[:, None]),
-                   sp.identity(n)]).tocsr()
-    h.addRows(n, np.ones(n), np.full(n, inf), A.nnz, A.indptr[:-1].astype(np.int32),
-              A.indices.astype(np.int32), A.data)
-    hessian = sp.diags(np.r_[np.ones(d), 0.0, 2.0 * C]).tocsc()
-    h.passHessian(k, hessian.nnz, 1, hessian.indptr.astype(np.int32),
-                  hessian.indices.astype(np.int32), hessian.data)
-    h.run()
-    solution = np.array(h.getSolution().col_value)
-    return objective(X, y, solution[:d], solution[d], alpha, weights)
+    return svm_qp_objective(X, y, alpha, "squared_hinge", fit_intercept, weights)
 
 
 def objective(X, y, w, b, alpha, weights):
-    slack = np.maximum(0.0, 1.0 - y * (np.asarray(X @ w).ravel() + b))
-    return float(weights @ (slack * slack) / len(y) + 0.5 * alpha * (w @ w))
+    return svm_objective(X, y, w, b, alpha, "squared_hinge", weights)
 
 
 def problem(seed, scale=1.0, n=120, d=6):
