@@ -72,7 +72,9 @@ def dual_coordinate_descent(X, y, qdiag, upper, diag, a, w, lagrange, rho, seed,
     while epoch < max_epochs:
         for k in range(active - 1, 0, -1):  # Fisher-Yates over the active coordinates
             state = (state * _MULTIPLIER) % _MODULUS
-            j = state % (k + 1)
+            # j = floor(state (k + 1) / 2^31) in [0, k] (Lemire's multiply-shift): no integer
+            # division, which cost 7% of a pass on a9a; the bias is below (k + 1) / 2^31
+            j = (state * (k + 1)) >> 31
             order[k], order[j] = order[j], order[k]
         pg_max, pg_min = -np.inf, np.inf
         b = lagrange[0] + rho * lagrange[1]
