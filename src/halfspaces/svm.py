@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 
 from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singer
 from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
+from halfspaces._glm.svm_newton import pick_svm_solver, solve_svm_newton
 from halfspaces._sklearn import (
     BaseEstimator,
     FloatInterval,
@@ -131,8 +132,16 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         Stop when the certified duality gap is at most tol * J, a relative bound on the
         suboptimality: J(coef_, intercept_) <= (1 + tol) J*.
     max_iter : int, default=1000
-        The most passes over the data (per binary problem); a run that ends before its gap
-        reaches tol * J warns (:class:`~halfspaces.ConvergenceWarning`).
+        The most passes over the data (Newton steps for "newton") per binary problem; a
+        run that ends before its gap reaches tol * J warns
+        (:class:`~halfspaces.ConvergenceWarning`).
+    solver : {"auto", "dual", "newton"}, default="auto"
+        "dual": dual coordinate descent (above). "newton": a primal Newton method for the
+        squared hinge (Mangasarian's finite Newton method with an exact line search,
+        the Hessian formed and factored: for up to 1,000 features), certified by the same
+        gap. "auto": Newton for the squared hinge with at most 1,000 features (where it
+        needs a few steps when the dual needs thousands of passes), the dual otherwise.
+        Crammer and Singer's problem always runs its own dual method.
     multi_class : {"ovr", "crammer_singer"}, default="ovr"
         Beyond two classes: one binary problem per class, that class against the rest
         ("ovr"), or one joint problem, Crammer and Singer's multiclass hinge loss
@@ -186,6 +195,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         "fit_intercept": ["boolean"],
         "tol": [FloatInterval(0, None, closed="left")],
         "max_iter": [IntegerInterval(1, 2**62, closed="both")],
+        "solver": [StrOptions({"auto", "dual", "newton"})],
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
@@ -193,12 +203,14 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
 
     def __init__(self, alpha: float = 1e-4, loss: str = "squared_hinge",
                  fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
-                 multi_class: str = "ovr", random_state=None, warm_start: bool = False) -> None:
+                 solver: str = "auto", multi_class: str = "ovr", random_state=None,
+                 warm_start: bool = False) -> None:
         self.alpha = alpha
         self.loss = loss
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
+        self.solver = solver
         self.multi_class = multi_class
         self.random_state = random_state
         self.warm_start = warm_start
@@ -223,6 +235,11 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         data, labels = validate_data(self, X, y, **FIT_INPUT)
+        if self.solver == "newton" and (self.loss != "squared_hinge"
+                                        or self.multi_class == "crammer_singer"):
+            raise ValueError("solver='newton' needs loss='squared_hinge' and "
+                             "multi_class='ovr' (the hinge has no Hessian): use "
+                             "solver='dual' or 'auto'.")
         targets = encode_targets(labels)
         n_samples, n_features = data.shape
         # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
@@ -235,9 +252,11 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
         joint = self.multi_class == "crammer_singer"  # two classes: the hinge at alpha / 2
         loss, alpha = ("hinge", self.alpha / 2.0) if joint else (self.loss, self.alpha)
+        solver = self.solver if self.solver != "auto" else pick_svm_solver(X_kept, loss)
+        solve = solve_svm_newton if solver == "newton" else solve_svm_dual
         runs = []
         for k, start in enumerate(starts):
-            runs.append(solve_svm_dual(
+            runs.append(solve(
                 X_kept, targets.plus_minus(k, rows), loss=loss, alpha=float(alpha),
                 fit_intercept=self.fit_intercept, tol=float(self.tol),
                 max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
@@ -314,8 +333,9 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             dual variables over C_i: the label's in [0, 1], the others' in [-1, 0], summing
             to 0, and w_m = (1 / (alpha S)) sum_i s_i beta_im x_i."""),
         Attribute("n_iter_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)",
-                  "Passes over the data of each binary problem (with ``multi_class="
-                  "\"crammer_singer\"``, the joint problem's, in every entry)."),
+                  "Passes over the data of each binary problem, or its Newton steps (with "
+                  "``multi_class=\"crammer_singer\"``, the joint problem's passes, in every "
+                  "entry)."),
         Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)", """
             A certified upper bound on J(coef_, intercept_) - J* of each binary problem, from
             a feasible dual point, evaluated so that rounding cannot make it too small (with

@@ -232,3 +232,33 @@ def test_the_command_line_fits_the_svm_and_prints_its_gap(tmp_path):
     assert report["converged"] is True and report["n_epochs"] == reference.n_iter_
     assert report["train_accuracy"] == reference.score(X, y)
     assert "gap" not in run_cli("fit", str(path), "--model", "perceptron")
+
+
+# -- the solvers ----------------------------------------------------------------------------
+
+
+def test_newton_is_refused_for_the_hinge_by_name():
+    X, y = noisy()
+    with pytest.raises(ValueError, match="solver='newton' needs loss='squared_hinge'"):
+        LinearSVM(solver="newton", loss="hinge").fit(X, y)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_auto_solves_unscaled_features_that_starve_the_dual(fit_intercept):
+    # C max ||x||^2 in the thousands: 1000 passes of the dual leave a gap of most of J,
+    # where Newton (auto's choice for the squared hinge) converges to the QP's optimum
+    X, y = noisy(9, n=150, d=4)
+    X = 8.0 * X + 3.0
+    alpha = 1e-4
+    signs = np.where(y == 1, 1.0, -1.0)
+    # HiGHS may not prove this ill-conditioned QP optimal: its J is then an upper bound
+    _, _, J_ref = qp_svm(X, signs, alpha, "squared_hinge", fit_intercept, require_optimal=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = LinearSVM(alpha=alpha, fit_intercept=fit_intercept, random_state=0).fit(X, y)
+    J = svm_objective(X, signs, est.coef_[0], est.intercept_[0], alpha, "squared_hinge")
+    assert est.converged_ and est.gap_ <= est.tol * J
+    assert J <= J_ref + est.gap_  # as good as HiGHS's point, within the certified gap
+    with pytest.warns(ConvergenceWarning):
+        LinearSVM(alpha=alpha, fit_intercept=fit_intercept, solver="dual", max_iter=50,
+                  random_state=0).fit(X, y)
