@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 from _child import run_child
 from _datasets import FORMATS, in_format
+from _oracles import sgd_regressor_twin
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LinearRegression as SkLinearRegression
 from sklearn.linear_model import Ridge
@@ -241,25 +242,6 @@ def test_score_is_r2_score_at_any_scale_of_the_targets(exponent):
     weights = rng.uniform(0.5, 2.0, size=60)
     assert model.score(X, y * s, sample_weight=weights) == pytest.approx(
         r2_score(y, model.predict(X) / s, sample_weight=weights), rel=1e-12)
-
-
-def sgd_regressor_twin(X, y, chunks, seed, **params):
-    """scikit-learn's SGDRegressor fed the rows in the order ours visits them: each chunk
-    in the permutation our partial_fit draws from RandomState(seed), no shuffling of its own.
-
-    Its average=n averages the iterates from the n-th step on; ours starts averaging with
-    the second partial_fit call, after the first chunk's steps.
-    """
-    from sklearn.linear_model import SGDRegressor
-
-    first = len(chunks[0]) + 1 if params.pop("average") else False
-    sk = SGDRegressor(loss="squared_error", penalty="l2", shuffle=False, tol=None,
-                      average=first, **params)
-    rng = np.random.RandomState(seed)
-    for rows in chunks:
-        order = rows[rng.permutation(len(rows))]
-        sk.partial_fit(X[order], y[order])
-    return sk
 
 
 @pytest.mark.parametrize("average", [False, True])
