@@ -215,6 +215,15 @@ def box_limits(points: NDArray, pad: float = 0.1, *,
     return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
 
 
+def undecided(error: Exception, name: str) -> ValueError:
+    """The ValueError a display raises, naming its input `name`, when the theory cannot decide
+    its data in float64 (a :class:`~halfspaces.exceptions.SolverError`: coordinates spread
+    over hundreds of decades, 1e-160 beside 1e154), instead of the solver's own error."""
+    return ValueError(f"{name}: {error} The picture needs that answer: rescale {name} (its "
+                      "coordinates span too many decades for float64), or drop the outlying "
+                      "points.")
+
+
 def clip_line(coef: NDArray, intercept: float, xlim, ylim) -> NDArray[np.float64]:
     """The segment of the line coef . p + intercept = 0 inside the box, as its two ends.
 

@@ -9,6 +9,8 @@ from numpy.typing import ArrayLike
 
 from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
+    DRAWABLE,
+    box_limits,
     estimator_hyperplane,
     new_axes,
     plus_minus_labels,
@@ -91,6 +93,7 @@ class MarginDisplay:
         labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         m = geometric_margins(X, labels, w, b)
         fit_intercept = getattr(estimator, "fit_intercept", True)
+        _check_drawable(m, "X")  # before the separability LP
         gamma = _max_margin(X, labels, fit_intercept)
         by_class = {c: m[y == c] for c in np.unique(y)}
         return cls(by_class, float(m.min()), gamma).plot(ax=ax, **style)
@@ -106,6 +109,8 @@ class MarginDisplay:
         -------
         display : MarginDisplay
         """
+        _check_drawable(np.concatenate([*self.margins.values(), [self.model_margin]]),
+                        "margins")
         figure, ax = new_axes(ax)
         self.lines_ = {}
         for label, m in self.margins.items():
@@ -123,6 +128,23 @@ class MarginDisplay:
         ax.legend(loc="best")
         self.ax_, self.figure_ = ax, figure
         return self
+
+
+def _check_drawable(margins, name: str) -> None:
+    """Refuse margins Matplotlib cannot lay out on an axis, naming the input they come from.
+
+    Points near +-1e308 give margins of the same size (or inf, their scores overflowing),
+    and Matplotlib failed deep inside its transforms with "Singular matrix".
+    """
+    values = np.append(np.asarray(margins, dtype=np.float64), 0.0)
+    try:
+        box_limits(np.column_stack([values, values]), name=name)
+    except ValueError:
+        big = np.max(np.abs(values))
+        raise ValueError(
+            f"the geometric margins of {name} reach {big:.3g} in magnitude (scores of "
+            f"points near the largest float64); Matplotlib lays out axes only within about "
+            f"+-{DRAWABLE:.0e}: rescale {name} (e.g. divide by a power of 10).") from None
 
 
 def _max_margin(X, labels, fit_intercept: bool) -> float | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
     box_limits,
     clip_line,
@@ -13,6 +14,7 @@ from halfspaces.plot._base import (
     new_axes,
     plus_minus_labels,
     target_vector,
+    undecided,
 )
 from halfspaces.plot._hulls import hull_polygon, witness
 
@@ -96,10 +98,13 @@ class SeparabilityDisplay:
                              "For more, use HyperplaneDisplay with view='normal'.")
         labels = plus_minus_labels(target_vector(y, Xd.shape[0]))
         box_limits(Xd, name="X")  # refuse a picture Matplotlib cannot draw before solving
-        found = separability(Xd, labels)
-        if not found.separable:
-            return cls(Xd, labels, certificate=found.certificate).plot(ax=ax, **style)
-        best = max_margin(Xd, labels)
+        try:
+            found = separability(Xd, labels)
+            if not found.separable:
+                return cls(Xd, labels, certificate=found.certificate).plot(ax=ax, **style)
+            best = max_margin(Xd, labels)
+        except SolverError as error:
+            raise undecided(error, "X") from error
         return cls(Xd, labels, separator=(found.coef, found.intercept),
                    max_margin=(best.coef, best.intercept)).plot(ax=ax, **style)
 
