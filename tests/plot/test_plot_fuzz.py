@@ -118,3 +118,55 @@ def test_data_the_theory_cannot_decide_are_refused_naming_the_input(draw, name):
     # coordinates spanning 300 decades: the solvers' SolverError named no input
     with pytest.raises(ValueError, match=rf"^{name}: .* rescale {name}"):
         draw()
+
+
+# -- many points: no hang, no memory beyond the points' own, checked by the causes ----------
+
+def _separable(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    X[:, 0] += np.where(y == 1, 0.5, -0.5)
+    return X, y
+
+
+@pytest.mark.parametrize("draw", [
+    lambda X, y: MarginDisplay.from_estimator(LINE, X, y),
+    lambda X, y: SeparabilityDisplay.from_data(X, y),
+])
+def test_beyond_the_qps_rows_the_displays_leave_out_what_needs_it(monkeypatch, draw):
+    # the max-margin QP ran 300 s on 10^6 points and then failed; the LP is kept
+    import halfspaces.theory
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the max-margin QP was solved")
+
+    monkeypatch.setattr("halfspaces.plot._base.MAX_QP_ROWS", 30)
+    monkeypatch.setattr(halfspaces.theory, "max_margin", refused)
+    X, y = _separable(31)
+    with pytest.warns(UserWarning, match=r"is not drawn for 31 rows: the maximum-margin QP "
+                                         r"is solved up to 30 rows"):
+        display = draw(X, y)
+    assert getattr(display, "gamma_line_", None) is None
+    assert getattr(display, "margin_lines_", []) == []
+    if hasattr(display, "separator_"):  # the LP's separator is drawn, and separates
+        coef, intercept = display.separator
+        assert np.all((2 * y - 1) * (X @ coef + intercept) > 0)
+
+
+def test_regions_colour_all_the_points_in_one_call_of_the_colormap():
+    # a call per point: 285 s for the scatter of 10^6 points
+    from matplotlib.colors import ListedColormap
+
+    class Counting(ListedColormap):
+        calls = 0
+
+        def __call__(self, *args, **kwargs):
+            Counting.calls += 1
+            return super().__call__(*args, **kwargs)
+
+    X, y = _separable(2000)
+    display = RegionsDisplay.from_estimator(LINE, X, y, cmap=Counting(["red", "blue"]))
+    assert Counting.calls <= 3  # the two regions' fills and the scatter
+    colours = display.scatter_.get_facecolors()
+    np.testing.assert_array_equal(colours[y == 0], [[1.0, 0.0, 0.0, 1.0]] * int((y == 0).sum()))

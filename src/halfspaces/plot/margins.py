@@ -16,6 +16,7 @@ from halfspaces.plot._base import (
     plus_minus_labels,
     row_count,
     target_vector,
+    too_many_for_the_qp,
 )
 
 __all__ = ["MarginDisplay"]
@@ -38,7 +39,8 @@ class MarginDisplay:
     model_margin : float
         The smallest geometric margin of the model.
     gamma : float or None
-        The maximum margin, or None when the data are not separable.
+        The maximum margin, or None when the data are not separable (or beyond 50,000
+        rows, where the max-margin QP is not solved: a warning says so).
 
     Attributes
     ----------
@@ -153,6 +155,8 @@ def _max_margin(X, labels, fit_intercept: bool) -> float | None:
     warning says why (as ``certify`` reports it)."""
     import halfspaces.theory as theory
 
+    if too_many_for_the_qp(len(labels), "The max-margin line (gamma*)"):
+        return None
     try:
         if theory.separability(X, labels, fit_intercept=fit_intercept).separable:
             return theory.max_margin(X, labels, fit_intercept=fit_intercept).margin
