@@ -1,5 +1,5 @@
-"""Independent oracles for the exact solvers, theory and ERM tests: plain NumPy and SciPy,
-never our own solvers."""
+"""Independent oracles for the exact solvers, theory, ERM and SGD tests: plain NumPy, SciPy
+and scikit-learn, never our own solvers."""
 
 from __future__ import annotations
 
@@ -273,3 +273,22 @@ def svm_qp_objective(X, y, alpha, loss, fit_intercept, weights=None):
     total = float(n if weights is None else np.sum(weights))
     return total / n * qp_svm(X, y, alpha * n / total, loss, fit_intercept, weights,
                               require_optimal=False)[2]
+
+
+def sgd_regressor_twin(X, y, chunks, seed, **params):
+    """scikit-learn's SGDRegressor fed the rows in the order ours visits them: each chunk
+    in the permutation our partial_fit draws from RandomState(seed), no shuffling of its own.
+
+    Its average=n averages the iterates from the n-th step on; ours starts averaging with
+    the second partial_fit call, after the first chunk's steps.
+    """
+    from sklearn.linear_model import SGDRegressor
+
+    first = len(chunks[0]) + 1 if params.pop("average") else False
+    sk = SGDRegressor(loss="squared_error", penalty="l2", shuffle=False, tol=None,
+                      average=first, **params)
+    rng = np.random.RandomState(seed)
+    for rows in chunks:
+        order = rows[rng.permutation(len(rows))]
+        sk.partial_fit(X[order], y[order])
+    return sk

@@ -21,13 +21,20 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._glm.base import GAP_DOC, GLM, SHARED_PARAMETERS_DOC, SOLVER_PARAMETERS
+from halfspaces._glm.base import (
+    GAP_DOC,
+    GLM,
+    SHARED_PARAMETERS_DOC,
+    SOLVER_PARAMETERS,
+    STOCHASTIC,
+)
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
 from halfspaces._glm.objective import Objective
-from halfspaces._glm.solvers import SolverRun
+from halfspaces._glm.solvers import SgdState, SolverRun
 from halfspaces._sklearn import StrOptions, fit_context
 from halfspaces._utils.contract import (
     FEATURE_NAMES_IN,
@@ -37,7 +44,9 @@ from halfspaces._utils.contract import (
     Bool,
     Fitted,
     Float,
+    Instance,
     Int,
+    OrNone,
     fill_doc,
 )
 from halfspaces._utils.memory import check_dense_vectors
@@ -122,7 +131,9 @@ class LinearRegression(RegressorMixin, GLM):
             batch_size=batch_size, line_search=line_search, average=average,
             random_state=random_state, warm_start=warm_start)
 
-    # what fit sets, and w' = (w, b), which a warm start continues
+    # what fit sets; w' = (w, b), which a warm start continues; the solver's random state and
+    # the SGD state that partial_fit continues (None after a direct or full-batch fit), which
+    # model files written before partial_fit existed do not hold
     _fitted_attributes = Fitted("one", (
         Attribute("coef_", Array("float64", ("d",)), "ndarray of shape (n_features,)",
                   "The weights w."),
@@ -136,6 +147,10 @@ class LinearRegression(RegressorMixin, GLM):
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("d+1",))),
+        Attribute("_rng", Instance(np.random.RandomState), optional=True),
+        Attribute("_state", OrNone(Instance(
+            SgdState, iterate=Array("float64", ("d+1",)), average=Array("float64", ("d+1",)),
+            n_avg=Int(-1), t=Int())), optional=True),
     ))
 
     @fit_context
@@ -158,17 +173,82 @@ class LinearRegression(RegressorMixin, GLM):
         y = np.asarray(y, dtype=np.float64)
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
+        self._rng = check_random_state(self.random_state)
         if self.solver in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())
         else:
-            run = self._solve(obj, check_random_state(self.random_state))
+            run = self._solve(obj, self._rng)
+        self._set_fitted(run, obj)
+        self._warn_unfinished(run)
+        return self
+
+    @available_if(lambda est: est.solver in STOCHASTIC)
+    @fit_context
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """One epoch of "sgd" or "minibatch" over a batch, continuing from the current state.
+
+        scikit-learn's ``SGDRegressor.partial_fit`` with the squared loss and an L2 penalty:
+        with ``learning_rate="constant"`` or ``"invscaling"``, the rows taken in the same
+        order and ``average=False``, the same steps. Available only with those two solvers.
+        The rows of each batch are visited in a random order (``random_state``), the step
+        counter t of the schedule carries over from call to call, and with ``average`` the
+        mean of the iterates starts with the second call. After a fit by another solver
+        (``set_params(solver="sgd")`` then ``partial_fit``) the epoch starts from that
+        fit's weights, with t = 0.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            A batch of training data.
+        y : array-like of shape (n_samples,)
+            Its targets.
+        sample_weight : None, default=None
+            Kept for scikit-learn's signature; weights are not supported (a value other than
+            None is refused), as :meth:`fit` takes none.
+
+        Returns
+        -------
+        self : object
+            The updated estimator.
+        """
+        if sample_weight is not None:
+            raise ValueError(
+                "LinearRegression.partial_fit takes no sample_weight (it must be None): the "
+                "SGD steps and the objective J weigh every row alike. Repeat rows to weigh "
+                "them, or use sklearn.linear_model.SGDRegressor.")
+        first = not hasattr(self, "_w")
+        X, y = validate_data(self, X, y, reset=first, y_numeric=True, **LOOP_CHECKS_FINITE)
+        y = np.asarray(y, dtype=np.float64)
+        if not first:
+            self._check_state_fits(X.shape[1])
+        check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
+        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
+        if first or getattr(self, "_rng", None) is None:  # a model file from before it
+            self._rng = check_random_state(self.random_state)
+        state = None if first else getattr(self, "_state", None)
+        # after a direct or full-batch fit there is no SGD state: go on from its weights
+        run = self._continue(obj, self._rng, state, None if first else self._w)
+        self._set_fitted(run, obj)
+        return self
+
+    def _check_state_fits(self, n_features: int) -> None:
+        """Refuse a batch that the saved weights and SGD state do not fit (their width
+        edited in a model file), before the batch's objective is built."""
+        state = getattr(self, "_state", None)
+        saved = [self._w] if state is None else [self._w, state.iterate, state.average]
+        if any(np.shape(a) != (n_features + 1,) for a in saved):
+            raise ValueError(
+                f"partial_fit: the saved parameters of this LinearRegression do not fit a "
+                f"batch of {n_features} features (n_features_in_): its fitted attributes "
+                "were changed after the last fit. Fit it again.")
+
+    def _set_fitted(self, run: SolverRun, obj: Objective) -> None:
         w = self._w = run.w
+        self._state = run.state
         self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
         self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
         self.converged_ = run.converged
-        self.gap_ = self._gap_at(obj, run, w)
-        self._warn_unfinished(run)
-        return self
+        self.gap_ = self._gap_at(obj, run, w)  # of the last batch, after partial_fit
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):

@@ -103,6 +103,8 @@ def call_with(est, method):
     def call(X, y, classes=None):
         if method == "fit":
             return est.fit(X, y)
+        if is_regressor(est):  # a regressor's partial_fit takes no classes
+            return est.partial_fit(X, y)
         return est.partial_fit(X, y, classes=classes)
     return call
 

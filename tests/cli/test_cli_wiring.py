@@ -382,6 +382,69 @@ def test_a_stream_reads_the_models_param_before_refusing_it(shifted_file):
     assert "(with --param solver=sgd or solver=minibatch it can)" in message
 
 
+@pytest.fixture
+def regression_csv(tmp_path):
+    rng = np.random.default_rng(2)
+    X = np.round(rng.normal(size=(200, 3)), 3)
+    y = np.round(X @ np.array([2.0, -1.0, 0.5]) - 1.0 + 0.2 * rng.normal(size=200), 4)
+    path = tmp_path / "reg.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,target",
+               comments="", fmt="%.4f")
+    return path, X, y
+
+
+STREAMED_LINEAR = ("--model", "linear", "--stream", "--label-column", "target",
+                   "--chunk-size", "64", "--param", "solver=sgd", "--param", "eta0=0.02",
+                   "--param", "learning_rate=invscaling")
+
+
+def test_a_regression_streams_with_regression_measures(regression_csv, tmp_path):
+    # --stream --model linear was refused: LinearRegression had no partial_fit
+    from _oracles import sgd_regressor_twin
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    path, X, y = regression_csv
+    report = run_cli("fit", str(path), *STREAMED_LINEAR, "--epochs", "2", "--test", str(path),
+                     "--out", str(tmp_path / "m.hs"))
+    chunks = np.array_split(np.arange(200), [64, 128, 192])
+    twin = sgd_regressor_twin(X, y, chunks + chunks, 0, average=True, eta0=0.02,
+                              learning_rate="invscaling", power_t=0.5, alpha=0.0)
+    model = halfspaces.load(tmp_path / "m.hs")
+    np.testing.assert_allclose(model.coef_, twin.coef_, rtol=1e-9)
+    predicted = twin.predict(X)
+    assert report["streamed"] is True and report["n_train"] == 200
+    assert "train_accuracy" not in report
+    for split in ("train", "test"):
+        assert report[f"{split}_r2"] == pytest.approx(r2_score(y, predicted), rel=1e-9)
+        assert report[f"{split}_rmse"] == pytest.approx(
+            np.sqrt(mean_squared_error(y, predicted)), rel=1e-9)
+        assert report[f"{split}_mae"] == pytest.approx(mean_absolute_error(y, predicted),
+                                                       rel=1e-9)
+
+
+def test_a_streamed_regression_resumes_from_its_checkpoint(regression_csv, tmp_path):
+    path = regression_csv[0]
+    # the same cuts: chunks of 64 rows, cut again where a checkpoint is written
+    whole = run_cli("fit", str(path), *STREAMED_LINEAR, "--epochs", "2", "--checkpoint",
+                    str(tmp_path / "other.hs"), "--checkpoint-every", "50",
+                    "--out", str(tmp_path / "whole.hs"))
+    state = tmp_path / "state.hs"
+    run_cli("fit", str(path), *STREAMED_LINEAR, "--epochs", "1", "--checkpoint", str(state),
+            "--checkpoint-every", "50")
+    resumed = run_cli("fit", str(path), *STREAMED_LINEAR, "--epochs", "2", "--checkpoint",
+                      str(state), "--checkpoint-every", "50", "--resume",
+                      "--out", str(tmp_path / "resumed.hs"))
+    from _model_equality import assert_same_model
+
+    assert_same_model(halfspaces.load(tmp_path / "whole.hs"),
+                      halfspaces.load(tmp_path / "resumed.hs"))
+    assert resumed["train_r2"] == whole["train_r2"]
+    code, message = cli_error("fit", str(path), "--stream", "--model", "linear",
+                              "--label-column", "target")
+    assert code == 2
+    assert "(with --param solver=sgd or solver=minibatch it can)" in message
+
+
 @pytest.mark.parametrize("model", ["kernel", "voted-kernel", "multiclass", "perceptron"])
 def test_epoch_models_default_to_ten_epochs_and_others_keep_their_own(shifted_file, model):
     report = run_cli("fit", str(shifted_file), "--model", model)

@@ -10,6 +10,7 @@ import pytest
 import scipy.sparse as sp
 from _child import run_child
 from _datasets import FORMATS, in_format
+from _oracles import sgd_regressor_twin
 from numpy.testing import assert_allclose
 from sklearn.linear_model import LinearRegression as SkLinearRegression
 from sklearn.linear_model import Ridge
@@ -241,3 +242,86 @@ def test_score_is_r2_score_at_any_scale_of_the_targets(exponent):
     weights = rng.uniform(0.5, 2.0, size=60)
     assert model.score(X, y * s, sample_weight=weights) == pytest.approx(
         r2_score(y, model.predict(X) / s, sample_weight=weights), rel=1e-12)
+
+
+@pytest.mark.parametrize("average", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+@pytest.mark.parametrize("schedule", [{"learning_rate": "constant", "eta0": 0.01},
+                                      {"learning_rate": "invscaling", "eta0": 0.05,
+                                       "power_t": 0.3}])
+def test_partial_fit_takes_sgd_regressors_steps(schedule, fit_intercept, average):
+    X, y = regression(240, 5, seed=3)
+    chunks = np.array_split(np.arange(len(y)), [70, 71, 150])  # one chunk of a single row
+    params = {"alpha": 1e-3, "fit_intercept": fit_intercept, **schedule}
+    ours = LinearRegression(solver="sgd", average=average, random_state=5, **params)
+    for _ in range(2):  # two passes: the schedule's t and the mean carry over
+        for rows in chunks:
+            ours.partial_fit(X[rows], y[rows])
+    sk = sgd_regressor_twin(X, y, chunks + chunks, 5, average=average, **params)
+    assert_allclose(ours.coef_, sk.coef_, rtol=1e-9, atol=1e-12)
+    assert_allclose(ours.intercept_, sk.intercept_[0], rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_partial_fit_epochs_reach_the_least_squares_solution(fmt):
+    # noise-free targets: SGD with a constant step converges to the interpolating solution
+    X, y = regression(200, 4, seed=4, sparsity=0.0, noise=0.0)
+    exact = SkLinearRegression().fit(X, y)
+    ours = LinearRegression(solver="minibatch", batch_size=8, eta0=0.05, average=False,
+                            random_state=0)
+    data = in_format(X, fmt)
+    for _ in range(300):
+        for start in range(0, 200, 50):
+            ours.partial_fit(data[start:start + 50], y[start:start + 50])
+    assert_allclose(ours.coef_, exact.coef_, atol=1e-6)
+    assert_allclose(ours.intercept_, exact.intercept_, atol=1e-6)
+
+
+def test_averaged_partial_fit_approaches_ridge():
+    X, y = regression(300, 4, seed=6, sparsity=0.0, noise=0.5)
+    alpha = 0.01
+    ridge = Ridge(alpha=alpha * len(y)).fit(X, y)
+    ours = LinearRegression(solver="sgd", alpha=alpha, eta0=0.01, random_state=1)
+    for _ in range(200):
+        ours.partial_fit(X, y)
+    assert_allclose(ours.coef_, ridge.coef_, atol=2e-3)
+    assert_allclose(ours.intercept_, ridge.intercept_, atol=2e-3)
+
+
+def test_partial_fit_is_the_same_on_dense_and_sparse_rows():
+    X, y = regression(120, 6, seed=8)
+    dense, sparse = (LinearRegression(solver="sgd", eta0=0.01, random_state=2)
+                     for _ in range(2))
+    for _ in range(3):
+        dense.partial_fit(X, y)
+        sparse.partial_fit(sp.csr_matrix(X), y)
+    assert_allclose(sparse.coef_, dense.coef_, rtol=1e-12)
+    assert_allclose(sparse.intercept_, dense.intercept_, rtol=1e-12)
+
+
+def test_partial_fit_exists_for_the_stochastic_solvers_only():
+    assert not hasattr(LinearRegression(), "partial_fit")
+    assert not hasattr(LinearRegression(solver="gd"), "partial_fit")
+    assert hasattr(LinearRegression(solver="minibatch"), "partial_fit")
+
+
+def test_partial_fit_refuses_sample_weights_and_a_batch_of_another_width():
+    X, y = regression(50, 3, seed=1)
+    reg = LinearRegression(solver="sgd", random_state=0).partial_fit(X, y)
+    before = reg.coef_.copy()
+    with pytest.raises(ValueError, match="sample_weight"):
+        reg.partial_fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="3 features"):
+        reg.partial_fit(np.hstack([X, X]), y)
+    assert_allclose(reg.coef_, before, rtol=0)
+    with pytest.raises(ValueError, match="could not convert|numeric"):
+        LinearRegression(solver="sgd").partial_fit(X, np.array(["a"] * len(y), dtype=object))
+
+
+def test_partial_fit_after_a_direct_fit_goes_on_from_its_weights():
+    X, y = regression(100, 3, seed=2)
+    reg = LinearRegression().fit(X, y)
+    exact = reg.coef_.copy()
+    reg.set_params(solver="sgd", eta0=1e-12).partial_fit(X, y)
+    assert_allclose(reg.coef_, exact, atol=1e-8)
+    assert reg._state.t == len(y)

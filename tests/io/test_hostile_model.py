@@ -88,6 +88,9 @@ def fit_variants():
         sgd = halfspaces.LogisticRegression(solver="sgd", random_state=np.random.RandomState(3))
         variants.append(("LogisticRegression-sgd", sgd.partial_fit(X, y, classes=np.unique(y)),
                          X))
+        streamed = halfspaces.LinearRegression(solver="sgd", random_state=np.random.RandomState(3))
+        variants.append(("LinearRegression-sgd",
+                         streamed.partial_fit(X, X @ np.array([1.0, -2.0, 0.5])), X))
         variants.append(("Perceptron-unfitted", halfspaces.Perceptron(max_epochs=5), X))
     return variants
 

@@ -181,6 +181,22 @@ def test_stateful_variants_round_trip(model, tmp_path):
         assert_same_model(model.partial_fit(X, y), loaded.partial_fit(X, y))
 
 
+@pytest.mark.parametrize("solver", ["sgd", "minibatch"])
+def test_a_streamed_regression_continues_exactly_after_load(solver, tmp_path):
+    # the SGD state (iterate, running mean, step count) and the random state are declared
+    # fitted attributes: without them the loaded model restarted the schedule at t = 0
+    X, y = make_data(halfspaces.LinearRegression, seed=2)
+    model = halfspaces.LinearRegression(solver=solver, batch_size=7, learning_rate="invscaling",
+                                        random_state=0)
+    model.partial_fit(X[:12], y[:12]).partial_fit(X[12:], y[12:])
+    loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+    assert_same_model(model, loaded)
+    for _ in range(2):
+        model.partial_fit(X, y)
+        loaded.partial_fit(X, y)
+    assert_same_model(model, loaded)  # bit for bit, the state included
+
+
 def test_loaded_arrays_are_writable(tmp_path):
     model = fitted(halfspaces.Perceptron)[0]
     loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))

@@ -90,6 +90,17 @@ def test_every_estimator_class_has_a_file():
     assert written == set(ESTIMATORS)
 
 
+def test_a_regression_written_before_partial_fit_goes_on_by_sgd_from_its_weights():
+    # its file holds no SGD or random state: the first partial_fit starts from its weights
+    model = hs.load(FILES / "linear_regression.hs")
+    assert not hasattr(model, "_state")
+    X = _data()[0]
+    exact = model.coef_.copy()
+    model.set_params(solver="sgd", eta0=1e-12, random_state=0).partial_fit(X, X @ exact)
+    np.testing.assert_allclose(model.coef_, exact, rtol=1e-9)
+    assert model._state.t == len(X)
+
+
 if __name__ == "__main__":  # write the files (run with the layout whose files you want)
     out = Path(sys.argv[1])
     for name, (estimator, X, y) in cases().items():

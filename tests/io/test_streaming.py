@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 import pytest
 from _model_equality import assert_same_model
+from _oracles import sgd_regressor_twin
 from sklearn.base import BaseEstimator, is_classifier
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
@@ -75,6 +76,104 @@ def test_resumed_run_equals_uninterrupted(cls, stream_file, tmp_path):
                                  resume=True, **settings)
             assert resumed.resumed_at is not None or stop < 100
             assert_same_model(full.model, resumed.model)
+
+
+@pytest.fixture(scope="module")
+def regression_file(tmp_path_factory):
+    """A CSV file of 300 rows, three features and a real target (its last column)."""
+    rng = np.random.default_rng(1)
+    X = np.round(rng.normal(size=(300, 3)), 3)
+    y = np.round(X @ np.array([1.0, -2.0, 0.5]) + 3.0 + 0.1 * rng.normal(size=300), 4)
+    path = tmp_path_factory.mktemp("regression") / "r.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", header="a,b,c,target",
+               comments="", fmt="%.4f")
+    return path, X, y
+
+
+SGD_REGRESSION = dict(solver="sgd", learning_rate="invscaling", eta0=0.02, power_t=0.4,
+                      alpha=1e-3, random_state=0)
+
+
+def test_a_streamed_regression_takes_sgd_regressors_steps(regression_file):
+    # partial_fit was called with classes=, which a regressor's does not take, after a scan
+    # that gathered every distinct target as a class
+    path, X, y = regression_file
+    run = fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path, chunk_size=64,
+                     epochs=2)
+    chunks = np.array_split(np.arange(300), range(64, 300, 64))
+    twin = sgd_regressor_twin(X, y, chunks + chunks, 0, average=True,
+                              **{k: v for k, v in SGD_REGRESSION.items()
+                                 if k not in ("solver", "random_state")})
+    np.testing.assert_allclose(run.model.coef_, twin.coef_, rtol=1e-9)
+    np.testing.assert_allclose(run.model.intercept_, twin.intercept_[0], rtol=1e-9)
+    assert run.n_seen == 600 and run.n_features == 3
+
+
+def test_a_resumed_regression_equals_the_uninterrupted_one(regression_file, tmp_path):
+    path = regression_file[0]
+    settings = dict(epochs=3, chunk_size=64, checkpoint_every=100)
+    full = fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path,
+                      checkpoint=tmp_path / "a", **settings)
+    progress = load_with_extra(tmp_path / "a")[1]["checkpoint"]
+    assert progress["classes"] is None  # the targets are not recorded
+    for stop in (1, 100, 350, 899):
+        checkpoint = tmp_path / f"b{stop}"
+        with pytest.raises(Interrupted):
+            fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path,
+                       checkpoint=checkpoint, on_progress=interrupt_after(stop), **settings)
+        resumed = fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path,
+                             checkpoint=checkpoint, resume=True, **settings)
+        assert resumed.resumed_at is not None or stop < 100
+        assert_same_model(full.model, resumed.model)
+
+
+@pytest.mark.parametrize("solver", ["sgd", "minibatch"])
+def test_a_resumed_sgd_classifier_makes_the_batches_of_the_uninterrupted_run(
+        stream_file, tmp_path, solver):
+    # resumed inside a chunk (checkpoint_every not a multiple of chunk_size), the run read
+    # whole chunks from the checkpoint's row and fed partial_fit other batches: SGD, which
+    # visits a batch in a random order, then ended with another model
+    model = dict(solver=solver, batch_size=16, random_state=0)
+    settings = dict(epochs=2, chunk_size=64, checkpoint_every=100)
+    full = fit_stream(halfspaces.LogisticRegression(**model), stream_file,
+                      checkpoint=tmp_path / "a", **settings)
+    for stop in (100, 1300):
+        checkpoint = tmp_path / f"b{stop}"
+        with pytest.raises(Interrupted):
+            fit_stream(halfspaces.LogisticRegression(**model), stream_file,
+                       checkpoint=checkpoint, on_progress=interrupt_after(stop), **settings)
+        resumed = fit_stream(halfspaces.LogisticRegression(**model), stream_file,
+                             checkpoint=checkpoint, resume=True, **settings)
+        assert resumed.resumed_at == {100: (0, 100), 1300: (1, 600)}[stop]
+        assert_same_model(full.model, resumed.model)
+
+
+def test_a_regression_checkpoint_with_classes_is_damaged(regression_file, tmp_path):
+    path = regression_file[0]
+    settings = dict(chunk_size=64, checkpoint_every=64, checkpoint=tmp_path / "c")
+    with pytest.raises(Interrupted):
+        fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path,
+                   on_progress=interrupt_after(100), **settings)
+    model, extra = load_with_extra(tmp_path / "c")
+    extra["checkpoint"]["classes"] = [1.0, 2.0]
+    halfspaces.save(model, tmp_path / "c", extra=extra)
+    with pytest.raises(ModelFileError, match=r"classes is \[1.0, 2.0\], not null"):
+        fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path, resume=True,
+                   **settings)
+
+
+def test_a_regression_skips_the_first_pass_given_its_width(regression_file, monkeypatch):
+    path = regression_file[0]
+    scans = []
+    monkeypatch.setattr(halfspaces.io.streaming, "scan",
+                        lambda *a, **k: scans.append(k) or halfspaces.io.scan(*a, **k))
+    walked = fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path, chunk_size=64)
+    assert scans == [{"format": None, "label_column": None, "zero_based": "auto",
+                      "chunk_size": 64, "classes": False}]  # no targets gathered
+    given = fit_stream(halfspaces.LinearRegression(**SGD_REGRESSION), path, chunk_size=64,
+                       n_features=3)
+    assert len(scans) == 1
+    assert_same_model(walked.model, given.model)
 
 
 def test_a_run_given_unsorted_classes_resumes(stream_file, tmp_path):

@@ -102,12 +102,16 @@ def progress_plan(checkpoint, progress: dict, saved, epochs: int) -> Plan:
     n_features = field("n_features", int, lambda n: n == saved.n_features_in_,
                        f"the model's n_features_in_ = {saved.n_features_in_}")
     zero_based = field("zero_based", bool, lambda z: True, "true or false")
-    classes = field("classes", list, lambda c: _same_classes(c, saved), "the model's classes_")
+    if hasattr(saved, "classes_"):
+        classes = np.asarray(field("classes", list, lambda c: _same_classes(c, saved),
+                                   "the model's classes_"))
+    else:  # a regressor: its targets are not recorded
+        classes = field("classes", type(None), lambda c: True, "null (a regression)")
     growing = progress.get("growing", False)  # absent from checkpoints of two-pass runs
     if type(growing) is not bool or (growing and epoch != 0):
         raise ModelFileError(f"{shown(checkpoint)}: damaged checkpoint: growing is "
                              f"{growing!r}, not false, or true in the first epoch")
-    plan = Plan(epoch, position, n_features, zero_based, np.asarray(classes), True, growing)
+    plan = Plan(epoch, position, n_features, zero_based, classes, True, growing)
     if growing:
         plan.seen = np.asarray(field("seen", list, lambda c: _some_classes(c, saved),
                                      "some of the model's classes_"))

@@ -87,8 +87,9 @@ class DataInfo:
         One of :data:`FORMATS`.
     n_samples, n_features : int
         Rows, and feature columns (the widest index for svmlight).
-    classes : ndarray
-        The distinct labels, sorted.
+    classes : ndarray or None
+        The distinct labels, sorted; None when the scan did not collect them (a regression
+        target).
     zero_based : bool
         Index base of an svmlight file (True for other formats).
     """
@@ -241,7 +242,7 @@ def read(path: str | os.PathLike, *, format: str | None = None,
 
 def scan(path: str | os.PathLike, *, format: str | None = None,
          label_column: int | str | None = None, zero_based: bool | str = "auto",
-         chunk_size: int = DEFAULT_CHUNK_SIZE) -> DataInfo:
+         chunk_size: int = DEFAULT_CHUNK_SIZE, classes: bool = True) -> DataInfo:
     """One bounded-memory pass over `path`: sizes, labels and index base, all rows checked.
 
     Parameters
@@ -250,11 +251,14 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
         As for :func:`read`.
     chunk_size : int, default=10000
         Rows held in memory at a time.
+    classes : bool, default=True
+        Collect the distinct labels. False for a regression target, whose distinct values
+        can be as many as the rows (memory beyond the chunk's): ``classes`` is then None.
 
     Returns
     -------
     DataInfo
-        Rows, features, sorted classes and the index base (svmlight).
+        Rows, features, sorted classes (or None) and the index base (svmlight).
 
     Examples
     --------
@@ -268,12 +272,15 @@ def scan(path: str | os.PathLike, *, format: str | None = None,
     check_count(chunk_size, "chunk_size")
     fmt = detect_format(path, format)
     if fmt == "svmlight":
-        return _scan_svmlight(path, zero_based, chunk_size)
+        return _scan_svmlight(path, zero_based, chunk_size, classes)
     n_samples, n_features, numbers, texts = 0, 0, set(), set()
     for X, y in iter_chunks(path, chunk_size=chunk_size, format=fmt,
                             label_column=label_column):
         n_samples, n_features = n_samples + X.shape[0], X.shape[1]
-        (texts if y.dtype.kind == "U" else numbers).update(np.unique(y).tolist())
+        if classes:
+            (texts if y.dtype.kind == "U" else numbers).update(np.unique(y).tolist())
+    if not classes:
+        return DataInfo(fmt, n_samples, n_features, None)
     if numbers and texts:
         # a chunk's labels are numbers when all of that chunk's are; read whole, no label
         # would be a number: take them all as text, as read() does
@@ -293,18 +300,19 @@ def _label_texts(path, fmt, chunk_size, label_column) -> set[str]:
     return set().union(*(np.unique(y).tolist() for _, y in chunks))
 
 
-def _scan_svmlight(path, zero_based, chunk_size: int) -> DataInfo:
+def _scan_svmlight(path, zero_based, chunk_size: int, classes: bool = True) -> DataInfo:
     n_samples, width, smallest, labels = 0, 0, None, set()
     for X, y in svmlight_raw_chunks(path, chunk_size):
         n_samples += X.shape[0]
-        labels.update(np.unique(y).tolist())
+        if classes:
+            labels.update(np.unique(y).tolist())
         if X.nnz:
             width = max(width, int(X.indices.max()) + 1)
             smallest = min(int(X.indices.min()), width if smallest is None else smallest)
     svmlight.check_width(path, width)
     zero = smallest == 0 if zero_based == "auto" else bool(zero_based)
     return DataInfo("svmlight", n_samples, width - (0 if zero else 1) if width else 0,
-                    _sorted(labels), zero)
+                    _sorted(labels) if classes else None, zero)
 
 
 def svmlight_raw_chunks(path, chunk_size: int | None, *, shift: int = 0,

@@ -82,7 +82,7 @@ def _arrow_to_xy(path, table, label: int, start: int):
                    if c.dtype.kind not in "biuf")
         raise DataFileError(path, f"column {bad!r} is not numeric") from None
     return _checked_xy(path, X, _plain_labels(y, path, f"column {names[label]!r}", start),
-                       start)
+                       start, _without(names, label))
 
 
 def _is_decimal(arrow_type) -> bool:

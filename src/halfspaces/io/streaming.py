@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from sklearn.base import is_regressor
 
 from halfspaces.exceptions import CheckpointMismatchError, DataFileError, ModelFileError, shown
 from halfspaces.io._checkpoint import (
@@ -142,7 +143,9 @@ def fit_stream(
         Called with the number of examples after each ``partial_fit``.
     n_features, classes : default=None
         When both are given (e.g. from an earlier :func:`halfspaces.io.scan`), the first
-        pass is skipped; an svmlight file is then 1-based unless `zero_based` is True.
+        pass is skipped; an svmlight file is then 1-based unless `zero_based` is True. A
+        regressor (:class:`halfspaces.LinearRegression`) has no classes: `n_features` alone
+        skips the first pass, and its ``partial_fit`` is called without them.
     verify_data : bool, default=False
         Record a SHA-256 of the whole data file in the checkpoint, and check it on resume
         (one more read of the file at each start). By default a checkpoint records the
@@ -173,7 +176,8 @@ def fit_stream(
                 "label_column": label_column, **identity(path)}
     if verify_data:
         settings["data_sha256"] = _whole_file_hash(path)
-    known = None if n_features is None or classes is None else (n_features, classes)
+    known = (None if n_features is None or (classes is None and not is_regressor(model))
+             else (n_features, classes))
     fresh = copy.deepcopy(model.__dict__)
     try:
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
@@ -213,16 +217,19 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
                            label_column=label_column, zero_based=plan.zero_based,
                            classes=plan.classes, skip=skip)
 
-    n_seen, n_checkpoints = 0, 0
+    n_seen, n_checkpoints, regression = 0, 0, is_regressor(model)
     for epoch in range(plan.epoch, epochs):
         position = plan.position if epoch == plan.epoch else 0
-        chunks = read(position)
+        chunks = _aligned(read, position, chunk_size)
         if plan.resumed and epoch == plan.epoch and position:
             chunks = beyond_end_check(chunks, read, path, checkpoint, position)
         if plan.growing:
             chunks = grown(chunks, model, plan, path, zero_based)
         for X, y in _pieces(chunks, position, chunk_size, every):
-            model.partial_fit(X, y, classes=plan.classes)
+            if regression:  # its partial_fit takes no classes
+                model.partial_fit(X, y)
+            else:  # (a one-pass run finds them in its first chunk)
+                model.partial_fit(X, y, classes=plan.classes)
             position += len(y)
             n_seen += len(y)
             if checkpoint is not None and position % every == 0:
@@ -266,12 +273,16 @@ def _start(model, path, settings, checkpoint, format, label_column, zero_based, 
                 f"{zero_based}: resume with the same data and settings, or delete it.",
                 "zero_based")
         return saved, plan
+    regression = is_regressor(model)
     if known is not None:
-        return model, Plan(0, 0, known[0], zero_based is True, np.asarray(known[1]), False)
+        classes = None if regression else np.asarray(known[1])
+        return model, Plan(0, 0, known[0], zero_based is True, classes, False)
     if one_pass and growable(model, path, format, label_column):
         return model, Plan(0, 0, 0, zero_based is True, None, False, growing=True)
+    # a regression's targets are not classes: as many distinct values as rows, which the
+    # scan would hold in memory and every checkpoint would record
     info = scan(path, format=format, label_column=label_column, zero_based=zero_based,
-                chunk_size=chunk_size)
+                chunk_size=chunk_size, classes=not regression)
     if info.n_samples == 0:
         raise DataFileError(path, "the file holds no samples")
     return model, Plan(0, 0, info.n_features, info.zero_based, info.classes, False)
@@ -345,11 +356,36 @@ def _write_checkpoint(model, checkpoint, settings, plan: Plan, epoch: int, posit
                       zero_based: bool | str = "auto"):
     progress = {**settings, "epoch": epoch, "position": position,
                 "n_features": plan.n_features, "zero_based": plan.zero_based,
-                "classes": np.asarray(plan.classes).tolist()}
+                "classes": None if plan.classes is None else np.asarray(plan.classes).tolist()}
     if plan.growing:
         progress.update(growing=True, seen=np.asarray(plan.seen).tolist(),
                         zero_based_setting=zero_based)
     save(model, checkpoint, extra={"checkpoint": progress})
+
+
+def _aligned(read, position: int, chunk_size: int) -> Iterator[tuple[Any, Any]]:
+    """The chunks from row `position` of the epoch, cut where a run from its start cuts them:
+    the rest of the chunk `position` falls in first, then whole chunks.
+
+    A run resumed inside a chunk (checkpoint_every not a multiple of chunk_size) read whole
+    chunks from `position`, and :func:`_pieces` then fed partial_fit other batches than the
+    uninterrupted run did: the same model for the perceptrons, whose updates are per row,
+    another one for SGD, whose epoch over a batch visits it in a random order.
+    """
+    head = -position % chunk_size
+    if head:
+        first = read(position, head)
+        try:
+            piece = next(first, None)
+        finally:
+            getattr(first, "close", lambda: None)()  # its file and reading threads
+        if piece is None:
+            return
+        yield piece
+        if len(piece[1]) < head:  # the file ends inside that chunk
+            return
+        position += head
+    yield from read(position)
 
 
 def _pieces(chunks, position: int, chunk_size: int, every: int) -> Iterator[tuple[Any, Any]]:

@@ -103,6 +103,8 @@ def text_layout(path: str | os.PathLike, first: bytes, label_column: int | str |
     """
     text = decoded(path, [first], [line])[0].strip("\r\n")
     delimiter = _delimiter(Path(path), text)
+    if (problem := quoting_problem(text, delimiter)) is not None:
+        raise DataFileError(path, problem, line=line)
     fields = [f.strip() for f in split_fields(text, delimiter)]
     n = len(fields)
     if header is None:
@@ -122,6 +124,28 @@ def split_fields(line: str, delimiter: str | None) -> list[str]:
     if '"' not in line:
         return line.split(delimiter)
     return next(csv.reader([line], delimiter=delimiter, quotechar='"'), [""])
+
+
+def quoting_problem(line: str, delimiter: str | None) -> str | None:
+    """What breaks RFC 4180's quoting in one line, or None.
+
+    A quoted field must close on its line and be followed by the delimiter or the line's
+    end. A quote left open made NumPy's reader join the next line into the field (an
+    internal error, or with one line per chunk the label ``x`` of ``1,"x``), and ``"x"y``
+    was read as ``xy``: both are refused, naming the line. (A field spanning lines, which
+    RFC 4180 allows, is not read: the readers cut the file at line ends.)
+    """
+    if delimiter is None or '"' not in line:
+        return None
+    try:
+        next(csv.reader([line], delimiter=delimiter, quotechar='"', strict=True), None)
+    except csv.Error as exc:
+        if "unexpected end of data" in str(exc):
+            return ('a quoted field is not closed on its line (a field that spans lines is '
+                    'not supported; close the quote, and write a quote inside one as "")')
+        return (f"a quoted field is followed by more than the delimiter {delimiter!r} "
+                '(write a quote inside a quoted field as "")')
+    return None
 
 
 def _delimiter(path: Path, text: str) -> str | None:
@@ -214,7 +238,8 @@ def _full_width(text: list[str], layout: TextLayout) -> bool:
         return all(len(line.split()) == layout.n_columns for line in text)
     separators = layout.n_columns - 1
     return all(line.count(layout.delimiter) == separators if '"' not in line
-               else len(split_fields(line.strip("\r\n"), layout.delimiter)) == layout.n_columns
+               else quoting_problem(line.strip("\r\n"), layout.delimiter) is None
+               and len(split_fields(line.strip("\r\n"), layout.delimiter)) == layout.n_columns
                for line in text)
 
 
@@ -254,6 +279,8 @@ def _locate_text(path, text, numbers, layout, classes, exc) -> DataFileError:
 
 def _text_line_problem(line: str, layout: TextLayout, kind, allowed) -> str | None:
     stripped = line.strip("\r\n")
+    if (problem := quoting_problem(stripped, layout.delimiter)) is not None:
+        return problem
     fields = split_fields(stripped, layout.delimiter)
     if len(fields) != layout.n_columns:
         return f"{len(fields)} fields where the first line has {layout.n_columns}"
@@ -322,14 +349,24 @@ def _plain_labels(y: NDArray, path, what: str, start: int = 0) -> NDArray:
     return labels
 
 
-def _checked_xy(path, X: NDArray, y: NDArray, start: int):
-    bad = ~np.isfinite(X).all(axis=1)
+def _checked_xy(path, X: NDArray, y: NDArray, start: int, columns: Sequence[str] = ()):
+    """(X, y), refused at the first row holding NaN or infinity: the feature's column (its
+    name from `columns`, else its index among the features) and value, or the label."""
+    bad_x = ~np.isfinite(X)
+    bad = bad_x.any(axis=1)
     if y is not None and y.dtype.kind == "f":
         bad |= ~np.isfinite(y)
     if y is not None and y.dtype.kind == "U":
         bad |= np.isin(np.char.lower(np.char.strip(y)), NOT_A_LABEL)
     if bad.any():
-        raise DataFileError(path, f"row {start + int(np.argmax(bad))} holds NaN or infinity")
+        row = int(np.argmax(bad))
+        if bad_x[row].any():
+            j = int(np.argmax(bad_x[row]))
+            where = f"column {columns[j]!r}" if columns else f"feature {j}"
+            what = f"{where} is {X[row, j]}"
+        else:
+            what = f"the label is {str(y[row]).strip()!r}"
+        raise DataFileError(path, f"row {start + row} holds NaN or infinity ({what})")
     return X, y
 
 

@@ -8,6 +8,7 @@ missing installation into one line that says how to install it.
 from __future__ import annotations
 
 import operator
+import warnings
 from typing import Any
 
 import numpy as np
@@ -244,6 +245,32 @@ def box_limits(points: NDArray, pad: float = 0.1, *,
                          f"lays out axes only within about +-{DRAWABLE:.0e}: rescale {name} "
                          "(e.g. divide by a power of 10).")
     return (float(lo[0]), float(hi[0])), (float(lo[1]), float(hi[1]))
+
+
+MAX_QP_ROWS = 50_000
+"""Rows beyond which a display leaves out what needs the max-margin QP (gamma*, the band),
+with a warning: HiGHS's QP time grows about as n^1.8 on two features (0.3 s at 10^4 rows,
+18 s at 10^5), and at 10^6 it ran 300 s and then failed. The LP that decides separability
+takes 1.4 s at 10^6 and is kept."""
+
+
+def too_many_for_the_qp(n_rows: int, what: str) -> bool:
+    """Whether `n_rows` exceed :data:`MAX_QP_ROWS`; if so, warn that `what` is not drawn."""
+    if n_rows <= MAX_QP_ROWS:
+        return False
+    warnings.warn(f"{what} is not drawn for {n_rows:,} rows: the maximum-margin QP is solved "
+                  f"up to {MAX_QP_ROWS:,} rows (its time grows about as n^1.8); pass a sample "
+                  "of the rows to see it.", UserWarning, stacklevel=4)
+    return True
+
+
+def undecided(error: Exception, name: str) -> ValueError:
+    """The ValueError a display raises, naming its input `name`, when the theory cannot decide
+    its data in float64 (a :class:`~halfspaces.exceptions.SolverError`: coordinates spread
+    over hundreds of decades, 1e-160 beside 1e154), instead of the solver's own error."""
+    return ValueError(f"{name}: {error} The picture needs that answer: rescale {name} (its "
+                      "coordinates span too many decades for float64), or drop the outlying "
+                      "points.")
 
 
 def clip_line(coef: NDArray, intercept: float, xlim, ylim) -> NDArray[np.float64]:

@@ -9,12 +9,15 @@ from numpy.typing import ArrayLike
 
 from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
+    DRAWABLE,
+    box_limits,
     estimator_hyperplane,
     label_text,
     new_axes,
     plus_minus_labels,
     row_count,
     target_vector,
+    too_many_for_the_qp,
 )
 
 __all__ = ["MarginDisplay"]
@@ -37,7 +40,8 @@ class MarginDisplay:
     model_margin : float
         The smallest geometric margin of the model.
     gamma : float or None
-        The maximum margin, or None when the data are not separable.
+        The maximum margin, or None when the data are not separable (or beyond 50,000
+        rows, where the max-margin QP is not solved: a warning says so).
 
     Attributes
     ----------
@@ -92,6 +96,7 @@ class MarginDisplay:
         labels = plus_minus_labels(y, getattr(estimator, "classes_", None))
         m = geometric_margins(X, labels, w, b)
         fit_intercept = getattr(estimator, "fit_intercept", True)
+        _check_drawable(m, "X")  # before the separability LP
         gamma = _max_margin(X, labels, fit_intercept)
         by_class = {c: m[y == c] for c in np.unique(y)}
         return cls(by_class, float(m.min()), gamma).plot(ax=ax, **style)
@@ -107,6 +112,8 @@ class MarginDisplay:
         -------
         display : MarginDisplay
         """
+        _check_drawable(np.concatenate([*self.margins.values(), [self.model_margin]]),
+                        "margins")
         figure, ax = new_axes(ax)
         self.lines_ = {}
         for label, m in self.margins.items():
@@ -127,12 +134,31 @@ class MarginDisplay:
         return self
 
 
+def _check_drawable(margins, name: str) -> None:
+    """Refuse margins Matplotlib cannot lay out on an axis, naming the input they come from.
+
+    Points near +-1e308 give margins of the same size (or inf, their scores overflowing),
+    and Matplotlib failed deep inside its transforms with "Singular matrix".
+    """
+    values = np.append(np.asarray(margins, dtype=np.float64), 0.0)
+    try:
+        box_limits(np.column_stack([values, values]), name=name)
+    except ValueError:
+        big = np.max(np.abs(values))
+        raise ValueError(
+            f"the geometric margins of {name} reach {big:.3g} in magnitude (scores of "
+            f"points near the largest float64); Matplotlib lays out axes only within about "
+            f"+-{DRAWABLE:.0e}: rescale {name} (e.g. divide by a power of 10).") from None
+
+
 def _max_margin(X, labels, fit_intercept: bool) -> float | None:
     """gamma* on separable data; None on data that are not, or where separability (or the
     margin) cannot be decided in float64: the display then draws no gamma* line, and a
     warning says why (as ``certify`` reports it)."""
     import halfspaces.theory as theory
 
+    if too_many_for_the_qp(len(labels), "The max-margin line (gamma*)"):
+        return None
     try:
         if theory.separability(X, labels, fit_intercept=fit_intercept).separable:
             return theory.max_margin(X, labels, fit_intercept=fit_intercept).margin

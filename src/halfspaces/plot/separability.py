@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
     box_limits,
     clip_line,
@@ -14,6 +15,8 @@ from halfspaces.plot._base import (
     new_axes,
     plus_minus_labels,
     target_vector,
+    too_many_for_the_qp,
+    undecided,
 )
 from halfspaces.plot._hulls import hull_polygon, witness
 
@@ -37,7 +40,9 @@ class SeparabilityDisplay:
     separator : tuple (coef, intercept) or None
         The LP separator (separable data).
     max_margin : tuple (coef, intercept) or None
-        The maximum-margin hyperplane scaled so that min_i y_i f(x_i) = 1.
+        The maximum-margin hyperplane scaled so that min_i y_i f(x_i) = 1 (None beyond
+        50,000 rows, where the max-margin QP is not solved: the band is not drawn, and a
+        warning says so).
     certificate : ndarray of shape (n_samples,) or None
         Gordan's weights (data that are not separable).
     xlabel, ylabel : str, default="feature 0", "feature 1"
@@ -105,12 +110,18 @@ class SeparabilityDisplay:
         labels = plus_minus_labels(target_vector(y, Xd.shape[0]))
         names = dict(zip(("xlabel", "ylabel"), column_names(X, 2, feature_names), strict=True))
         box_limits(Xd, name="X")  # refuse a picture Matplotlib cannot draw before solving
-        found = separability(Xd, labels)
-        if not found.separable:
-            return cls(Xd, labels, certificate=found.certificate, **names).plot(ax=ax, **style)
-        best = max_margin(Xd, labels)
+        try:
+            found = separability(Xd, labels)
+            if not found.separable:
+                return cls(Xd, labels, certificate=found.certificate, **names).plot(ax=ax,
+                                                                                   **style)
+            best = None if too_many_for_the_qp(len(labels), "the maximum-margin band") \
+                else max_margin(Xd, labels)
+        except SolverError as error:
+            raise undecided(error, "X") from error
         return cls(Xd, labels, separator=(found.coef, found.intercept),
-                   max_margin=(best.coef, best.intercept), **names).plot(ax=ax, **style)
+                   max_margin=None if best is None else (best.coef, best.intercept),
+                   **names).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, cmap: str = "coolwarm"):
         """Draw the data and the proof; return the display.
@@ -138,11 +149,12 @@ class SeparabilityDisplay:
             ends = clip_line(coef, intercept, xlim, ylim)
             (self.separator_,) = ax.plot(ends[:, 0], ends[:, 1], color="k", lw=2,
                                          label="LP separator")
-            for s in (1.0, -1.0):
+            for s in (1.0, -1.0) if self.max_margin is not None else ():
                 ends = clip_line(self.max_margin[0], self.max_margin[1] - s, xlim, ylim)
                 self.margin_lines_.append(ax.plot(ends[:, 0], ends[:, 1], color="k", ls="--",
                                                   lw=1)[0])
-            self.margin_lines_[0].set_label("maximum-margin band")
+            if self.margin_lines_:
+                self.margin_lines_[0].set_label("maximum-margin band")
         if self.certificate is not None:
             colours = {1.0: "tab:red", -1.0: "tab:blue"}
             for sign, colour in colours.items():

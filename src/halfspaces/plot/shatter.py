@@ -7,7 +7,14 @@ from itertools import product
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces.plot._base import box_limits, clip_line, colormap, require_matplotlib
+from halfspaces.exceptions import SolverError
+from halfspaces.plot._base import (
+    box_limits,
+    clip_line,
+    colormap,
+    require_matplotlib,
+    undecided,
+)
 from halfspaces.plot._hulls import hull_polygon, witness
 
 __all__ = ["ShatterDisplay"]
@@ -104,7 +111,10 @@ class ShatterDisplay:
                 separators.append((np.zeros(2), float(labels[0])))
                 certificates.append(None)
                 continue
-            found = separability(points, labels)
+            try:
+                found = separability(points, labels)
+            except SolverError as error:
+                raise undecided(error, "points") from error
             separators.append((found.coef, found.intercept) if found.separable else None)
             certificates.append(found.certificate)
         return cls(points, labelings, separators, certificates).plot(ax=ax, **style)
