@@ -56,7 +56,8 @@ def clusters(n_classes: int, n: int = 18, seed: int = 0):
 def fits(cls):
     """(how, fitted estimator) for each way `cls` can be fitted: two and three classes (or
     a regression), X with feature names, sparse X, a second warm-started fit, partial_fit
-    batches, a precomputed kernel, and the stochastic solvers of the GLMs."""
+    batches, a precomputed kernel, the stochastic solvers of the GLMs, and the SVM's dual
+    solver and joint multiclass problem."""
     def make(**params):
         return cls(**{**FAST.get(cls.__name__, {}), **params})
 
@@ -82,7 +83,10 @@ def fits(cls):
         yield "warm start", make(warm_start=True).fit(X, y).fit(X, y)
     if "kernel" in params:
         yield "precomputed", make(kernel="precomputed").fit(X @ X.T, y)
-    if "solver" in params:
+    if "multi_class" in params:  # LinearSVM: its other solver, its joint multiclass problem
+        yield "dual", make(solver="dual").fit(X, y)
+        yield "crammer_singer", make(multi_class="crammer_singer").fit(X, y)
+    elif "solver" in params:
         yield "sgd", make(solver="sgd", random_state=0).fit(X, y)
         model = make(solver="sgd", random_state=0)
         yield "partial_fit", model.partial_fit(X[:9], y[:9], classes=np.unique(y)).partial_fit(
