@@ -18,7 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["caught_warnings", "describe", "error", "grid", "note", "progress", "render"]
+__all__ = ["StreamBar", "caught_warnings", "describe", "error", "grid", "note", "progress",
+           "render", "stream_progress"]
 
 # errors whose message is meant for users (bad input, a file that cannot be read or written,
 # and the library's own exceptions, see _library_errors); anything else is a bug in halfspaces
@@ -120,6 +121,77 @@ def progress(description: str, total: int | None, enabled: bool, *,
 
         with listen(loop_step):
             yield lambda advance: bar.advance(task, advance)
+
+
+class StreamBar:
+    """What a streamed fit tells its bar: :meth:`examples` after each chunk, :meth:`epoch`
+    when a pass begins (``fit_stream``'s ``on_progress`` and ``on_epoch``)."""
+
+    def __init__(self, update: Callable[[int, int | None], None] | None = None) -> None:
+        self._update = update
+
+    def examples(self, count: int) -> None:
+        """`count` more examples were trained on."""
+        if self._update is not None:
+            self._update(count, None)
+
+    def epoch(self, k: int, epochs: int) -> None:
+        """Pass `k` of `epochs` (from 1) begins."""
+        if self._update is not None:
+            self._update(0, k)
+
+
+@contextlib.contextmanager
+def stream_progress(description: str, enabled: bool, *, epochs: int,
+                    meter: Any = None) -> Iterator[StreamBar]:
+    """A Rich bar on stderr for a streamed fit: the epoch (k of `epochs`), the examples seen
+    with their rate and the elapsed time; with a `meter` (a regular file's
+    :class:`halfspaces.io.ReadMeter`) also the bytes read of all the passes, their rate
+    and the time left. A pipe has no size: its bar counts examples only. Shown only when
+    `enabled` and stderr is a terminal.
+    """
+    if not (enabled and sys.stderr.isatty()):
+        yield StreamBar()
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    sized = meter is not None
+    columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if sized:
+        columns += [BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    TextColumn("eta"), TimeRemainingColumn()]
+    columns += [TextColumn("{task.fields[examples]}"), TimeElapsedColumn()]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=meter.size * epochs if sized else None,
+                            examples="")
+        state = {"epoch": 1, "seen": 0}
+
+        def update(count: int, epoch: int | None) -> None:
+            if epoch is not None:
+                state["epoch"] = epoch
+                if sized:
+                    meter.restart()  # the new pass reads the file from its start
+            state["seen"] += count
+            elapsed = bar.tasks[task].elapsed or 0.0
+            rate = f" ({state['seen'] / elapsed:,.0f} examples/s)" if elapsed > 0 else ""
+            fields: dict[str, Any] = {
+                "description": f"{description}, epoch {state['epoch']} of {epochs}",
+                "examples": f"{state['seen']:,} examples{rate}"}
+            if sized:
+                fields["completed"] = (state["epoch"] - 1) * meter.size + meter.position()
+            bar.update(task, **fields)
+
+        update(0, 1)
+        yield StreamBar(update)
 
 
 @contextlib.contextmanager

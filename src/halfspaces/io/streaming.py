@@ -103,6 +103,7 @@ def fit_stream(
     n_features: int | None = None,
     classes: Any = None,
     verify_data: bool = False,
+    on_epoch: Callable[[int, int], None] | None = None,
 ) -> StreamFit:
     """Train `model` with ``partial_fit`` on `path`, `chunk_size` rows at a time.
 
@@ -140,6 +141,9 @@ def fit_stream(
         be at most at epoch `epochs`.
     on_progress : callable or None, default=None
         Called with the number of examples after each ``partial_fit``.
+    on_epoch : callable or None, default=None
+        Called as ``on_epoch(k, epochs)`` when the k-th pass over the file (from 1) begins,
+        before the file is opened for it (a resumed run begins with the checkpoint's).
     n_features, classes : default=None
         When both are given (e.g. from an earlier :func:`halfspaces.io.scan`), the first
         pass is skipped; an svmlight file is then 1-based unless `zero_based` is True.
@@ -177,13 +181,15 @@ def fit_stream(
     fresh = copy.deepcopy(model.__dict__)
     try:
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, resume, on_progress, settings, known, one_pass=True)
+                    checkpoint, resume, (on_progress, on_epoch), settings, known,
+                    one_pass=True)
     except Unforeseen:
         # the one-pass guess about the labels was wrong: start again, after a first pass
         model.__dict__.clear()
         model.__dict__.update(fresh)
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, False, on_progress, settings, known, one_pass=False)
+                    checkpoint, False, (on_progress, on_epoch), settings, known,
+                    one_pass=False)
 
 
 def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> int:
@@ -201,7 +207,8 @@ def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> 
 
 
 def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based, checkpoint,
-         resume, on_progress, settings, known, one_pass) -> StreamFit:
+         resume, listeners, settings, known, one_pass) -> StreamFit:
+    on_progress, on_epoch = listeners
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
                          label_column, zero_based, chunk_size, known, one_pass)
 
@@ -216,6 +223,8 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
     n_seen, n_checkpoints = 0, 0
     for epoch in range(plan.epoch, epochs):
         position = plan.position if epoch == plan.epoch else 0
+        if on_epoch is not None:
+            on_epoch(epoch + 1, epochs)
         chunks = read(position)
         if plan.resumed and epoch == plan.epoch and position:
             chunks = beyond_end_check(chunks, read, path, checkpoint, position)
