@@ -1,5 +1,6 @@
-"""The progress bar of ``halfspaces fit --stream``: the epoch, the examples, and for a
-regular file the bytes read with the time left; a pipe keeps the count alone.
+"""The progress bars of ``halfspaces fit``. ``--stream``: the epoch, the examples, and for a
+regular file the bytes read with the time left; a pipe keeps the count alone. The 0-1 MILP:
+its incumbent, bound and gap.
 
 The bar is drawn on a stand-in terminal (a string buffer that says it is a TTY) and its
 text is read back, colours removed; no test waits for a refresh or measures a time.
@@ -156,3 +157,24 @@ def test_a_pipe_has_no_read_meter(tmp_path):
         assert meter is None
     with watch_reads(tmp_path / "missing.csv") as meter:
         assert meter is None
+
+
+def test_the_milp_bar_shows_its_incumbent_bound_and_gap_not_a_count(screen):
+    # it showed a spinner and "0/?": the 0-1 MILP counts no epochs
+    from halfspaces._utils.progress import status
+
+    screen = screen()
+    with _output.progress("fitting zero-one", None, True):
+        status("incumbent 12 errors, bound 9.4, gap 21.7%")
+    text = screen()
+    assert "fitting zero-one" in text and "incumbent 12 errors, bound 9.4, gap 21.7%" in text
+    assert "0/?" not in text
+
+
+def test_a_loop_that_counts_still_shows_its_count(screen):
+    from halfspaces._utils.progress import report
+
+    screen = screen()
+    with _output.progress("fitting averaged", None, True):
+        report(3, 10)
+    assert "3/10" in screen()

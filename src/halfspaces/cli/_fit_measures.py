@@ -78,13 +78,14 @@ def measures(estimator, X, y, *, regression: bool) -> Measures:
                     mae=float(np.mean(np.abs(residuals))))
 
 
-def optimality_notes(estimator) -> tuple[str, ...]:
+def optimality_notes(estimator, notes=()) -> tuple[str, ...]:
     """A note for a 0-1 MILP stopped before it proved its model optimal: it looked exactly
-    like an optimal one in fit's table and --json."""
+    like an optimal one in fit's table and --json. None where Ctrl-C stopped it: the fit's
+    own note (among `notes`) says so, with the gap."""
     import numpy as np
 
     optimal = getattr(estimator, "optimal_", None)
-    if optimal is None or np.all(optimal):
+    if optimal is None or np.all(optimal) or any(n.startswith("interrupted:") for n in notes):
         return ()
     gap = float(np.max(estimator.gap_))
     return (f"{type(estimator).__name__} stopped before proving its 0-1 error minimal "

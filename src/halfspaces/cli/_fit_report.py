@@ -151,9 +151,14 @@ def _all(value) -> bool | None:
 
 
 def _largest(value) -> float | None:
+    """The largest gap of the binary problems; None where HiGHS has none (inf: a MILP
+    stopped before its first bound), which JSON cannot hold."""
     import numpy as np
 
-    return None if value is None else float(np.max(value))
+    if value is None:
+        return None
+    largest = float(np.max(value))
+    return largest if np.isfinite(largest) else None
 
 
 def _bool(value) -> bool | None:

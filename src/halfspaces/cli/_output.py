@@ -87,7 +87,6 @@ def progress(description: str, total: int | None, enabled: bool, *,
         return
     from rich.progress import (
         BarColumn,
-        MofNCompleteColumn,
         Progress,
         SpinnerColumn,
         TextColumn,
@@ -108,19 +107,32 @@ def progress(description: str, total: int | None, enabled: bool, *,
 
             yield counted
         return
+    # "{done}/{total}" as a field, empty until a loop counts: MofNCompleteColumn drew
+    # "0/?" beside the spinner of the 0-1 MILP, whose progress is its incumbent and gap
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-               MofNCompleteColumn(), TimeElapsedColumn()]
-    from halfspaces._utils.progress import listen
+               TextColumn("{task.fields[steps]}"), TextColumn("{task.fields[status]}"),
+               TimeElapsedColumn()]
+    from halfspaces._utils.progress import listen, listen_status
 
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
+        task = bar.add_task(description, total=total, steps="", status="")
 
         def loop_step(done: int, loop_total: int | None) -> None:
             # the epochs or solver iterations of an in-memory fit (one-vs-rest restarts them)
-            bar.update(task, completed=done, total=loop_total)
+            bar.update(task, completed=done, total=loop_total,
+                       steps=f"{done}/{'?' if loop_total is None else loop_total}")
 
-        with listen(loop_step):
-            yield lambda advance: bar.advance(task, advance)
+        def solver_status(text: str) -> None:
+            # a MILP's incumbent, bound and gap, as HiGHS reports them
+            bar.update(task, status=text)
+
+        def advanced(advance: int) -> None:
+            bar.advance(task, advance)
+            done = bar.tasks[task].completed
+            bar.update(task, steps=f"{done:,.0f}/{'?' if total is None else total}")
+
+        with listen(loop_step), listen_status(solver_status):
+            yield advanced
 
 
 class StreamBar:

@@ -181,7 +181,8 @@ def fit(
 
     train = measured("training", loaded.X, loaded.y) if train_score else _fit_measures.Measures()
     report = build_report(loaded.name, model, estimator, loaded.X.shape, fit_time,
-                     loaded.notes + notes + bound_notes + _fit_measures.optimality_notes(estimator),
+                     loaded.notes + notes + bound_notes
+                     + _fit_measures.optimality_notes(estimator, notes),
                      bound, train=train,
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0], measured("test", loaded.X_test, loaded.y_test)),
