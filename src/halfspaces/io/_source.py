@@ -115,6 +115,12 @@ class ReadMeter:
     (also from their read-ahead threads); :meth:`position` is the furthest offset among
     those still open, as the operating system keeps it (what has been read from the file,
     compressed bytes for a compressed file), or the last one seen once they are closed.
+    Made by :func:`watch_reads`.
+
+    Parameters
+    ----------
+    size : int
+        The file's size in bytes.
     """
 
     def __init__(self, size: int) -> None:
@@ -125,7 +131,13 @@ class ReadMeter:
         self._lock = threading.Lock()
 
     def opened(self, handle: BinaryIO) -> None:
-        """Note a handle just opened on the file."""
+        """Note a handle just opened on the file.
+
+        Parameters
+        ----------
+        handle : binary file object
+            Opened by a reader of :mod:`halfspaces.io` on the watched file.
+        """
         with self._lock:
             self._handles.append(handle)
 
@@ -135,7 +147,13 @@ class ReadMeter:
             self._handles, self._last = [], 0
 
     def position(self) -> int:
-        """Bytes read so far by the furthest open handle (at most :attr:`size`)."""
+        """Bytes read so far by the furthest open handle.
+
+        Returns
+        -------
+        int
+            At most :attr:`size`; 0 after :meth:`restart` until a handle reads on.
+        """
         with self._lock:
             self._handles = [h for h in self._handles if not h.closed]
             for handle in self._handles:
@@ -158,6 +176,15 @@ def _file_key(descriptor: int | str | os.PathLike) -> tuple[int, int]:
 def watch_reads(path: str | os.PathLike) -> Iterator[ReadMeter | None]:
     """A :class:`ReadMeter` of `path` within the block; None where its size is not known
     (a pipe, ``/dev/stdin``, a missing file): such input is read once into memory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file that the readers of :mod:`halfspaces.io` will open.
+
+    Yields
+    ------
+    ReadMeter or None
 
     Examples
     --------

@@ -141,9 +141,6 @@ def fit_stream(
         be at most at epoch `epochs`.
     on_progress : callable or None, default=None
         Called with the number of examples after each ``partial_fit``.
-    on_epoch : callable or None, default=None
-        Called as ``on_epoch(k, epochs)`` when the k-th pass over the file (from 1) begins,
-        before the file is opened for it (a resumed run begins with the checkpoint's).
     n_features, classes : default=None
         When both are given (e.g. from an earlier :func:`halfspaces.io.scan`), the first
         pass is skipped; an svmlight file is then 1-based unless `zero_based` is True.
@@ -154,6 +151,9 @@ def fit_stream(
         notice a replaced or rewritten file, not a byte changed in the middle with its size
         and modification time restored. A checkpoint written with it is checked on resume
         whatever this setting. A regular file only (a pipe cannot be read twice).
+    on_epoch : callable or None, default=None
+        Called as ``on_epoch(k, epochs)`` when the k-th pass over the file (from 1) begins,
+        before the file is opened for it (a resumed run begins with the checkpoint's).
 
     Returns
     -------
