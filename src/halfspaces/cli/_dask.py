@@ -163,7 +163,8 @@ def fit_on_cluster(estimator, paths: Sequence[Path], *, dask: str,
 
 def report_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
                       label_column, format: str | None):
-    """:func:`halfspaces.dask.data_report` of files read on the cluster."""
+    """:func:`halfspaces.dask.data_report` of files read on the cluster, and their two
+    labels (sorted: the second is +1)."""
     import halfspaces.dask as hd
 
     with dask_client(dask):
@@ -171,4 +172,4 @@ def report_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
                               label_column=label_column)
         if parts.classes.size != 2:
             raise ValueError(f"certify needs exactly two classes, found {parts.classes.size}.")
-        return hd.data_report(parts, fit_intercept=fit_intercept)
+        return parts.classes, hd.data_report(parts, fit_intercept=fit_intercept)

@@ -47,9 +47,11 @@ def certify(data: Path | list[Path], *, fit_intercept: bool = True,
         from halfspaces.cli._dask import report_on_cluster
 
         paths = data if isinstance(data, list) else [data]
-        report = report_on_cluster(paths, dask=dask, fit_intercept=fit_intercept,
-                                   label_column=label_column, format=format)
-        return {"data": ", ".join(str(p) for p in paths), **report.as_dict()}
+        classes, report = report_on_cluster(paths, dask=dask, fit_intercept=fit_intercept,
+                                            label_column=label_column, format=format)
+        return {"data": ", ".join(str(p) for p in paths),
+                "positive_class": _label(classes[1].item()),
+                "negative_classes": [_label(classes[0].item())], **report.as_dict()}
     if isinstance(data, list):
         if len(data) != 1:
             raise ValueError("certify reads one DATA file; give several files with --dask.")
