@@ -37,7 +37,12 @@ exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 templates_path = ["_templates"]
 html_theme = "furo"
 html_title = f"halfspaces {release}"
-# mathjax loads its script from a CDN in the reader's browser; the build itself stays offline
+# the pages render their math with the MathJax served beside them (tools/vendor_mathjax.sh
+# copies it from Debian's libjs-mathjax): Sphinx's default loads it from a CDN in the
+# reader's browser, and offline the formulas showed as TeX source. A relative path is
+# relative to the built site's _static folder.
+html_static_path = ["_static"]
+mathjax_path = "mathjax/MathJax.js?config=TeX-AMS_CHTML-full"
 
 # autosummary writes one page per public name into api/generated/ (not in git)
 autosummary_generate = True

@@ -6,6 +6,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 from unittest import mock
@@ -47,6 +48,9 @@ def run_cli_text(*args: str) -> tuple[str, str]:
 def cli_error(*args: str) -> tuple[int, str]:
     """(exit code, stderr) of ``halfspaces ARGS`` run in this process, expected to fail.
 
+    A usage error (exit code 2) must end by naming the command's ``--help``; the message is
+    returned without that hint.
+
     Rich draws the error in a box as wide as the terminal (80 columns when it writes to a
     string) and cuts a word longer than a line, such as a temporary path, in the middle;
     the messages are compared with whitespace folded, so the box is made wider than any
@@ -61,7 +65,12 @@ def cli_error(*args: str) -> tuple[int, str]:
     text = err.getvalue()
     for frame in "│╭╰─╮╯":  # Rich's box around the error
         text = text.replace(frame, " ")
-    return ended.value.code, " ".join(text.split())
+    said = " ".join(text.split())
+    if ended.value.code == 2:  # a usage error ends by naming the command's --help: checked
+        hint = re.search(r" \(see 'halfspaces [a-z -]+ --help'\)$", said)
+        assert hint is not None, said
+        said = said[:hint.start()]
+    return ended.value.code, said
 
 
 def fitted(estimator, X, y):

@@ -210,3 +210,55 @@ def exact_least_score(X, y, coef, intercept, fit_intercept=True):
         Fraction(float(v)) for v in np.asarray(coef)]
     return min(sum(wj * zj for wj, zj in zip(w, row, strict=True))
                for row in exact_signed_rows(X, y, fit_intercept))
+
+
+def svm_objective(X, y, coef, intercept, alpha, loss, weights=None):
+    """J(w, b) = sum_i s_i loss_i / sum_i s_i + alpha/2 ||w||^2, written out in NumPy (the
+    sums by math.fsum), for y in {-1, +1}."""
+    import math
+
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    s = np.ones(X.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    slack = np.maximum(0.0, 1.0 - y * (X @ coef + intercept))
+    losses = slack if loss == "hinge" else slack * slack
+    return (math.fsum((s * losses).tolist()) / math.fsum(s.tolist())
+            + alpha / 2.0 * math.fsum((coef * coef).tolist()))
+
+
+def qp_svm(X, y, alpha, loss, fit_intercept, weights=None):
+    """The soft-margin SVM's primal as a convex QP solved by HiGHS: (w, b, J(w, b)).
+
+    min 1/2 ||w||^2 + sum_i C_i xi_i (hinge; sum_i C_i xi_i^2 for the squared hinge)
+    subject to y_i (<w, x_i> + b) + xi_i >= 1, xi_i >= 0, with C_i = s_i / (alpha S): J is
+    alpha times it (Cortes and Vapnik 1995). b is free, or fixed at 0 without an intercept.
+    """
+    import highspy
+
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    s = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    C = s / (alpha * s.sum())
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for option in ("primal_feasibility_tolerance", "dual_feasibility_tolerance"):
+        h.setOptionValue(option, 1e-10)
+    inf = highspy.kHighsInf
+    nv = d + 1 + n  # w, b, xi
+    free_b = inf if fit_intercept else 0.0
+    h.addVars(nv, np.r_[np.full(d, -inf), -free_b, np.zeros(n)],
+              np.r_[np.full(d, inf), free_b, np.full(n, inf)])
+    cost = np.r_[np.zeros(d + 1), C if loss == "hinge" else np.zeros(n)]
+    h.changeColsCost(nv, np.arange(nv, dtype=np.int32), cost)
+    A = sp.hstack([sp.diags(y) @ sp.csr_matrix(X), sp.csr_matrix(y[:, None]),
+                   sp.identity(n)]).tocsr()
+    h.addRows(n, np.ones(n), np.full(n, inf), A.nnz, A.indptr[:-1].astype(np.int32),
+              A.indices.astype(np.int32), A.data)
+    hessian = sp.diags(np.r_[np.ones(d), 0.0, 2.0 * C if loss != "hinge" else np.zeros(n)])
+    hessian = hessian.tocsc()
+    h.passHessian(nv, hessian.nnz, 1, hessian.indptr.astype(np.int32),
+                  hessian.indices.astype(np.int32), hessian.data)
+    h.run()
+    assert h.modelStatusToString(h.getModelStatus()) == "Optimal"
+    solution = np.array(h.getSolution().col_value)
+    w, b = solution[:d], float(solution[d])
+    return w, b, svm_objective(X, y, w, b, alpha, loss, s)

@@ -25,6 +25,7 @@ __all__ = [
     "KernelPerceptron",
     "LinearProgramClassifier",
     "LinearRegression",
+    "LinearSVM",
     "LogisticRegression",
     "MaxMarginClassifier",
     "ModelFileError",
@@ -70,6 +71,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         VotedPerceptron,
         online_perceptron,
     )
+    from halfspaces.svm import LinearSVM
 
 
 # the namespace holds the public names, and private ones only: what the imports above bound

@@ -32,6 +32,7 @@ ESTIMATORS = {
     "MulticlassPerceptron": "halfspaces.multiclass",
     "LogisticRegression": "halfspaces.logistic",
     "LinearRegression": "halfspaces.linear_regression",
+    "LinearSVM": "halfspaces.svm",
 }
 """The public estimator classes (scikit-learn estimators): name -> module."""
 
@@ -61,8 +62,8 @@ PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 """Every name the package root exports (besides ``__version__``): name -> module."""
 
 SUBMODULES = frozenset({
-    "cli", "datasets", "erm", "exceptions", "io", "kernel", "losses", "multiclass",
-    "perceptron", "plot", "theory",
+    "cli", "dask", "datasets", "erm", "exceptions", "io", "kernel", "linear_regression",
+    "logistic", "losses", "multiclass", "perceptron", "plot", "svm", "theory",
 })
 """The submodules reachable as attributes of the package root (``halfspaces.theory``)."""
 

@@ -23,7 +23,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from halfspaces._glm.base import GLM, SHARED_PARAMETERS_DOC, SOLVER_PARAMETERS
+from halfspaces._glm.base import GAP_DOC, GLM, SHARED_PARAMETERS_DOC, SOLVER_PARAMETERS
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
 from halfspaces._glm.objective import Objective
@@ -75,8 +75,11 @@ class LinearRegression(RegressorMixin, GLM):
         minibatch.
     tol : float, default=1e-6
         gd stops when every partial derivative is small on the scale of its feature,
-        ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept), sgd and minibatch
-        when J changes by at most tol (relative) between epochs.
+        ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept) and, then, the
+        certified duality gap ``gap_`` is at most tol J (the gradient rule is tightened
+        tenfold while it is not, as in :class:`halfspaces.LogisticRegression`); sgd and
+        minibatch when J changes by at most tol (relative) between epochs, reporting
+        ``gap_`` without stopping on it. The direct solvers report ``gap_`` too.
     [glm_parameters: learning_rate ... warm_start]
 
     Attributes
@@ -129,6 +132,7 @@ class LinearRegression(RegressorMixin, GLM):
         Attribute("loss_curve_", Array("float64", ("c",), finite=False), "ndarray",
                   "J after each iteration of the iterative solvers (empty for the direct ones)."),
         Attribute("converged_", Bool(), "bool", "Whether the stopping rule was met."),
+        Attribute("gap_", Float(finite=False), "float", GAP_DOC, optional=True),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("d+1",))),
@@ -162,6 +166,7 @@ class LinearRegression(RegressorMixin, GLM):
         self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
         self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
         self.converged_ = run.converged
+        self.gap_ = self._gap_at(obj, run, w)
         self._warn_unfinished(run)
         return self
 

@@ -11,6 +11,7 @@ scikit-learn's to document. numpydoc's validator judges each docstring on :data:
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import doctest
 import importlib
@@ -242,3 +243,31 @@ def test_the_examples_of_the_documentation_run(page):
         str(page), module_relative=False, encoding="utf-8",
         optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert failures == 0, f"{page}: {failures} example(s) failed (see the output above)"
+
+
+def _conf_value(name: str):
+    """A plain value assigned in docs/conf.py, read without running it (it writes pages)."""
+    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name
+                                                for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"docs/conf.py assigns no {name}")
+
+
+@needs_docs
+def test_the_math_is_rendered_by_the_mathjax_served_with_the_site():
+    # Sphinx's default MathJax comes from a CDN in the reader's browser: offline, every
+    # formula showed as TeX source. The path is relative to the built site's _static
+    path, _, query = _conf_value("mathjax_path").partition("?")
+    assert "_static" in _conf_value("html_static_path")
+    root = DOCS / "_static" / Path(path).parent
+    assert (DOCS / "_static" / path).is_file() and not re.match(r"(https?:)?//", path)
+    config = dict(part.split("=", 1) for part in query.split("&"))["config"]
+    assert (root / "config" / f"{config}.js").is_file()
+    # what the config loads later: the CommonHTML output's web fonts and the TeX extensions
+    assert list((root / "fonts" / "HTML-CSS" / "TeX" / "woff").glob("MathJax_Main-*.woff"))
+    assert (root / "extensions" / "TeX" / "AMSmath.js").is_file()
+    # and nothing of it reaches for a CDN itself
+    for file in root.rglob("*.js"):
+        assert not re.search(r"(https?:)?//[\w.-]*cdn", file.read_text(encoding="utf-8")), file

@@ -5,7 +5,9 @@ estimator that must fail a check says which and why in a class attribute
 ``_expected_failed_checks`` (a dict: check name -> reason). Those failures are strict and
 their cause is asserted: the only accepted reason is the estimator's refusal of the checks'
 non-separable data (NotSeparableError), so a new failure of another kind in the same check,
-or a check that starts passing, fails this test.
+or a check that starts passing, fails this test. The one other accepted failure is listed in
+``APPROXIMATE`` (a check that needs an exact optimum of a solver stopped at a tolerance), and
+asserted as strictly.
 """
 
 from __future__ import annotations
@@ -29,6 +31,14 @@ from halfspaces.exceptions import NotSeparableError
 # A node budget, not a time limit: a wall-clock limit made the answer depend on the
 # machine's load (check_supervised_y_2d compares two fits).
 CHECK_PARAMS = {"ZeroOneERMClassifier": {"node_limit": 1}}
+
+
+# LinearSVM's dual solver stops at a relative duality gap (tol): its fits of the weighted and
+# of the repeated data agree to that gap, not to these checks' rtol of 1e-7 on the scores
+# (scikit-learn expects the same failures of its LinearSVC, for the same reason).
+# tests/svm/test_svm_gap.py proves the equivalence on J within the certified gaps.
+APPROXIMATE = {"LinearSVM": ("check_sample_weight_equivalence_on_dense_data",
+                             "check_sample_weight_equivalence_on_sparse_data")}
 
 
 def public_estimators():
@@ -57,7 +67,10 @@ def check_name(check) -> str:
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @parametrize_with_checks(public_estimators())
 def test_sklearn_compatible(estimator, check):
-    if check_name(check) in expected_failed_checks(estimator):
+    if check_name(check) in APPROXIMATE.get(type(estimator).__name__, ()):
+        with pytest.raises(AssertionError, match="not equivalent to fitting with removed"):
+            check(estimator)
+    elif check_name(check) in expected_failed_checks(estimator):
         assert_refuses_non_separable_data(check, estimator)
     else:
         check(estimator)

@@ -33,6 +33,7 @@ CONFIGS = {
     "LinearRegression": {"solver": "sgd", "max_iter": 3, "warm_start": True},
     "LinearProgramClassifier": {}, "MaxMarginClassifier": {},
     "ZeroOneERMClassifier": {"node_limit": 1},
+    "LinearSVM": {"max_iter": 3, "warm_start": True},
 }
 # the estimators whose loops report progress, so that a listener can interrupt them midway
 REPORTING = {name for name in CONFIGS if not name.endswith("Classifier")}

@@ -46,7 +46,7 @@ names only (a family package's modules have public names: ``halfspaces._glm.solv
 
 OPEN_PRIVATE = MIDDLE | {"_fast"}
 ESTIMATORS = frozenset({"perceptron", "kernel", "multiclass", "logistic", "linear_regression",
-                        "erm"})
+                        "erm", "svm"})
 TOP = ESTIMATORS | {"theory", "io", "cli", "datasets", "plot", "dask"}
 """Top-layer modules and packages, which nothing below them may import."""
 

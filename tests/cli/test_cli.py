@@ -186,12 +186,28 @@ def test_debug_variable_shows_the_traceback(tmp_path):
     assert "Traceback" in result.stderr and "DataFileError" in result.stderr
 
 
-@pytest.mark.parametrize("args", [["--model", "svm"], ["--selection", "random"],
+@pytest.mark.parametrize("args", [["--model", "nope"], ["--selection", "random"],
                                   ["--epochs", "0"]])
 def test_bad_option_values_are_usage_errors(args):
     result = run_cli("fit", *args)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, named", [
+    (["fit", "--bogus", "x"], "--bogus"),
+    (["fit", "--model", "nosuch"], "--model"),
+    (["certify", "--epochs"], "--epochs"),
+    (["predict", "only-one-argument"], "data"),
+])
+def test_a_usage_error_is_one_red_line_naming_the_commands_help(args, named):
+    # Click printed three lines: the usage, a "Try ... --help" hint and the error
+    result = run_cli(*args)
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and named in lines[0]
+    assert f"halfspaces {args[0]} --help" in lines[0]
 
 
 def test_version():
@@ -230,7 +246,7 @@ def test_reader_matches_sklearn_feature_space(tmp_path, train_text, test_text):
 # Every model and every format, predict/evaluate/certify/datasets, exit codes, --help time.
 
 ALL_MODELS = ["perceptron", "averaged", "voted", "pocket", "kernel", "voted-kernel",
-              "multiclass", "logistic", "lp", "max-margin", "zero-one"]
+              "multiclass", "logistic", "svm", "lp", "max-margin", "zero-one"]
 FORMATS = ["svm", "csv", "tsv", "parquet", "npy", "npz"]
 EXTRA = {"zero-one": ["--param", "time_limit=5"], "kernel": ["--param", "kernel=linear"],
          "voted-kernel": ["--param", "kernel=rbf", "--param", "gamma=0.5"]}

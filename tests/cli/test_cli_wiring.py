@@ -50,6 +50,13 @@ def accuracy(model, X, y) -> float:
     return float(np.mean(model.predict(X) == y))
 
 
+def named_frame(model, X):
+    """X as a DataFrame with the columns a model trained on a CSV header knows."""
+    import pandas as pd
+
+    return pd.DataFrame(X, columns=model.feature_names_in_)
+
+
 @pytest.fixture
 def shifted_file(tmp_path):
     return write_shifted(tmp_path)
@@ -219,6 +226,7 @@ INDEPENDENT = {
     "voted-kernel": lambda: halfspaces.VotedKernelPerceptron(max_epochs=10, random_state=0),
     "multiclass": lambda: halfspaces.MulticlassPerceptron(max_epochs=10, random_state=0),
     "logistic": lambda: halfspaces.LogisticRegression(random_state=0),
+    "svm": lambda: halfspaces.LinearSVM(random_state=0),
     "lp": lambda: halfspaces.LinearProgramClassifier(),
     "max-margin": lambda: halfspaces.MaxMarginClassifier(),
     "zero-one": lambda: halfspaces.ZeroOneERMClassifier(),
@@ -307,7 +315,8 @@ def test_a_model_file_records_how_its_data_were_read(tmp_path, shifted_file):
     assert report["model_file"] == str(out)
     assert extra["data"] == {"format": "csv", "zero_based": None, "label_column": "income",
                              "feature_names": ["a", "b", "c", "d"]}
-    assert accuracy(model, X, y) == report["train_accuracy"]
+    assert model.feature_names_in_.tolist() == ["a", "b", "c", "d"]  # as a DataFrame's
+    assert accuracy(model, named_frame(model, X), y) == report["train_accuracy"]
     out = tmp_path / "svm.hs"
     run_cli("fit", str(shifted_file), "--epochs", "2", "--out", str(out))
     assert load_with_extra(out)[1]["data"] == {"format": "svmlight", "zero_based": False,
@@ -855,7 +864,7 @@ def test_a_streamed_model_file_and_report_name_the_data(tmp_path):
     extra["data"].pop("zero_based")  # an svmlight setting (a stream records its own)
     assert extra["data"] == {"format": "csv", "label_column": "income",
                              "feature_names": ["a", "b", "c", "d"]}
-    assert accuracy(model, X, y) == report["train_accuracy"]
+    assert accuracy(model, named_frame(model, X), y) == report["train_accuracy"]
 
 
 def test_checkpoints_are_written_every_so_many_examples(tmp_path, shifted_file, monkeypatch):

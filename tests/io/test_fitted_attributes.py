@@ -33,7 +33,7 @@ FAST = {"ZeroOneERMClassifier": {"time_limit": 2.0}, "LogisticRegression": {"max
 # attributes a fitted model may lack: feature names come only from X with string column
 # names, and model files written before _fit_intercept (VotedPerceptron) and _burn_in (the
 # kernel perceptrons) were kept do not hold them (the format's history, io.model)
-MAY_BE_ABSENT = {"feature_names_in_", "_fit_intercept", "_burn_in"}
+MAY_BE_ABSENT = {"feature_names_in_", "_fit_intercept", "_burn_in", "gap_"}
 
 
 def clusters(n_classes: int, n: int = 18, seed: int = 0):

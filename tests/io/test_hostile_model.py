@@ -433,6 +433,41 @@ def test_feature_names_must_name_every_feature(saved, tmp_path):
     refused(halfspaces.save(model, tmp_path / "m"), "feature_names_in_")
 
 
+@pytest.mark.parametrize("names, match", [
+    (np.array(["x", "y", "x"]), "feature_names_in_ repeats the name 'x'"),
+    (np.array(["x", "y", "z", "w"]), "feature_names_in_ has size 4 where 3"),
+    (np.array([1, 2, 3]), "feature_names_in_ must be a one-dimensional array of strings"),
+    (np.array([["x", "y", "z"]]), "feature_names_in_ must be a one-dimensional array"),
+])
+def test_hostile_feature_names_are_refused(saved, tmp_path, names, match):
+    # a repeated name would let a DataFrame with those two columns swapped pass the check
+    # by name (scikit-learn's fit refuses such a frame) and the command line read one twice
+    path = tmp_path / "m.hs"
+    blob = saved["Perceptron-2-dense"][0]
+    members, document = unpack(blob)
+    members["names.npy"] = npy(names)
+    document["state"]["feature_names_in_"] = {"$array": "names"}
+    path.write_bytes(pack(members, document))
+    refused(path, match)
+
+
+def test_the_command_line_refuses_two_lists_of_feature_names(named_model, tmp_path):
+    """A file whose recorded CSV columns and fitted feature names disagree is damaged: which
+    one would predict match the columns by?"""
+    path, data, expected = named_model
+    model, extra = load_with_extra(path)
+    model.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)
+    halfspaces.save(model, path, extra=extra)
+    assert predicted("predict", str(path), str(data)) == [str(v) for v in expected]
+    model.feature_names_in_ = np.array(["b", "a", "c"], dtype=object)
+    halfspaces.save(model, path, extra=extra)
+    for command in ("predict", "evaluate"):
+        code, message = cli_error(command, str(path), str(data))
+        assert code == 1 and "internal error" not in message
+        assert re.search(r"data.feature_names is \['a', 'b', 'c'\], not the model's "
+                         r"feature_names_in_ \['b', 'a', 'c'\]", message), message
+
+
 def test_missing_fitted_attribute_is_refused(saved, tmp_path):
     path = tmp_path / "m.hs"
     rewrite_document(saved["Perceptron-2-dense"][0], path, lambda d: d["state"].pop("coef_"))

@@ -57,6 +57,8 @@ def cases():
         "logistic_sgd": (hs.LogisticRegression(alpha=0.01, solver="sgd", max_iter=5,
                                                random_state=0), X, y),
         "linear_regression": (hs.LinearRegression(), X, X @ np.arange(1, 5) + 0.1),
+        # written by the layout that introduced it (halfspaces.svm)
+        "linear_svm": (hs.LinearSVM(alpha=0.01, loss="hinge", random_state=0), X3, y3),
     }
 
 

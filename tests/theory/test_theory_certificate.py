@@ -14,8 +14,11 @@ from _oracles import (
     signed,
 )
 from rich.console import Console
+from sklearn.svm import SVC
 
 from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier
+from halfspaces.kernel import KernelPerceptron, VotedKernelPerceptron
+from halfspaces.linear_regression import LinearRegression
 from halfspaces.perceptron import AveragedPerceptron, Perceptron, PocketPerceptron
 from halfspaces.theory import (
     CertifyReport,
@@ -98,6 +101,38 @@ def test_multiclass_is_refused():
     X = np.array([[0.0], [1.0], [2.0]])
     with pytest.raises(ValueError, match="binary"):
         certify(Perceptron().fit(X, [0, 1, 2]), X, [0, 1, 2])
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda: LinearRegression(), "LinearRegression is a regressor: it has no classes"),
+    (lambda: KernelPerceptron(kernel="rbf"), "feature space of its kernel \\('rbf'\\)"),
+    (lambda: KernelPerceptron(kernel="linear"), "feature space of its kernel \\('linear'\\)"),
+    (lambda: VotedKernelPerceptron(kernel="poly"), "feature space of its kernel \\('poly'\\)"),
+    (lambda: SVC(kernel="rbf"), "feature space of its kernel"),  # scikit-learn's, alike
+])
+@pytest.mark.parametrize("fit", [True, False])
+def test_what_certify_cannot_report_on_is_named_with_what_applies(make, match, fit):
+    # fitted, these were told "This LinearRegression instance is not fitted yet"
+    X, y = separable_sample(np.random.default_rng(5), 30, 2, gap=0.2)
+    model = make()
+    if fit:
+        model.fit(X, y.astype(float) if isinstance(model, LinearRegression) else y)
+    with pytest.raises(TypeError, match=match) as caught:
+        certify(model, X, y)
+    assert "not fitted" not in str(caught.value)
+    assert "data_report" in str(caught.value)
+
+
+def test_a_kernel_classifier_with_a_hyperplane_in_the_space_of_x_is_certified():
+    # scikit-learn's linear-kernel SVC has coef_: its hyperplane is one certify can read
+    X, y = separable_sample(np.random.default_rng(6), 40, 2, gap=0.2)
+    svc = SVC(kernel="linear", C=1e6).fit(X, y)
+    report = certify(svc, X, y)
+    assert report.separable and report.training_error == 0.0
+    scores = X @ svc.coef_.ravel() + svc.intercept_[0]  # the margin, by NumPy
+    assert report.model_margin == pytest.approx(
+        np.min(np.where(y == svc.classes_[1], 1, -1) * scores) / np.linalg.norm(svc.coef_),
+        rel=1e-9)
 
 
 def test_report_prints_no_nan_and_no_negative_zero():

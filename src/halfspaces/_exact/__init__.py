@@ -6,7 +6,8 @@ problem is stated on the signed rows z_i = y_i x'_i (:func:`signed_rows`):
 - :func:`decide`: LP feasibility of <w', z_i> >= 1, with a separator or a Gordan certificate
   (a >= 0, sum(a) = 1, sum_i a_i z_i = 0) either way (:mod:`.feasibility`), the certificate
   proved in exact rational arithmetic where it fits (:mod:`.rational`);
-- :func:`min_norm_separator`: the hard-margin QP, its duality gap checked (:mod:`.min_norm`);
+- :func:`min_norm_separator`: the hard margin, by dual coordinate descent
+  (:mod:`.coordinate`) or the QP, its duality gap checked either way (:mod:`.min_norm`);
 - :func:`hinge_lp` and :func:`zero_one_erm`: ERM for the hinge and the 0-1 loss by LP and
   MILP (:mod:`.risk`);
 - :func:`first_dependence`, :func:`dependence_space` and :func:`conformal_dependence`: the

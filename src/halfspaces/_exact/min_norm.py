@@ -14,7 +14,10 @@ the Lagrange dual
 (with sum_i a_i z_i0 = 0 when w_0 is free) closes the duality gap (Boyd and Vandenberghe
 2004, Sections 5.2 and 5.5): the hyperplane is then optimal, not just feasible.
 
-Two formulations, each on a working set of rows (only violated rows are added):
+First, on rows held in this process, the dual by coordinate descent on every row
+(:mod:`.coordinate`): its candidates (w, a) are checked as the QPs' answers are, and the
+QPs take over where none passes. Then two formulations, each on a working set of rows
+(only violated rows are added):
 
 - the primal QP in w (p variables), the fast one when p is small, its a from the row duals;
 - the dual QP in a on the working set W, with the dense Gram matrix Z_W Z_W^T (Cortes and
@@ -40,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces._exact.coordinate import coordinate_candidates
 from halfspaces._exact.feasibility import (
     check_rows,
     decide,
@@ -49,6 +53,7 @@ from halfspaces._exact.feasibility import (
 from halfspaces._exact.highs import INF, SolverError, solve
 from halfspaces._exact.rational import unproved_certificate_error
 from halfspaces._exact.signed import SignedRows, scores
+from halfspaces._utils.blas import one_blas_thread
 from halfspaces._utils.scaling import power_of_two_scales
 from halfspaces.exceptions import NotSeparableError
 
@@ -109,8 +114,8 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
         return np.zeros(Z.shape[1])
     s = _scales(Z, free_first)
     Zs = Z.scaled(s)
-    methods = ((_dual, _balanced_dual, _primal) if Z.shape[1] > _WIDE
-               else (_primal, _dual, _balanced_dual))
+    methods = ((_coordinate, _dual, _balanced_dual, _primal) if Z.shape[1] > _WIDE
+               else (_coordinate, _primal, _dual, _balanced_dual))
     failures = []
     for method in methods:
         try:
@@ -141,6 +146,31 @@ def _scales(Z: SignedRows, free_first: bool) -> NDArray:
     if rest > 0:
         s[int(free_first):] = power_of_two_scales(rest)
     return s
+
+
+def _coordinate(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
+    """The dual by coordinate descent on every row (:mod:`.coordinate`), each candidate
+    checked by :func:`_verified` as the QPs' answers are: the fast path, which the QPs
+    back up where it stops early (rows that look inseparable, passes run out), where
+    every candidate is refused, and on rows held in blocks elsewhere."""
+    rows = Zs.matrix()
+    if rows is None:
+        raise SolverError("its rows are held in blocks elsewhere.")
+    # x_i = z_i0 z_i,reg are the caller's examples where the rows were not rescaled
+    features = Z.features if free_first and Zs is Z else None
+    refusal = "it stopped before any tolerance was reached."
+    # matrix-vector products only: BLAS threads add contention, and idle ones spin on the
+    # cores the compiled loop needs
+    with one_blas_thread():
+        for w, a in coordinate_candidates(rows, free_first, features=features):
+            # more support rows than columns: the KKT system of the polish is singular, its
+            # least-squares a was refused on mushrooms (621 rows of 113 columns) after 2 s
+            polish = np.count_nonzero(a) <= rows.shape[1]
+            try:
+                return _verified(Zs, rows, w, a, free_first, polish=polish)
+            except SolverError as err:
+                refusal = str(err)
+    raise SolverError(refusal)
 
 
 def _primal(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
@@ -262,10 +292,12 @@ def _primal_from_dual(ZW, a: NDArray, free_first: bool) -> NDArray:
     return np.r_[w0, w_reg]
 
 
-def _verified(Zs: SignedRows, ZW, w: NDArray, a: NDArray, free_first: bool) -> NDArray:
-    """Of (w, a) and its polished twin, the w with the smaller duality gap, if that is small."""
+def _verified(Zs: SignedRows, ZW, w: NDArray, a: NDArray, free_first: bool,
+              polish: bool = True) -> NDArray:
+    """Of (w, a) and its polished twin (unless not ``polish``), the w with the smaller
+    duality gap, if that is small."""
     candidates = [(w, a)]
-    polished = _polish(Zs, ZW, w, a, free_first)
+    polished = _polish(Zs, ZW, w, a, free_first) if polish else None
     if polished is not None:
         candidates.append(polished)
     best, error = None, None
@@ -292,8 +324,10 @@ def _polish(Zs: SignedRows, ZW, w: NDArray, a: NDArray,
     error of about 1e-4 in w on wide data. On the support S = {a_i > 0} the optimum solves
     <w, z_i> = 1 (i in S) with w_reg = sum_S a_i z_i,reg (and sum_S a_i z_i0 = 0 when w_0 is
     free), a linear system solved here by least squares. The result is kept only when a >= 0,
-    every row of Zs has margin >= 1 - 1e-12 and the objective is not larger; it is then
-    checked like any other answer.
+    every row of Zs has margin >= 1 - 1e-12 and the objective is not larger than that of w
+    scaled to margins >= 1 on ZW (w itself where it has them, as the QPs' answers have to
+    1e-7, or where it separates nothing; a coordinate descent candidate's margins are
+    1 - eps, and its own norm bounds nothing); it is then checked like any other answer.
     """
     support = np.flatnonzero(a > 1e-9 * a.max(initial=0.0))
     if support.size == 0:
@@ -316,8 +350,10 @@ def _polish(Zs: SignedRows, ZW, w: NDArray, a: NDArray,
     w_new = np.asarray(ZS[:, start:].T @ sol[:k]).ravel()
     if free_first:
         w_new = np.r_[sol[k], w_new]  # <w, z_i> = (G a)_i + w_0 z_i0 = 1 on S
+    low = scores(ZW, w).min()
+    w_feasible = w[start:] / min(low, 1.0) if low > 0 else w[start:]
     if (Zs.min_score(w_new) >= 1.0 - 1e-12
-            and w_new[start:] @ w_new[start:] <= w[start:] @ w[start:] * (1.0 + 1e-9)):
+            and w_new[start:] @ w_new[start:] <= w_feasible @ w_feasible * (1.0 + 1e-9)):
         return w_new, a_new
     return None
 

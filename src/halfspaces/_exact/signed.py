@@ -48,6 +48,14 @@ def signed_rows(X: NDArray | sp.csr_matrix, y_pm: NDArray, fit_intercept: bool):
     array([[ 1.,  2.],
            [-1., -3.]])
     """
+    if fit_intercept and not sp.issparse(X):
+        # one array written once: augment's copy and the product's doubled the time of
+        # the solve on 2,115 x 784 MNIST rows, where the hard margin takes milliseconds
+        X = np.asarray(X)
+        Z = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.result_type(X.dtype, y_pm.dtype))
+        Z[:, 0] = y_pm
+        np.multiply(y_pm[:, None], X, out=Z[:, 1:])
+        return Z
     Xa = augment(X) if fit_intercept else X
     if sp.issparse(Xa):
         return sp.csr_matrix(sp.diags(y_pm) @ Xa)
@@ -135,21 +143,35 @@ class SignedRows:
     :mod:`halfspaces.dask`) and answer each method by asking every block.
     """
 
-    def __init__(self, Z) -> None:
-        self.Z = Z
+    # the examples x_i themselves, where z_i = y_i (1, x_i) and the caller has them (the
+    # coordinate descent of the hard margin reads its rows x_i from them, not from a copy
+    # of z_i0 z_i,reg)
+    features = None
+
+    def __init__(self, Z, features=None) -> None:
+        self.Z, self.features = Z, features
 
     @property
     def shape(self) -> tuple[int, int]:
         """(n_rows, n_columns)."""
         return self.Z.shape
 
+    def matrix(self):
+        """Z itself (an ndarray or a CSR matrix), or None where the rows are held elsewhere
+        (a subclass's row blocks), for the solvers that need every row in this process."""
+        return self.Z
+
     def take(self, rows: NDArray):
         """Z[rows] (an ndarray or a CSR matrix), rows sorted."""
         return self.Z[rows]
 
     def column_max(self) -> NDArray:
-        """The largest magnitude of each column j, ``max_i |z_ij|``."""
-        return column_max(self.Z)
+        """The largest magnitude of each column j, ``max_i |z_ij|`` (computed once: a pass
+        over every row, asked for by the scaling, the proofs and the margin alike)."""
+        top = self.__dict__.get("_column_max")
+        if top is None:
+            top = self._column_max = column_max(self.Z)
+        return top.copy()
 
     def column_range(self, j: int) -> tuple[float, float]:
         """The least and largest magnitudes of one column, ``(min_i |z_ij|, max_i |z_ij|)``."""

@@ -73,6 +73,40 @@ def _scatter_csr(X, i, a, Zt, r):
         Zt[indices[p], r] += a * data[p]
 
 
+def _scatter_some_dense(X, i, steps, columns, count, Zt):
+    for k in range(X.shape[1]):
+        a = X[i, k]
+        if a != 0.0:  # as in _dots_dense: the same updates as the CSR row's
+            for p in range(count):
+                Zt[k, columns[p]] += a * steps[p]
+
+
+def _scatter_some_csr(X, i, steps, columns, count, Zt):
+    data, indices, indptr = X
+    for q in range(indptr[i], indptr[i + 1]):
+        a, k = data[q], indices[q]
+        for p in range(count):
+            Zt[k, columns[p]] += a * steps[p]
+
+
+def _norm2_dense(X, i):
+    s = 0.0
+    for k in range(X.shape[1]):
+        a = float(X[i, k])  # float32 data squared in float64
+        if a != 0.0:  # the CSR row's sum, term for term
+            s += a * a
+    return s
+
+
+def _norm2_csr(X, i):
+    data, indices, indptr = X
+    s = 0.0
+    for q in range(indptr[i], indptr[i + 1]):
+        a = float(data[q])
+        s += a * a
+    return s
+
+
 def _n_rows_dense(X):
     return X.shape[0]
 
@@ -104,6 +138,19 @@ def row_dots(X, i, Zt, out):
 def row_scatter(X, i, a, Zt, r):
     """Zt[:d, r] += a * x_i (x_i into column r of a feature-major block)."""
     (_scatter_csr if isinstance(X, tuple) else _scatter_dense)(X, i, a, Zt, r)
+
+
+def row_scatter_some(X, i, steps, columns, count, Zt):
+    """Zt[:d, columns[p]] += steps[p] * x_i for p < count: one pass over x_i for a few columns
+    of a feature-major block (each column gets the updates :func:`row_scatter` gives it)."""
+    (_scatter_some_csr if isinstance(X, tuple) else _scatter_some_dense)(X, i, steps, columns,
+                                                                         count, Zt)
+
+
+def row_squared_norm(X, i):
+    """||x_i||^2 in float64, summed in increasing feature order: the same bits for a dense row
+    and its CSR twin."""
+    return (_norm2_csr if isinstance(X, tuple) else _norm2_dense)(X, i)
 
 
 def n_rows(X):
@@ -147,6 +194,16 @@ def _overload_row_dots(X, i, Zt, out):
 @overload(row_scatter)
 def _overload_row_scatter(X, i, a, Zt, r):
     return _pick(X, _scatter_dense, _scatter_csr)
+
+
+@overload(row_scatter_some)
+def _overload_row_scatter_some(X, i, steps, columns, count, Zt):
+    return _pick(X, _scatter_some_dense, _scatter_some_csr)
+
+
+@overload(row_squared_norm)
+def _overload_row_squared_norm(X, i):
+    return _pick(X, _norm2_dense, _norm2_csr)
 
 
 @overload(n_rows)

@@ -8,6 +8,8 @@
 - :mod:`.solvers`: the solvers over any datafit (L-BFGS, Newton, gradient descent, SGD and
   mini-batch);
 - :mod:`.least_squares`: the least-squares problem by its normal equations;
+- :mod:`.duals`: certified duality gaps of the datafits' objectives (the primitives that
+  bound rounding in :mod:`.gaps`), and :mod:`.runs`, what a solver returns and its stop on the gap;
 - :mod:`.base`: the estimator base the GLM classes share, with their shared parameters.
 
 Its modules are imported by their own names; this file imports nothing.

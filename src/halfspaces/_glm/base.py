@@ -21,7 +21,8 @@ from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, S
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
-__all__ = ["GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC", "step_rule"]
+__all__ = ["GAP_DOC", "GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
+           "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 
@@ -81,6 +82,17 @@ estimator's docstring takes at its marker line ``[glm_parameters]``
 (:func:`halfspaces._utils.contract.fill_doc`)."""
 
 
+GAP_DOC = """
+    A certified upper bound on J(coef_, intercept_) - J*, J* the minimum of J over the
+    training data (over the last batch after partial_fit): the duality gap at a dual point
+    built from the fitted one, every term bounded so that float64 rounding cannot make it
+    too small. inf where no dual point exists (alpha = 0, except least squares with X of
+    full column rank, where it is ||grad J||^2 / (2 lambda_min) of the normal equations'
+    matrix); nan for the Dask twins, whose rows are not in memory. Absent from model
+    files written before it existed."""
+"""The numpydoc description of ``gap_``, shared by the GLM estimators."""
+
+
 def step_rule(est) -> StepRule:
     """The StepRule of an estimator's parameters; 'optimal' needs alpha > 0."""
     if est.learning_rate == "optimal" and est.alpha == 0:
@@ -131,6 +143,15 @@ class GLM(SparseInputMixin, BaseEstimator):
         return self._finite(solve(obj, self.solver, self._start(obj), float(self.tol),
                                   self.max_iter, step_rule(self), rng))
 
+    @staticmethod
+    def _gap_at(obj: GLMObjective, run: SolverRun, w: NDArray) -> float:
+        """The run's certified gap, recomputed at ``w`` when the stored parameters are not
+        the run's bit for bit (the softmax's centring rounds them)."""
+        if np.array_equal(w, run.w) and not np.isnan(run.gap):
+            return float(run.gap)
+        found = obj.duality_gap(w)
+        return float("nan") if found is None else float(found[1])
+
     def _continue(self, obj: GLMObjective, rng, state: SgdState | tuple | None,
                   start: NDArray | None = None) -> SolverRun:
         """One epoch of the stochastic solver over ``obj`` (partial_fit), from ``state``, or
@@ -164,7 +185,8 @@ class GLM(SparseInputMixin, BaseEstimator):
             warnings.warn(
                 f"{name}(solver={self.solver!r}) stopped after {run.n_iter} "
                 "iterations: J no longer decreases in floating point, yet the gradient "
-                f"exceeds its stopping rule (tol={self.tol}). The weights are optimal to "
+                f"or the certified duality gap (gap_={getattr(self, 'gap_', float('nan')):.3g})"
+                f" exceeds its stopping rule (tol={self.tol}). The weights are optimal to "
                 "machine precision; a larger tol would have stopped earlier.",
                 ConvergenceWarning, stacklevel=3)
         elif not run.converged:

@@ -38,6 +38,7 @@ from scipy.linalg.blas import dsyrk
 
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
+from halfspaces._glm import duals
 
 __all__ = ["Block", "Datafit", "Logistic", "Softmax", "Squared", "curvature_blocks", "gram_cost",
            "softmax", "weighted_gram"]
@@ -109,6 +110,12 @@ class Datafit:
         """
         raise NotImplementedError
 
+    def duality_gap(self, X, y: NDArray, w: NDArray, alpha: float,
+                    fit_intercept: bool) -> tuple[float, float]:
+        """(J(w) bounded above, a certified upper bound on J(w) - J*) over all of X
+        (:mod:`halfspaces._glm.duals`); w flat, as the solvers hold it."""
+        raise NotImplementedError
+
 
 class _Pointwise(Datafit):
     """A loss of one score z per row, computed by the fused compiled loops."""
@@ -153,6 +160,10 @@ class Logistic(_Pointwise):
     code = fast_logistic.LOGISTIC
     curvature_bound = 0.25
 
+    def duality_gap(self, X, y, w, alpha, fit_intercept):
+        return duals.logistic_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
+                                 fit_intercept=fit_intercept)
+
 
 @dataclass(frozen=True)
 class Squared(_Pointwise):
@@ -162,6 +173,13 @@ class Squared(_Pointwise):
 
     code = fast_logistic.SQUARED
     curvature_bound = 1.0
+
+    def duality_gap(self, X, y, w, alpha, fit_intercept):
+        if alpha == 0:
+            return duals.least_squares_gap(X, y, w[:-1], float(w[-1]),
+                                          fit_intercept=fit_intercept)
+        return duals.ridge_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
+                              fit_intercept=fit_intercept)
 
 
 @dataclass(frozen=True)
@@ -244,6 +262,11 @@ class Softmax(Datafit):
             outer = dsyrk(1.0, A.T, beta=1.0, c=outer, overwrite_c=1)
         outer = np.triu(outer)
         return H - outer - np.triu(outer, 1).T
+
+    def duality_gap(self, X, y, w, alpha, fit_intercept):
+        W = w.reshape(self.n_classes, -1)
+        return duals.softmax_gap(X, y, W[:, :-1], W[:, -1], alpha=alpha,
+                                fit_intercept=fit_intercept)
 
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):
         shape = (self.n_classes, b.X.shape[1] + 1)

@@ -200,6 +200,12 @@ class GLMObjective:
     def value(self, w: NDArray) -> float:
         return self.value_grad(w)[0]
 
+    def duality_gap(self, w: NDArray) -> tuple[float, float] | None:
+        """(J(w) bounded above, a certified upper bound on J(w) - J*), or None where the
+        rows are not in memory (the sums of a cluster's partitions): the bound needs a pass
+        over X of its own (:mod:`halfspaces._glm.duals`)."""
+        return None
+
     def stationary(self, g: NDArray, tol: float) -> bool:
         r"""The full-batch solvers' stopping rule: :math:`|g_j| \le` tol :math:`s_j` for every slot.
 
@@ -331,6 +337,9 @@ class Objective(GLMObjective):
     @property
     def data(self) -> Block:
         return self.rows.data
+
+    def duality_gap(self, w: NDArray) -> tuple[float, float]:
+        return self.datafit.duality_gap(self.X, self.y, w, self.alpha, self.fit_intercept)
 
     def curvature_rows(self) -> Block:
         """The rows the curvature is averaged over: all of them, or for tall dense X

@@ -43,6 +43,7 @@ from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._glm.objective import GLMObjective, Objective
+from halfspaces._glm.runs import SolverRun, until_certified, with_gap
 from halfspaces._utils.blas import one_blas_thread, scipy_blas_one_thread
 from halfspaces._utils.progress import report
 
@@ -74,18 +75,6 @@ class SgdState:
 
 
 @dataclass(frozen=True)
-class SolverRun:
-    """What a solver returns: the flat parameters and how it got there."""
-
-    w: NDArray
-    n_iter: int
-    converged: bool
-    loss_curve: tuple[float, ...]
-    state: SgdState | None = None  # the stochastic solvers' state, to continue from
-    stalled: bool = False  # stopped because J no longer decreased in floating point
-
-
-@dataclass(frozen=True)
 class StepRule:
     """Step sizes: eta0, the schedule of the stochastic solvers, the line search of gd."""
 
@@ -100,25 +89,32 @@ class StepRule:
 def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
           steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
     """Minimise ``obj`` from ``w0`` with the named solver (from ``state`` for sgd and
-    minibatch, when given)."""
+    minibatch, when given); the run carries its certified duality gap."""
     _check_start(obj, w0, state)
     if not obj.fit_intercept:
         w0, state = _without_intercepts(obj, w0, state)
     max_iter = DEFAULT_MAX_ITER[solver] if max_iter is None else max_iter
     _check_scale(obj)
-    if solver == "lbfgs":
-        return lbfgs(obj, w0, tol, max_iter)
-    if solver == "newton":
-        return newton(obj, w0, tol, max_iter)
-    # the first-order solvers read the rows in memory (obj.X); the Dask estimators, whose
-    # objectives sum over partitions, refuse them before fitting
-    assert isinstance(obj, Objective), f"solver {solver!r} needs the rows in memory"
-    batch = 1 if solver == "sgd" else steps.batch_size
-    if steps.eta0 is None:
-        steps = replace(steps, eta0=auto_eta0(obj, solver, batch))
-    if solver == "gd":
-        return gradient_descent(obj, w0, tol, max_iter, steps)
-    return stochastic(obj, w0, tol, max_iter, steps, batch, rng, state)
+    if solver not in ("lbfgs", "newton"):
+        # the first-order solvers read the rows in memory (obj.X); the Dask estimators,
+        # whose objectives sum over partitions, refuse them before fitting
+        assert isinstance(obj, Objective), f"solver {solver!r} needs the rows in memory"
+        batch = 1 if solver == "sgd" else steps.batch_size
+        if steps.eta0 is None:
+            steps = replace(steps, eta0=auto_eta0(obj, solver, batch))
+        if solver != "gd":
+            assert isinstance(obj, Objective)
+            return with_gap(obj, stochastic(obj, w0, tol, max_iter, steps, batch, rng, state))
+
+    def again(w: NDArray, gradient_tol: float, budget: int) -> SolverRun:
+        if solver == "lbfgs":
+            return lbfgs(obj, w, gradient_tol, budget)
+        if solver == "newton":
+            return newton(obj, w, gradient_tol, budget)
+        assert isinstance(obj, Objective)
+        return gradient_descent(obj, w, gradient_tol, budget, steps)
+
+    return until_certified(obj, again(w0, tol, max_iter), tol, max_iter, again)
 
 
 def _check_start(obj: GLMObjective, w0: NDArray, state: SgdState | None) -> None:

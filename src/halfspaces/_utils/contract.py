@@ -150,7 +150,7 @@ class Classes(Spec):
 
 @dataclass(frozen=True)
 class FeatureNames(Spec):
-    """``feature_names_in_``: one string per feature."""
+    """``feature_names_in_``: one string per feature, no two the same."""
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,8 @@ N_FEATURES_IN = Attribute("n_features_in_", Int(1, MAX_FEATURES), "int",
                           "Number of features seen during fit.")
 FEATURE_NAMES_IN = Attribute(
     "feature_names_in_", OrNone(FeatureNames()), "ndarray of shape (``n_features_in_``,)",
-    "Feature names, when X had string column names.", optional=True)
+    "Feature names, when X had string column names (a model trained by ``halfspaces fit``\n"
+    "on a CSV/TSV file with a header: its feature columns' names).", optional=True)
 """The attributes scikit-learn's validation sets on every estimator (the second only when X
 has string column names)."""
 

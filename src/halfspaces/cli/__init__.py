@@ -3,7 +3,8 @@
 Each command lives in its own module as a pair, in spaCy's pattern: ``<name>_cli`` parses the
 options and calls ``<name>(...)``, a plain function that returns data; :mod:`._output` renders
 that data as a Rich table or as JSON. Library errors become one red line on stderr and exit
-code 1 (usage errors keep Typer's exit code 2); ``HALFSPACES_DEBUG=1`` shows the traceback.
+code 1; a usage error (a bad option or value) is one red line too, naming the command's
+``--help``, with exit code 2; ``HALFSPACES_DEBUG=1`` shows the traceback.
 
 Nothing heavy (NumPy, SciPy, scikit-learn, Numba) is imported here or by the command modules
 at import time, so ``halfspaces --help`` stays quick; commands import what they need when run.
@@ -93,12 +94,46 @@ def _command(argv: Sequence[str] | None) -> None:
         environment.check_working_directory()
         # modules scikit-learn imports but no command uses load at their first use, if any
         with lazy.deferring():
-            app(args=None if argv is None else list(argv), prog_name="halfspaces")
-    except Exception as exc:  # Typer already turned usage errors into SystemExit(2)
+            _run_click(argv)
+    except Exception as exc:  # usage errors left _run_click as SystemExit(2)
         if isinstance(exc, BrokenPipeError) or os.environ.get(DEBUG_ENV, "") not in ("", "0"):
             raise
         _output.error(_output.describe(exc))
         sys.exit(1)
+
+
+def _run_click(argv: Sequence[str] | None) -> None:
+    """The Click group, with its errors in this tool's words: Click's standalone mode prints a
+    usage error as three lines (the usage, a hint, the error); here it is the one red line
+    every other error is, naming the command's --help, with Click's exit code (2)."""
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=None if argv is None else list(argv), prog_name="halfspaces",
+                            standalone_mode=False)
+    except typer.Abort:  # Ctrl-C or end of input outside a command's own handling
+        _output.error("interrupted")
+        sys.exit(130)
+    except Exception as exc:
+        if not _is_click_error(exc):
+            raise
+        kinds = {kind.__name__ for kind in type(exc).__mro__}
+        if "NoArgsIsHelpError" in kinds:  # a bare command: its help, as Click prints it
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+        context = getattr(exc, "ctx", None)
+        hint = (f" (see '{context.command_path} --help')"
+                if "UsageError" in kinds and context is not None else "")
+        _output.error(f"{exc.format_message()}{hint}")  # type: ignore[attr-defined]
+        sys.exit(exc.exit_code)  # type: ignore[attr-defined]
+    # as in standalone mode, the command ends the process: typer.Exit(code) returns its code
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _is_click_error(exc: Exception) -> bool:
+    """Whether `exc` is a Click exception: Click's own or the copy newer Typers ship
+    (``typer._click``), told apart by what they do rather than by a private class."""
+    return (callable(getattr(exc, "format_message", None)) and callable(getattr(exc, "show", None))
+            and isinstance(getattr(exc, "exit_code", None), int))
 
 
 def run() -> None:

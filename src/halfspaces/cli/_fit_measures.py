@@ -79,18 +79,34 @@ def measures(estimator, X, y, *, regression: bool) -> Measures:
 
 
 def optimality_notes(estimator, notes=()) -> tuple[str, ...]:
-    """A note for a 0-1 MILP stopped before it proved its model optimal: it looked exactly
-    like an optimal one in fit's table and --json. None where Ctrl-C stopped it: the fit's
-    own note (among `notes`) says so, with the gap."""
+    """A note for a 0-1 MILP stopped before it proved its model optimal (it looked exactly
+    like an optimal one in fit's table and --json), or for a convex fit whose certified
+    duality gap is inf. None where Ctrl-C stopped the MILP: the fit's own note (among
+    `notes`) says so, with the gap."""
     import numpy as np
 
     optimal = getattr(estimator, "optimal_", None)
-    if optimal is None or np.all(optimal) or any(n.startswith("interrupted:") for n in notes):
+    if optimal is None:
+        return _gap_notes(estimator)
+    if np.all(optimal) or any(n.startswith("interrupted:") for n in notes):
         return ()
     gap = float(np.max(estimator.gap_))
     return (f"{type(estimator).__name__} stopped before proving its 0-1 error minimal "
             f"(time_limit or node_limit): the best model found, within a relative gap of "
             f"{gap:.3g} of the optimum; raise --param time_limit=... to prove it",)
+
+
+def _gap_notes(estimator) -> tuple[str, ...]:
+    """A note for a convex fit whose certified duality gap is inf (alpha = 0): its gap
+    field is empty, and this says why and what gives one."""
+    import math
+
+    gap = getattr(estimator, "gap_", None)
+    if gap is None or not math.isinf(gap):
+        return ()
+    return (f"{type(estimator).__name__}'s duality gap is inf: without a penalty (alpha = 0) "
+            "no dual point certifies the fit (nor, for least squares, when X is rank "
+            "deficient); give --param alpha=... for a certified bound on J - J*",)
 
 
 def accuracy(estimator, X, y) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-__all__ = ["LABELS", "FitReport", "build_report"]
+__all__ = ["CERTIFIED_MODELS", "LABELS", "FitReport", "build_report", "labels_for"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,8 +61,13 @@ class FitReport:
         ``time_limit`` or ``node_limit``: the best model found, not proved optimal); present
         only for it.
     gap : float or None
-        Its relative MIP gap: 0 when proved optimal, else how far the best model found may
-        be from the optimum; present only for ``--model zero-one``.
+        For ``--model zero-one``, its relative MIP gap: 0 when proved optimal, else how far
+        the best model found may be from the optimum. For the convex fits (``--model
+        logistic``, ``linear``, ``svm``), the model's certified duality gap ``gap_``: an
+        upper bound on J(w) - J*, in the units of the objective J, that rounding cannot
+        make too small; None when it is not finite (without a penalty no dual point
+        exists: the notes say so) or when the data were streamed (each chunk has its own
+        J). Absent for the other models.
     """
 
     dataset: str
@@ -105,11 +110,14 @@ class FitReport:
         regression = self.train_r2 is not None
         drop: tuple[str, ...] = _ACCURACY if regression else _RESIDUALS
         if self.optimal is None:
-            drop = drop + ("optimal", "gap")
+            drop = drop + ("optimal",) + (() if self.model in CERTIFIED_MODELS else ("gap",))
         for key in drop:
             record.pop(key)
         return {**{k: v for k, v in record.items() if k != "notes"}, "notes": record["notes"]}
 
+
+CERTIFIED_MODELS = ("logistic", "linear", "svm")
+"""The ``--model`` names whose fits report a certified duality gap (``gap_``)."""
 
 _ACCURACY = ("train_accuracy", "test_accuracy")
 _RESIDUALS = ("train_r2", "test_r2", "train_rmse", "test_rmse", "train_mae", "test_mae")
@@ -130,7 +138,7 @@ def build_report(name, model, estimator, shape, fit_time, notes, bound, *, train
         fit_intercept=params.get("fit_intercept"), seed=params.get("random_state"),
         n_train=int(shape[0]), n_test=0 if test is None else test[0], n_features=int(shape[1]),
         train_accuracy=train.accuracy, test_accuracy=None if tested is None else tested.accuracy,
-        n_updates=updates, n_epochs=None if epochs is None else int(epochs),
+        n_updates=updates, n_epochs=_largest_count(epochs),
         converged=_bool(getattr(estimator, "converged_", None)), mistake_bound=bound,
         bound_holds=None if bound is None or updates is None else bool(updates <= bound),
         fit_time_s=fit_time, compile_time_s=compile_time,
@@ -139,8 +147,15 @@ def build_report(name, model, estimator, shape, fit_time, notes, bound, *, train
         train_rmse=train.rmse, test_rmse=None if tested is None else tested.rmse,
         train_mae=train.mae, test_mae=None if tested is None else tested.mae,
         optimal=_all(getattr(estimator, "optimal_", None)),
-        gap=_largest(getattr(estimator, "gap_", None)),
+        gap=None if streamed else _largest(getattr(estimator, "gap_", None)),
     )
+
+
+def labels_for(report: FitReport) -> dict[str, str]:
+    """The table's labels for ``report``: its gap is a MIP gap or a duality gap."""
+    if report.optimal is None and report.model in CERTIFIED_MODELS:
+        return {**LABELS, "gap": "duality gap"}
+    return LABELS
 
 
 def _all(value) -> bool | None:
@@ -151,14 +166,21 @@ def _all(value) -> bool | None:
 
 
 def _largest(value) -> float | None:
-    """The largest gap of the binary problems; None where HiGHS has none (inf: a MILP
-    stopped before its first bound), which JSON cannot hold."""
+    """The largest of a value per problem; None for none, or for inf or NaN (which JSON
+    cannot hold: an infinite gap certifies nothing, and the notes say why)."""
     import numpy as np
 
     if value is None:
         return None
     largest = float(np.max(value))
     return largest if np.isfinite(largest) else None
+
+
+def _largest_count(value) -> int | None:
+    """A count, or the largest of per-class counts (LinearSVM's passes per problem)."""
+    import numpy as np
+
+    return None if value is None else int(np.max(value))
 
 
 def _bool(value) -> bool | None:
@@ -190,5 +212,5 @@ LABELS = {
     "train_mae": "train MAE",
     "test_mae": "test MAE",
     "optimal": "proved optimal",
-    "gap": "MIP gap",
+    "gap": "optimality gap",
 }

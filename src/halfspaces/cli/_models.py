@@ -26,6 +26,7 @@ MODEL_CLASSES = {
     "multiclass": "MulticlassPerceptron",
     "logistic": "LogisticRegression",
     "linear": "LinearRegression",
+    "svm": "LinearSVM",
     "lp": "LinearProgramClassifier",
     "max-margin": "MaxMarginClassifier",
     "zero-one": "ZeroOneERMClassifier",

@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["StreamBar", "caught_warnings", "describe", "error", "grid", "note", "progress",
-           "render", "stream_progress"]
+__all__ = ["StreamBar", "caught_warnings", "describe", "error", "grid", "note", "number",
+           "progress", "render", "stream_progress"]
 
 # errors whose message is meant for users (bad input, a file that cannot be read or written,
 # and the library's own exceptions, see _library_errors); anything else is a bug in halfspaces
@@ -51,7 +51,9 @@ def render(
         print(json.dumps(record, allow_nan=False))
         return
     labels = labels or {}
-    table = Table(title=title, show_header=False, title_justify="left")
+    # at least as wide as its title, which Rich folds at the table's width ("halfspaces
+    # plot" above "regions" over a narrow table)
+    table = Table(title=title, show_header=False, title_justify="left", min_width=len(title))
     # fold, never cut with an ellipsis: a path or a number cut short would mislead
     table.add_column(style="bold", overflow="fold")
     table.add_column(overflow="fold")
@@ -62,7 +64,7 @@ def render(
 
 def grid(rows: Sequence[Sequence[Any]], *, title: str, header: Sequence[str]) -> None:
     """Print a table with a header row (e.g. a confusion matrix) to stdout."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", min_width=len(title))
     for name in header:
         table.add_column(Text(_printable(str(name))), justify="right", overflow="fold")
     for row in rows:
@@ -265,13 +267,13 @@ def _format(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return _number(value)
+        return number(value)
     if isinstance(value, (list, tuple)):
         return ", ".join(_format(item) for item in value) or "-"
     return _printable(str(value))
 
 
-def _number(value: float) -> str:
+def number(value: float) -> str:
     """Four decimals for ordinary magnitudes; six significant digits with an exponent from
     1e12 up and below 1e-4 (0 and inf/nan aside), where four decimals printed 1e200 as 201
     digits and 1e-200 as 0.0000."""

@@ -180,8 +180,16 @@ def load_model(path: Path) -> tuple[Any, dict]:
         raise ValueError(f"{path} holds an unfitted {type(model).__name__}; train it first.")
     collector.resume()  # the command's start-up is over: what follows reads data
     key, info = _reading(path, extra)
-    return model, {"zero_based": _zero_based(path, key, info),
-                   "feature_names": _feature_names(path, key, info, model.n_features_in_)}
+    names = _feature_names(path, key, info, model.n_features_in_)
+    fitted_names = model.__dict__.pop("feature_names_in_", None)
+    if fitted_names is not None:
+        # the command line matches a file's columns by these names itself, then hands the
+        # model plain arrays, which a model that knows names would warn about
+        if names is not None and names != list(fitted_names):
+            raise _damaged(path, f"{key}.feature_names", names,
+                           f"the model's feature_names_in_ {list(fitted_names)!r}")
+        names = list(fitted_names)
+    return model, {"zero_based": _zero_based(path, key, info), "feature_names": names}
 
 
 # The file's metadata are checked as its fitted state is (io._state): a damaged value is a

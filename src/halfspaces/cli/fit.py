@@ -7,6 +7,7 @@ is the Typer command that parses options, calls it and hands the report to the o
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import sys
 from enum import Enum
@@ -24,7 +25,12 @@ from halfspaces.cli._fit_checks import (
     check_usage,
     one_file_unless_dask,
 )
-from halfspaces.cli._fit_report import LABELS, FitReport, build_report
+from halfspaces.cli._fit_report import (  # noqa: F401 (LABELS: the default labels, read here)
+    LABELS,
+    FitReport,
+    build_report,
+    labels_for,
+)
 from halfspaces.cli._models import (
     PERCEPTRON_FAMILY,
     REGRESSION_MODELS,
@@ -255,7 +261,7 @@ def _defaults(model, epochs, selection, seed, fit_intercept, streaming) -> dict[
 _LOOP_MODULES = {"perceptron": "perceptron", "averaged": "perceptron", "voted": "perceptron",
                  "pocket": "perceptron", "kernel": "dual", "voted-kernel": "dual",
                  "multiclass": "multiclass",
-                 "logistic": "logistic"}
+                 "logistic": "logistic", "svm": "svm"}
 
 
 def _loop_module(model: str, estimator) -> str | None:
@@ -297,11 +303,18 @@ def _is_svmlight(data: Path | None, format: str | None) -> bool:
 def _save(estimator, out: Path | None, fmt, zero_based, label_column, feature_names) -> None:
     if out is None:
         return
+    import numpy as np
+
     from halfspaces.io.model import save
 
     data = {"format": fmt, "zero_based": zero_based, "label_column": label_column}
     if feature_names is not None:  # CSV/TSV columns, so that predict can match them by name
         data["feature_names"] = list(feature_names)
+        # and so that Python checks a DataFrame's columns as for a model fitted on one (a
+        # model without them scored a DataFrame in another column order silently wrong);
+        # set on a copy: the columns were matched here, the arrays scored have no names
+        estimator = copy.copy(estimator)
+        estimator.feature_names_in_ = np.asarray(feature_names, dtype=object)
     save(estimator, out, extra={"data": data})
 
 
@@ -471,7 +484,7 @@ def fit_cli(
     record = report.as_dict()
     notes = record.pop("notes") if not json_output else []
     _output.render(record, title=f"halfspaces fit: {report.model}", as_json=json_output,
-                   labels=LABELS)
+                   labels=labels_for(report))
     if not quiet:
         _output.note(notes)
 

@@ -64,8 +64,9 @@ def _format_of(kind: str, out: Path) -> str:
 
 def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
              features: tuple[int, int], band: str, n_orders: int, seed: int,
-             passes: int = 1):
-    """The display of `kind` and the numbers it draws."""
+             names: list[str] | None = None, passes: int = 1):
+    """The display of `kind` and the numbers it draws; `names` are X's columns' names (a
+    CSV header's), for the axes."""
     import numpy as np
 
     import halfspaces.plot as hp
@@ -79,14 +80,15 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
             disp = hp.LossCurveDisplay.from_estimator(estimator)
             return disp, {"loss_curve": np.asarray(estimator.loss_curve_).tolist()}
         if kind == "regions":
-            disp = hp.RegionsDisplay.from_estimator(estimator, X, y)
+            disp = hp.RegionsDisplay.from_estimator(estimator, X, y, feature_names=names)
             return disp, {"classes": np.asarray(disp.classes).tolist(),
                           "regions": [r.tolist() for r in disp.regions]}
         if kind == "margins":
             disp = hp.MarginDisplay.from_estimator(estimator, X, y)
             return disp, {"model_margin": disp.model_margin, "gamma": disp.gamma}
         disp = hp.HyperplaneDisplay.from_estimator(estimator, X, y, view=view,
-                                                   features=features, band=band)
+                                                   features=features, band=band,
+                                                   feature_names=names)
         return disp, {"view": disp.view, "coef": np.ravel(estimator.coef_).tolist(),
                       "intercept": float(np.ravel(estimator.intercept_)[0]),
                       "errors": int(disp.errors.sum()), "gamma": disp.gamma,
@@ -100,7 +102,7 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
                                             for m in disp.mistakes],
                       "bound": disp.bound_, "bound_kind": disp.bound_kind}
     if kind == "separability":
-        disp = hp.SeparabilityDisplay.from_data(X, y)
+        disp = hp.SeparabilityDisplay.from_data(X, y, feature_names=names)
         record = {"separable": disp.certificate is None}
         if disp.witness is not None:
             record["witness"] = disp.witness.tolist()
@@ -176,10 +178,10 @@ def _sample_complexity(X, params: dict[str, Any]):
                   **{k: v.tolist() for k, v in disp.samples.items()}}
 
 
-def _animate(X, y, out: Path, *, passes: int, features, inputs) -> dict[str, Any]:
+def _animate(X, y, out: Path, *, passes: int, features, inputs, names) -> dict[str, Any]:
     from halfspaces.plot import animate_perceptron
 
-    anim = animate_perceptron(X, y, passes=passes, features=features)
+    anim = animate_perceptron(X, y, passes=passes, features=features, feature_names=names)
     anim.save(out, inputs=inputs)
     last = anim.frames[-1] if anim.frames else None
     return {"frames": [{"step": f.step, "row": f.row} for f in anim.frames],
@@ -246,15 +248,29 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
         from halfspaces.cli._reading import read_data
 
         X, y = read_data(data, label_column, format)
+    names = _column_names(data, kind, label_column, format)
     with _output.caught_warnings() as notes:  # e.g. the model's ConvergenceWarning
         if kind == "animate":
-            record = _animate(X, y, out, passes=passes, features=features, inputs=[data])
+            record = _animate(X, y, out, passes=passes, features=features, inputs=[data],
+                              names=names)
         else:
             record = _draw(kind, X, y, out, fmt, inputs=[] if data is None else [data],
                            model=model, params=dict(params or {}), view=view,
                            features=features, band=band, n_orders=n_orders, seed=seed,
-                           passes=passes)
+                           names=names, passes=passes)
     return {"kind": kind, "path": str(out), **record, "notes": notes}
+
+
+def _column_names(data: Path | None, kind: str, label_column, format) -> list[str] | None:
+    """The feature columns' names of a CSV/TSV file with a header, for the axes (they said
+    "feature 0" and "feature 1"); None for other files, data set names and no data."""
+    from halfspaces.cli._reading import is_dataset_name
+
+    if data is None or kind in ("shatter", "losses") or is_dataset_name(data):
+        return None
+    from halfspaces.io import column_names
+
+    return column_names(data, format=format, label_column=label_column)
 
 
 def _draw(kind: str, X, y, out: Path, fmt: str, *, inputs, **options) -> dict[str, Any]:
@@ -329,5 +345,59 @@ def plot_cli(
         _output.error(str(exc))
         raise typer.Exit(1) from None
     notes = record.pop("notes") if not json_output else []  # as fit: in the JSON, or noted
-    _output.render(record, title=f"halfspaces plot {kind.value}", as_json=json_output)
+    if json_output:
+        _output.render(record, title="", as_json=True)
+    else:
+        _show(record, title=f"halfspaces plot {kind.value}")
     _output.note(notes)
+
+
+MAX_SHOWN = 40
+"""The most rows a table of ``plot`` prints for people (the first and the last half);
+``--json`` lists them all."""
+
+
+def _show(record: dict[str, Any], *, title: str) -> None:
+    """Print `record` for people: its single values in the two-column table, and each list
+    of rows (frames, regions, labelings, a curve) as a table with a column per field, where
+    the two-column table printed Python reprs ({'step': 1, 'row': 0}) and ran nested lists
+    together."""
+    from halfspaces.cli._reading import label_text
+
+    record = dict(record)
+    tables = []
+    if "frames" in record:
+        frames = record.pop("frames")
+        record["updates"] = len(frames)
+        tables.append(("the updates", ["update", "examples seen", "data row"],
+                       [[k, f["step"], f["row"]] for k, f in enumerate(frames, 1)]))
+    if "regions" in record:
+        regions = record.pop("regions")
+        tables.append(("the decision regions", ["class", "corners (x, y)"],
+                       [[label_text(c), ", ".join(f"({_output.number(x)}, {_output.number(y)})"
+                                                  for x, y in r) or "none in the box"]
+                        for c, r in zip(record.pop("classes"), regions, strict=True)]))
+    if "unrealisable" in record:
+        labelings = record.pop("unrealisable")
+        record["unrealisable labelings"] = len(labelings)
+        if labelings:
+            tables.append(("the labelings no halfspace realises",
+                           [f"point {i}" for i in range(len(labelings[0]))], labelings))
+    if "upper_bounds" in record:
+        tables.append(("the losses", ["loss", "bounds the 0-1 loss"],
+                       [list(item) for item in record.pop("upper_bounds").items()]))
+    if "loss_curve" in record:
+        tables.append(("the training loss", ["iteration", "loss"],
+                       [[k, v] for k, v in enumerate(record.pop("loss_curve"), 1)]))
+    if "epsilons" in record:
+        epsilons = record.pop("epsilons")
+        kinds = [k for k, v in record.items() if isinstance(v, list) and len(v) == len(epsilons)]
+        columns = [epsilons] + [record.pop(k) for k in kinds]
+        tables.append(("the samples m(epsilon)", ["epsilon", *kinds],
+                       [list(row) for row in zip(*columns, strict=True)]))
+    _output.render(record, title=title)
+    for name, header, rows in tables:
+        shown = rows if len(rows) <= MAX_SHOWN else [
+            *rows[:MAX_SHOWN // 2], ["..."] * len(header), *rows[-(MAX_SHOWN // 2):]]
+        more = "" if shown is rows else f" ({MAX_SHOWN} of {len(rows):,} rows; --json lists all)"
+        _output.grid(shown, title=name + more, header=header)

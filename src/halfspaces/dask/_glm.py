@@ -375,6 +375,7 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         self.coef_, self.intercept_ = w[:-1].copy(), float(w[-1])
         self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
         self.converged_ = run.converged
+        self.gap_ = float("nan")  # the rows are not in memory: no certified gap
         return self
 
     def predict(self, X):

@@ -133,6 +133,16 @@ class PartitionedRows(SignedRows):
     def _args(self):
         return self.fit_intercept, self.scale
 
+    def matrix(self) -> None:
+        """None: the rows stay on the workers (the solvers that need them all in one
+        process, as the coordinate descent of the hard margin does, are passed over).
+
+        Returns
+        -------
+        None
+        """
+        return None
+
     def take(self, rows: NDArray):
         """Z[rows], gathered from the partitions that hold them.
 

@@ -215,6 +215,13 @@ def _feature_names(spec: FeatureNames, value, dims, where, index):
     if not isinstance(value, np.ndarray) or value.dtype.kind != "U" or value.ndim != 1:
         raise ValueError(f"{where} must be a one-dimensional array of strings")
     dims.size("d", where, value.size, index)
+    # a repeated name would let a DataFrame with those two columns swapped pass the check
+    # by name and score wrongly (scikit-learn's fit refuses such a frame: "Expected unique
+    # column names"), and the command line would read one column twice
+    names, counts = np.unique(value, return_counts=True)
+    if np.any(counts > 1):
+        raise ValueError(f"{where} repeats the name {str(names[counts > 1][0])!r}: the "
+                         "names of a model's features are distinct")
 
 
 _CHECKS: dict[type, Callable[..., None]] = {

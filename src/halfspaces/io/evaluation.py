@@ -8,6 +8,7 @@ Memory is bounded by a chunk (ROC AUC also keeps one score per row).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 from collections.abc import Callable
@@ -122,7 +123,8 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     ``decision_function``); a regressor its R^2, RMSE and MAE. A label the classifier has
     never seen is an error naming its line, and a file without samples is an error.
     `feature_names` matches CSV/TSV columns by header name (see
-    :func:`halfspaces.io.iter_chunks`).
+    :func:`halfspaces.io.iter_chunks`); a model that knows its features' names
+    (``feature_names_in_``, from a DataFrame or a CSV header) is matched by them by default.
 
     Parameters
     ----------
@@ -135,7 +137,8 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     format, label_column, zero_based
         As for :func:`halfspaces.io.read`.
     feature_names : sequence of str or None, default=None
-        The model's training columns, for a CSV/TSV file with a header.
+        The model's training columns, for a CSV/TSV file with a header; None: the model's
+        ``feature_names_in_`` where it has them.
     on_progress : callable or None, default=None
         Called with the number of examples after each chunk.
 
@@ -146,6 +149,13 @@ def evaluate_stream(model: Any, path: str | os.PathLike, *, chunk_size: int = DE
     """
     check_count(chunk_size, "chunk_size")
     fmt = detect_format(path, format)
+    if getattr(model, "feature_names_in_", None) is not None:
+        if feature_names is None:
+            feature_names = list(model.feature_names_in_)
+        # the columns are matched by name here, and the chunks are arrays without names,
+        # which the model itself would warn about at every chunk
+        model = copy.copy(model)
+        del model.feature_names_in_
     chunks = partial(iter_chunks, path, chunk_size, model.n_features_in_, format=fmt,
                      label_column=label_column, zero_based=zero_based,
                      feature_names=feature_names)

@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = ["DRAWABLE", "INSTALL_HINT", "box_limits", "check_features", "check_known_labels",
-           "class_index", "clip_line", "colormap", "column_means", "dense", "estimator_hyperplane",
-           "estimator_scores", "new_axes", "normalised_line", "plus_minus_labels",
-           "require_matplotlib", "row_count", "target_vector"]
+           "class_index", "clip_line", "colormap", "column_means", "column_names", "dense",
+           "estimator_hyperplane", "estimator_scores", "label_text", "new_axes", "normalised_line",
+           "plus_minus_labels", "require_matplotlib", "row_count", "target_vector"]
 
 INSTALL_HINT = "halfspaces.plot needs Matplotlib: pip install 'halfspaces[plot]'"
 
@@ -76,6 +76,37 @@ def check_features(features, n_features: int) -> tuple[int, int]:
         raise ValueError(f"features={features!r} must be two different column indices "
                          f"in [0, {n_features}) (negative indices are not accepted).")
     return f[0], f[1]
+
+
+def column_names(X, n_features: int, feature_names=None, estimator=None) -> list[str]:
+    """The name of each column of X, for the axes: `feature_names` when given, else a
+    DataFrame's string column names, else the estimator's ``feature_names_in_``, else
+    "feature i" (scikit-learn's ``DecisionBoundaryDisplay`` labels its axes from a
+    DataFrame's columns the same way).
+
+    Raises ValueError naming `feature_names` unless it holds one string per column.
+    """
+    if feature_names is None:
+        columns = getattr(X, "columns", None)
+        if columns is not None and all(isinstance(c, str) for c in columns):
+            feature_names = list(columns)
+        elif getattr(estimator, "feature_names_in_", None) is not None:
+            feature_names = list(estimator.feature_names_in_)
+        else:
+            return [f"feature {i}" for i in range(n_features)]
+    names = list(feature_names) if not isinstance(feature_names, str) else [feature_names]
+    if len(names) != n_features or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"feature_names={feature_names!r} must hold one string per column "
+                         f"of X ({n_features}).")
+    return names
+
+
+def label_text(value: Any) -> str:
+    """A class label as its data file writes it, for a legend: labels read from a CSV file
+    are floats, and the legend said "class 1.0" of a file that says 1."""
+    if isinstance(value, float | np.floating) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def column_means(X: NDArray, name: str = "X") -> NDArray[np.float64]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import math
 import numbers
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -17,11 +18,12 @@ from halfspaces.plot._base import (
     check_features,
     clip_line,
     column_means,
+    column_names,
     dense,
     require_matplotlib,
 )
 
-__all__ = ["MAX_FRAMES", "Frame", "PerceptronAnimation", "animate_perceptron"]
+__all__ = ["MAX_FRAMES", "Frame", "PerceptronAnimation", "animate_perceptron", "offline_player"]
 
 MAX_FRAMES = 10_000
 """The most frames (updates) an animation holds, and so the most passes: every frame keeps
@@ -59,6 +61,8 @@ class PerceptronAnimation:
         The two columns drawn, different indices in [0, n_features) (negative indices are
         refused); the lines are the slices of the weights through the means of the other
         columns (exact when there are two features).
+    feature_names : sequence of str or None, default=None
+        The names of X's columns, for the axes; None: "feature i".
 
     Attributes
     ----------
@@ -67,11 +71,12 @@ class PerceptronAnimation:
         The figure the frames are drawn on (after the first draw).
     """
 
-    def __init__(self, X, labels, frames, features=(0, 1)):
+    def __init__(self, X, labels, frames, features=(0, 1), feature_names=None):
         self.X = np.asarray(X, dtype=np.float64)
         self.labels = np.asarray(labels, dtype=np.float64)
         self.frames = list(frames)
         self.features = check_features(features, self.X.shape[1])
+        self.feature_names = column_names(None, self.X.shape[1], feature_names)
 
     def _setup(self):
         require_matplotlib()
@@ -93,8 +98,8 @@ class PerceptronAnimation:
         (self.line_,) = ax.plot([], [], color="k", lw=2)
         (self.ring_,) = ax.plot([], [], ls="none", marker="o", ms=16, mfc="none", mec="red",
                                 mew=2)
-        ax.set_xlabel(f"feature {f[0]}")
-        ax.set_ylabel(f"feature {f[1]}")
+        ax.set_xlabel(self.feature_names[f[0]])
+        ax.set_ylabel(self.feature_names[f[1]])
 
     def draw_frame(self, k: int):
         """Draw frame `k` (0 is the start, w = 0) and return the changed artists.
@@ -145,9 +150,9 @@ class PerceptronAnimation:
         Returns
         -------
         str
-            The HTML.
+            The HTML, with nothing to fetch from the network (see :func:`offline_player`).
         """
-        return self._animation(_check_interval(interval)).to_jshtml()
+        return offline_player(self._animation(_check_interval(interval)).to_jshtml())
 
     def gif_frames(self) -> list:
         """Every frame rendered as a Pillow image (each distinct: the title counts updates).
@@ -208,6 +213,33 @@ class PerceptronAnimation:
         return safe_write(path, write, inputs=[p for p in inputs if p is not None])
 
 
+# Matplotlib's player draws its buttons with Font Awesome icons, a style sheet it links
+# from a CDN: offline (a classroom, a file opened later) the buttons were blank. Each icon
+# becomes text of the Geometric Shapes block, which common fonts hold (the media-control
+# symbols U+23EE-U+23F8 drew as empty boxes in headless Chromium with Debian's fonts);
+# U+FE0E asks for the text, not the emoji, form, and the buttons keep their titles ("Play",
+# "Next frame") as tooltips.
+_ICONS = {"fa-minus": "\u2212", "fa-fast-backward": "|\u25c0\u25c0",
+          "fa-step-backward": "|\u25c0", "fa-play fa-flip-horizontal": "\u25c0",
+          "fa-pause": "\u25ae\u25ae", "fa-play": "\u25b6", "fa-step-forward": "\u25b6|",
+          "fa-fast-forward": "\u25b6\u25b6|", "fa-plus": "+"}
+_ICON = re.compile(r'<i class="fa ((?:fa-[\w-]+ ?)+)"></i>')
+_REMOTE_STYLE = re.compile(r'<link\s+rel="stylesheet"\s+href="https?://[^"]*"\s*/?>')
+
+
+def offline_player(html: str) -> str:
+    """Matplotlib's HTML animation player without its one remote resource, the Font Awesome
+    style sheet: its icons become Unicode symbols, so the file plays offline as it is."""
+    def symbol(match: re.Match) -> str:
+        shown = _ICONS.get(match[1].strip())
+        if shown is None:  # an icon this version of Matplotlib added: its name, as text
+            shown = match[1].strip().removeprefix("fa-").replace("-", " ")
+        text = "".join(c + "\ufe0e" if c in "\u25b6\u25c0" else c for c in shown)
+        return f'<span aria-hidden="true">{text}</span>'
+
+    return _ICON.sub(symbol, _REMOTE_STYLE.sub("", html))
+
+
 def _check_interval(interval) -> float:
     """The delay between frames in milliseconds: a finite number > 0, or ValueError.
 
@@ -224,7 +256,7 @@ def _check_interval(interval) -> float:
 
 
 def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=(0, 1),
-                       fit_intercept: bool = True) -> PerceptronAnimation:
+                       fit_intercept: bool = True, feature_names=None) -> PerceptronAnimation:
     """The perceptron's updates on (X, y), one frame each, from the library's run.
 
     The run is the one :class:`halfspaces.Perceptron` makes (cyclic order, at most `passes`
@@ -245,6 +277,9 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
         The columns drawn: two different indices in [0, n_features). Negative indices are
         refused rather than wrapped, since the axes are labelled with the index.
     fit_intercept : bool, default=True
+    feature_names : sequence of str or None, default=None
+        The names of X's columns, for the axes; None: a DataFrame's column names, else
+        "feature i".
 
     Returns
     -------
@@ -274,6 +309,7 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     Xc, y = check_X_y(check_sparse_structure(X), y, **LOOP_CHECKS_FINITE)
     Xc = checked_input(Xc, X)
     features = check_features(features, Xc.shape[1])  # before the run, not at draw time
+    names = column_names(X, Xc.shape[1], feature_names)
     targets = encode_targets(y)
     if targets.classes.size != 2:
         raise ValueError(f"animate_perceptron takes two labels; y has {targets.classes.size}.")
@@ -295,4 +331,4 @@ def animate_perceptron(X: ArrayLike, y: ArrayLike, *, passes: int = 1, features=
     frames = [Frame(int(s), c, float(b), int(r))
               for s, c, b, r in zip(run.update_steps, coefs, intercepts, run.update_rows,
                                     strict=True)]
-    return PerceptronAnimation(Xd, labels, frames, features)
+    return PerceptronAnimation(Xd, labels, frames, features, names)

@@ -25,6 +25,7 @@ from halfspaces.plot._base import (
     clip_line,
     colormap,
     column_means,
+    column_names,
     dense,
     estimator_hyperplane,
     new_axes,
@@ -79,11 +80,12 @@ def _restrict(w, b, c, P):
     return coef, intercept
 
 
-def _plane(X: NDArray, view: str, features, w: NDArray, b: float):
-    """Origin, basis and axis names of the view's plane (the normal view is built on (w, b))."""
+def _plane(X: NDArray, view: str, features, w: NDArray, b: float, names: list[str]):
+    """Origin, basis and axis names of the view's plane (the normal view is built on (w, b));
+    `names` are the columns' names."""
     if view == "features":
         f = check_features(features, X.shape[1])
-        return (*_features_plane(X, f), tuple(f"feature {i}" for i in f))
+        return (*_features_plane(X, f), tuple(names[i] for i in f))
     if not np.any(w):
         raise ValueError("coef is all zeros: the hyperplane and its normal view are "
                          "undefined; use view='features'.")
@@ -163,7 +165,8 @@ class HyperplaneDisplay:
 
     @classmethod
     def from_estimator(cls, estimator, X: ArrayLike, y: ArrayLike, *, view: str = "auto",
-                       features=(0, 1), band: str | None = "model", ax=None, **style):
+                       features=(0, 1), band: str | None = "model", feature_names=None,
+                       ax=None, **style):
         """Compute the picture of a fitted binary linear classifier on (X, y) and draw it.
 
         Parameters
@@ -184,6 +187,10 @@ class HyperplaneDisplay:
             of width twice the margin, with its support points; ``view="normal"`` is then
             built on that hyperplane, so the band and the support points are exact in any
             dimension and the model's line is its exact trace on that plane.
+        feature_names : sequence of str or None, default=None
+            The names of X's columns, for the axes of ``view="features"``; None: a
+            DataFrame's column names, else the estimator's ``feature_names_in_``, else
+            "feature i".
         ax : matplotlib Axes or None, default=None
         **style
             Passed to :meth:`plot`.
@@ -211,7 +218,9 @@ class HyperplaneDisplay:
 
             best = max_margin(X, labels, fit_intercept=getattr(estimator, "fit_intercept", True))
             band_w, band_b, support, gamma = best.coef, best.intercept, best.support, best.margin
-        c, P, names = _plane(Xd, view, features, *((w, b) if band_w is None else (band_w, band_b)))
+        columns = column_names(X, Xd.shape[1], feature_names, estimator)
+        c, P, names = _plane(Xd, view, features,
+                             *((w, b) if band_w is None else (band_w, band_b)), columns)
         coef2, intercept2 = _restrict(w, b, c, P)
         band2 = _restrict(band_w, band_b, c, P)
         errors = np.asarray(estimator.predict(X)) != y

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike
 from halfspaces.exceptions import SolverError
 from halfspaces.plot._base import (
     estimator_hyperplane,
+    label_text,
     new_axes,
     plus_minus_labels,
     row_count,
@@ -110,7 +111,8 @@ class MarginDisplay:
         self.lines_ = {}
         for label, m in self.margins.items():
             share = np.arange(1, m.size + 1) / m.size
-            (self.lines_[label],) = ax.step(m, share, where="post", label=f"class {label}")
+            (self.lines_[label],) = ax.step(m, share, where="post",
+                                            label=f"class {label_text(label)}")
         self.zero_line_ = ax.axvline(0.0, color="k", lw=1)
         self.margin_line_ = ax.axvline(self.model_margin, color="tab:red", ls="--",
                                        label=f"model margin {self.model_margin:.4g}")

@@ -10,8 +10,10 @@ from halfspaces.plot._base import (
     check_known_labels,
     class_index,
     colormap,
+    column_names,
     dense,
     estimator_scores,
+    label_text,
     new_axes,
     normalised_line,
     target_vector,
@@ -84,6 +86,8 @@ class RegionsDisplay:
         Per class, the vertices of its region within the box, in order.
     xlim, ylim : pair of float
         The box.
+    xlabel, ylabel : str, default="feature 0", "feature 1"
+        The axes' names.
 
     Attributes
     ----------
@@ -104,15 +108,18 @@ class RegionsDisplay:
     3
     """
 
-    def __init__(self, X, y, classes, regions, xlim, ylim):
+    def __init__(self, X, y, classes, regions, xlim, ylim, *, xlabel="feature 0",
+                 ylabel="feature 1"):
         self.X = np.asarray(X, dtype=np.float64)
         self.y = np.asarray(y)
         self.classes = np.asarray(classes)
         self.regions = [np.asarray(r, dtype=np.float64) for r in regions]
         self.xlim, self.ylim = tuple(xlim), tuple(ylim)
+        self.xlabel, self.ylabel = xlabel, ylabel
 
     @classmethod
-    def from_estimator(cls, estimator, X: ArrayLike, y: ArrayLike, *, ax=None, **style):
+    def from_estimator(cls, estimator, X: ArrayLike, y: ArrayLike, *, feature_names=None,
+                       ax=None, **style):
         """Compute the argmax regions of a fitted linear classifier on two features; draw.
 
         Parameters
@@ -123,6 +130,9 @@ class RegionsDisplay:
         X : {array-like, sparse matrix} of shape (n_samples, 2)
         y : array-like of shape (n_samples,)
             Labels among the estimator's ``classes_`` (others raise ValueError).
+        feature_names : pair of str or None, default=None
+            The names of X's two columns, for the axes; None: a DataFrame's column names,
+            else the estimator's ``feature_names_in_``, else "feature 0" and "feature 1".
         ax : matplotlib Axes or None, default=None
         **style
             Passed to :meth:`plot`.
@@ -136,6 +146,7 @@ class RegionsDisplay:
         if Xd.ndim != 2 or Xd.shape[1] != 2 or coef.shape[1] != 2:
             raise ValueError(f"X has shape {Xd.shape}; RegionsDisplay draws two features "
                              "exactly. Fit on two columns, or use HyperplaneDisplay.")
+        names = column_names(X, 2, feature_names, estimator)
         classes = _estimator_classes(estimator, coef.shape[0])
         y = target_vector(y, Xd.shape[0])
         check_known_labels(y, classes)
@@ -144,7 +155,8 @@ class RegionsDisplay:
             intercept = np.array([0.0, intercept[0]])
         xlim, ylim = box_limits(Xd, name="X")
         regions = argmax_regions(coef, intercept, xlim, ylim)
-        return cls(Xd, y, classes, regions, xlim, ylim).plot(ax=ax, **style)
+        return cls(Xd, y, classes, regions, xlim, ylim, xlabel=names[0],
+                   ylabel=names[1]).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, cmap: str = "tab10", alpha: float = 0.25):
         """Fill each class's region and scatter the data; return the display.
@@ -170,13 +182,13 @@ class RegionsDisplay:
             patch = None
             if polygon.shape[0] >= 3:
                 (patch,) = ax.fill(polygon[:, 0], polygon[:, 1], color=colours(k % colours.N),
-                                   alpha=alpha, label=f"class {self.classes[k]}")
+                                   alpha=alpha, label=f"class {label_text(self.classes[k])}")
             self.patches_.append(patch)
         self.scatter_ = ax.scatter(self.X[:, 0], self.X[:, 1], c=[colours(i % colours.N)
                                                                   for i in index],
                                    edgecolors="k")
-        ax.set_xlabel("feature 0")
-        ax.set_ylabel("feature 1")
+        ax.set_xlabel(self.xlabel)
+        ax.set_ylabel(self.ylabel)
         ax.legend(loc="best")
         self.ax_, self.figure_ = ax, figure
         return self

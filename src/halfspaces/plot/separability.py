@@ -9,6 +9,7 @@ from halfspaces.plot._base import (
     box_limits,
     clip_line,
     colormap,
+    column_names,
     dense,
     new_axes,
     plus_minus_labels,
@@ -39,6 +40,8 @@ class SeparabilityDisplay:
         The maximum-margin hyperplane scaled so that min_i y_i f(x_i) = 1.
     certificate : ndarray of shape (n_samples,) or None
         Gordan's weights (data that are not separable).
+    xlabel, ylabel : str, default="feature 0", "feature 1"
+        The axes' names.
 
     Attributes
     ----------
@@ -62,7 +65,8 @@ class SeparabilityDisplay:
     array([0.5, 0.5])
     """
 
-    def __init__(self, X, labels, *, separator=None, max_margin=None, certificate=None):
+    def __init__(self, X, labels, *, separator=None, max_margin=None, certificate=None,
+                 xlabel="feature 0", ylabel="feature 1"):
         self.X = np.asarray(X, dtype=np.float64)
         self.labels = np.asarray(labels, dtype=np.float64)
         self.separator = separator
@@ -70,9 +74,10 @@ class SeparabilityDisplay:
         self.certificate = None if certificate is None else np.asarray(certificate, float)
         self.witness = (None if self.certificate is None
                         else witness(self.X, self.labels, self.certificate))
+        self.xlabel, self.ylabel = xlabel, ylabel
 
     @classmethod
-    def from_data(cls, X: ArrayLike, y: ArrayLike, *, ax=None, **style):
+    def from_data(cls, X: ArrayLike, y: ArrayLike, *, feature_names=None, ax=None, **style):
         """Decide the separability of two-feature data (with an intercept) and draw it.
 
         Parameters
@@ -80,6 +85,9 @@ class SeparabilityDisplay:
         X : {array-like, sparse matrix} of shape (n_samples, 2)
         y : array-like of shape (n_samples,)
             Two labels; the larger is +1.
+        feature_names : pair of str or None, default=None
+            The names of X's two columns, for the axes; None: a DataFrame's column names,
+            else "feature 0" and "feature 1".
         ax : matplotlib Axes or None, default=None
         **style
             Passed to :meth:`plot`.
@@ -95,13 +103,14 @@ class SeparabilityDisplay:
             raise ValueError(f"X has shape {Xd.shape}; SeparabilityDisplay draws two features. "
                              "For more, use HyperplaneDisplay with view='normal'.")
         labels = plus_minus_labels(target_vector(y, Xd.shape[0]))
+        names = dict(zip(("xlabel", "ylabel"), column_names(X, 2, feature_names), strict=True))
         box_limits(Xd, name="X")  # refuse a picture Matplotlib cannot draw before solving
         found = separability(Xd, labels)
         if not found.separable:
-            return cls(Xd, labels, certificate=found.certificate).plot(ax=ax, **style)
+            return cls(Xd, labels, certificate=found.certificate, **names).plot(ax=ax, **style)
         best = max_margin(Xd, labels)
         return cls(Xd, labels, separator=(found.coef, found.intercept),
-                   max_margin=(best.coef, best.intercept)).plot(ax=ax, **style)
+                   max_margin=(best.coef, best.intercept), **names).plot(ax=ax, **style)
 
     def plot(self, ax=None, *, cmap: str = "coolwarm"):
         """Draw the data and the proof; return the display.
@@ -150,8 +159,8 @@ class SeparabilityDisplay:
             self.witness_ = ax.scatter([self.witness[0]], [self.witness[1]], marker="*",
                                        s=250, color="gold", edgecolors="k", zorder=5,
                                        label="point in both hulls")
-        ax.set_xlabel("feature 0")
-        ax.set_ylabel("feature 1")
+        ax.set_xlabel(self.xlabel)
+        ax.set_ylabel(self.ylabel)
         ax.legend(loc="best")
         self.ax_, self.figure_ = ax, figure
         return self

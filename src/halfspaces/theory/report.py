@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
+from sklearn.base import is_regressor
 from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._exact import SignedRows, signed_rows
@@ -210,7 +211,10 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     Parameters
     ----------
     estimator : fitted classifier
-        A binary linear classifier with ``coef_``, ``intercept_``, ``classes_``.
+        A binary linear classifier with ``coef_``, ``intercept_``, ``classes_``: any of the
+        library's but :class:`~halfspaces.LinearRegression` (a regressor: no classes, so
+        no mistakes or margins) and the kernel perceptrons (their hyperplane lives in the
+        kernel's feature space, which they never build), or one from elsewhere.
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The data, usually the training data.
     y : array-like of shape (n_samples,)
@@ -222,6 +226,16 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
         With a readable ``str()``, a Rich table (``rich.print(report)``) and ``to_dict()``;
         ``report.certificate`` is the Gordan certificate when the data are not separable.
 
+    Raises
+    ------
+    TypeError
+        For a regressor or a kernel classifier without ``coef_`` (the message says what
+        applies instead).
+    sklearn.exceptions.NotFittedError
+        For an unfitted linear classifier.
+    ValueError
+        For more than two classes, or labels not in ``classes_``.
+
     Examples
     --------
     >>> from halfspaces import Perceptron
@@ -231,6 +245,7 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     >>> report.separable, report.within_bound, report.training_error
     (True, True, 0.0)
     """
+    _check_supported(estimator)
     check_is_fitted(estimator, ["coef_", "classes_"])
     X = check_X(X)
     y_pm = _binary_signs(estimator, y)
@@ -253,6 +268,28 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
         gamma, name, bound, n_updates, within, None if found is None else found.certificate,
         found is not None and found.exact, notes + more,
     )
+
+
+def _check_supported(estimator) -> None:
+    """Refuse, saying what applies instead, the estimators certify has nothing to say about
+    (they were told "not fitted yet", fitted as they were)."""
+    name = type(estimator).__name__
+    if hasattr(estimator, "__sklearn_tags__") and is_regressor(estimator):
+        raise TypeError(
+            f"certify reports on a binary classifier (its training mistakes, its margin and a "
+            f"mistake bound); {name} is a regressor: it has no classes, so no mistakes or "
+            "margins to certify. Measure it with its score (R^2); for what theory says about "
+            "the data, label them with two classes and call halfspaces.theory.data_report.")
+    kernel = estimator.get_params().get("kernel") if hasattr(estimator, "get_params") else None
+    if kernel is not None and not hasattr(estimator, "coef_"):
+        raise TypeError(
+            f"certify reports on a hyperplane in the space of X (coef_ and intercept_): its "
+            f"margin, and the separability and mistake bound of x' = (1, x). A {name}'s "
+            f"hyperplane lives in the feature space of its kernel ({kernel!r}), which it "
+            "never builds, so there is none to certify. What applies: "
+            "halfspaces.theory.data_report(X, y) for the data as they are, or certify a "
+            "linear classifier (Perceptron, say) fitted on X or on explicit features (e.g. "
+            "scikit-learn's PolynomialFeatures for a polynomial kernel).")
 
 
 def _bound(X, y_pm, fit_intercept, R, estimator, separable: bool):

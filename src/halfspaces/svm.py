@@ -1,0 +1,354 @@
+"""The soft-margin linear SVM (hinge or squared hinge, L2 penalty), by dual coordinate descent.
+
+The estimator is thin: it validates, and hands each binary problem (one-vs-rest beyond two
+classes) to :func:`halfspaces._glm.svm_dual.solve_svm_dual`, which runs the compiled dual
+coordinate descent loop (:mod:`halfspaces._fast.svm`) until a certified duality gap is at
+most ``tol`` times J.
+
+References
+----------
+.. [1] C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan. A dual
+   coordinate descent method for large-scale linear SVM. ICML 2008.
+.. [2] S. Shalev-Shwartz and S. Ben-David. Understanding Machine Learning: From Theory to
+   Algorithms. Cambridge University Press, 2014. Chapter 15 (support vector machines).
+.. [3] J. Nocedal and S. J. Wright. Numerical Optimization, 2nd edition. Springer, 2006.
+   Section 17.3 (the method of multipliers).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from sklearn.utils import check_random_state
+
+from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
+from halfspaces._sklearn import (
+    BaseEstimator,
+    FloatInterval,
+    IntegerInterval,
+    LinearClassifierMixin,
+    StrOptions,
+    fit_context,
+)
+from halfspaces._utils.contract import (
+    FEATURE_NAMES_IN,
+    N_FEATURES_IN,
+    PER_PROBLEM_COUNT,
+    Array,
+    Attribute,
+    Bool,
+    Choice,
+    Classes,
+    Fitted,
+    Float,
+    fill_doc,
+)
+from halfspaces._utils.memory import check_dense_vectors
+from halfspaces._utils.progress import report
+from halfspaces._validation import (
+    FIT_INPUT,
+    SparseInputMixin,
+    Targets,
+    encode_targets,
+    per_problem,
+    validate_data,
+)
+from halfspaces.exceptions import ConvergenceWarning
+
+__all__ = ["LinearSVM"]
+
+
+class _PositiveAlpha(FloatInterval):
+    """alpha > 0, whose refusal of 0 says which estimators minimise the unpenalised loss.
+
+    The message is scikit-learn's "The 'alpha' parameter of LinearSVM must be <this>. Got 0
+    instead.", raised wherever the declared constraints are checked (fit, load, the CLI).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(0, None, closed="neither")
+
+    def __str__(self) -> str:
+        return (f"{super().__str__()}; alpha = 0 is the unregularised hinge loss, which "
+                "LinearProgramClassifier(on_infeasible=\"hinge\") minimises exactly "
+                "(MaxMarginClassifier gives the hard margin of separable data)")
+
+
+# one value per binary problem (``per_problem``'s form): may be inf where rounding
+# certifies nothing (a sum of more than 2**51 terms)
+_PER_PROBLEM_FLOAT = Choice(Float(finite=False), Array("float64", ("p",), finite=False))
+
+
+@fill_doc()
+class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
+    r"""The soft-margin linear SVM: hinge or squared hinge loss with an L2 penalty.
+
+    Minimises, the intercept b not penalised,
+
+    .. math::
+        J(w, b) = \frac{1}{S}\sum_{i=1}^n s_i\,\ell\bigl(y_i(\langle w, x_i\rangle + b)\bigr)
+                  + \frac{\alpha}{2}\lVert w\rVert^2, \qquad S = \sum_{i=1}^n s_i,
+
+    with y_i in {-1, +1} (classes_[1] is +1), the sample weights s_i (1 by default, so the
+    first term is the mean loss) and :math:`\ell(m) = \max(0, 1 - m)` (hinge) or
+    :math:`\max(0, 1 - m)^2` (squared hinge). Beyond two classes, one such problem per
+    class (one-vs-rest); the prediction is the class of the largest score.
+
+    J is alpha times LIBLINEAR's primal :math:`\tfrac12\lVert w\rVert^2 + \sum_i C_i
+    \ell_i` with :math:`C_i = s_i / (\alpha S)`: with unit weights alpha = 1 / (C n) gives
+    LIBLINEAR's ``-c C`` and scikit-learn's ``LinearSVC(C=C)``. Those two penalise the
+    intercept, though (it is a weight on a constant feature, ``intercept_scaling``;
+    scikit-learn issue #11715), so with ``fit_intercept=True`` they solve another problem;
+    with ``fit_intercept=False`` the problems are the same. With the same alpha this is
+    also the objective of scikit-learn's ``SGDClassifier(loss="hinge", alpha=alpha)``.
+
+    The solver is dual coordinate descent with shrinking (Hsieh et al. 2008, LIBLINEAR's
+    ``-s 3`` and ``-s 1``) over the dual of that primal, in a random order each pass. The
+    unpenalised intercept adds the dual constraint :math:`\sum_i y_i a_i = 0`, which is kept
+    exactly by the method of multipliers (Nocedal and Wright, Section 17.3): the loop
+    minimises the augmented Lagrangian, whose multiplier converges to b. Every run ends
+    with a duality gap computed so that rounding cannot make it too small: ``gap_`` is a
+    certified upper bound on J(coef_, intercept_) - J*, however the run ended.
+
+    Parameters
+    ----------
+    alpha : float, default=1e-4
+        The L2 penalty, > 0 (alpha = 0 is the unregularised hinge loss minimised by
+        ``LinearProgramClassifier(on_infeasible="hinge")``; its separable limit is
+        ``MaxMarginClassifier``). The default is ``SGDClassifier``'s, and equals
+        ``LinearSVC``'s default C = 1 at n = 10,000 examples. The dual's conditioning is
+        C max_i ||x_i||^2: a smaller alpha (or larger features) takes more passes.
+    loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+        The loss, squared hinge by default as in ``LinearSVC``.
+    fit_intercept : bool, default=True
+        Learn the intercepts b (never penalised).
+    tol : float, default=1e-4
+        Stop when the certified duality gap is at most tol * J, a relative bound on the
+        suboptimality: J(coef_, intercept_) <= (1 + tol) J*.
+    max_iter : int, default=1000
+        The most passes over the data (per binary problem); a run that ends before its gap
+        reaches tol * J warns (:class:`~halfspaces.ConvergenceWarning`).
+    multi_class : {"ovr"}, default="ovr"
+        Beyond two classes: one binary problem per class, that class against the rest.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the order in which each pass visits the examples.
+    warm_start : bool, default=False
+        Start from the previous fit's dual point ``dual_coef_`` when it fits the data (the
+        same number of rows and the same classes); otherwise from zero. The dual variables
+        are scale-free, so a refit at a new alpha (a regularisation path) starts from the
+        same ``dual_coef_`` (clipped into the hinge's box [0, 1] if needed).
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.MaxMarginClassifier : the hard margin (the limit alpha -> 0 on separable data).
+    halfspaces.LinearProgramClassifier : ``on_infeasible="hinge"`` minimises the hinge loss
+        without the penalty.
+    halfspaces.LogisticRegression : the logistic loss with the same alpha convention.
+
+    References
+    ----------
+    Hsieh, Chang, Lin, Keerthi and Sundararajan (2008); Shalev-Shwartz and Ben-David
+    (2014), Chapter 15; Nocedal and Wright (2006), Section 17.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LinearSVM
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> clf = LinearSVM(loss="hinge", alpha=0.1, random_state=0).fit(X, [0, 0, 1, 1])
+    >>> clf.predict([[0.5], [2.5]])
+    array([0, 1])
+    >>> bool(clf.gap_ <= clf.tol * clf.objective_)
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "alpha": [_PositiveAlpha()],
+        "loss": [StrOptions(set(SVM_LOSSES))],
+        "fit_intercept": ["boolean"],
+        "tol": [FloatInterval(0, None, closed="left")],
+        "max_iter": [IntegerInterval(1, 2**62, closed="both")],
+        "multi_class": [StrOptions({"ovr"})],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+    }
+
+    def __init__(self, alpha: float = 1e-4, loss: str = "squared_hinge",
+                 fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
+                 multi_class: str = "ovr", random_state=None, warm_start: bool = False) -> None:
+        self.alpha = alpha
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.multi_class = multi_class
+        self.random_state = random_state
+        self.warm_start = warm_start
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Minimise J over the training data, one binary problem per class beyond two.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data; float32 is kept, CSR is used as it is.
+        y : array-like of shape (n_samples,)
+            Labels: two values, or more for one-vs-rest.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights s_i: example i counts as s_i examples (C_i = s_i /
+            (alpha S)); zero-weight rows are left out. None: all 1.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        data, labels = validate_data(self, X, y, **FIT_INPUT)
+        targets = encode_targets(labels)
+        n_samples, n_features = data.shape
+        # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
+        check_dense_vectors(n_features, len(targets.positives) + 3)
+        weights = _sample_weights(sample_weight, n_samples)
+        rows, X_kept, scaled = _kept_rows(data, weights)
+        starts = self._warm_starts(targets, n_samples, rows)
+        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        runs = []
+        for k, start in enumerate(starts):
+            runs.append(solve_svm_dual(
+                X_kept, targets.plus_minus(k, rows), loss=self.loss, alpha=float(self.alpha),
+                fit_intercept=self.fit_intercept, tol=float(self.tol),
+                max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
+            report(k + 1, len(starts))  # problems solved, for a progress bar
+        self._set_fitted(targets, runs, n_samples, rows)
+        self._warn_unfinished(targets, runs)
+        return self
+
+    def _warm_starts(self, targets: Targets, n_samples: int, rows) -> list[SvmDualRun | None]:
+        """The previous fit's dual point per problem, when warm_start and it fits the data."""
+        n_problems = len(targets.positives)
+        if not (self.warm_start and hasattr(self, "dual_coef_")
+                and self.dual_coef_.shape == (n_problems, n_samples)
+                and np.array_equal(self.classes_, targets.classes)):
+            return [None] * n_problems
+        previous = self.dual_coef_
+        top = 1.0 if self.loss == "hinge" else np.inf  # the hinge's box is [0, 1]
+        return [SvmDualRun(coef=self.coef_[k], intercept=float(self.intercept_[k]),
+                           dual=np.clip(previous[k][rows], 0.0, top),
+                           multiplier=np.array([float(self.intercept_[k]), 0.0]), n_iter=0,
+                           objective=math.nan, gap=math.nan, converged=False)
+                for k in range(n_problems)]
+
+    # dual_coef_ holds the rows of the training data: its length is the last fit's n_samples
+    _fitted_attributes = Fitted("ovr", (
+        Attribute("coef_", Array("float64", ("p", "d")),
+                  "ndarray of shape (1, n_features) or (n_classes, n_features)",
+                  "The weights w of each binary problem (one-vs-rest beyond two classes)."),
+        Attribute("intercept_", Array("float64", ("p",)), "ndarray of shape (1,) or (n_classes,)",
+                  "The intercepts b (0 with ``fit_intercept=False``)."),
+        Attribute("classes_", Classes(), "ndarray of shape (n_classes,)",
+                  "The labels, sorted; classes_[1] is the positive class of a binary problem."),
+        Attribute("dual_coef_", Array("float64", ("p", "n"), low=0),
+                  "ndarray of shape (1, n_samples) or (n_classes, n_samples)", r"""
+            The dual variables beta_i = a_i / C_i of each problem's training rows, scale-free:
+            w = (1 / (alpha S)) sum_i beta_i s_i y_i x_i. For the hinge beta_i lies in the
+            box [0, 1] (1 where the margin y_i(<w, x_i> + b) < 1, 0 where it is > 1); for
+            the squared hinge beta_i = 2 max(0, 1 - margin) >= 0. With an intercept,
+            sum_i s_i y_i beta_i = 0. Rows of zero weight hold 0."""),
+        Attribute("n_iter_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)",
+                  "Passes over the data of each binary problem."),
+        Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)", """
+            A certified upper bound on J(coef_, intercept_) - J* of each binary problem, from
+            a feasible dual point, evaluated so that rounding cannot make it too small."""),
+        Attribute("objective_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)",
+                  "J(coef_, intercept_) of each binary problem, rounded up."),
+        Attribute("converged_", Bool(), "bool",
+                  "Whether every problem's gap_ reached tol * objective_."),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _set_fitted(self, targets: Targets, runs: list[SvmDualRun], n_samples: int,
+                    rows) -> None:
+        self.classes_ = targets.classes
+        self.coef_ = np.vstack([run.coef for run in runs])
+        self.intercept_ = np.array([run.intercept for run in runs], dtype=np.float64)
+        dual = np.zeros((len(runs), n_samples))
+        for k, run in enumerate(runs):
+            dual[k, rows] = run.dual
+        self.dual_coef_ = dual
+        self.n_iter_ = per_problem(np.array([run.n_iter for run in runs], dtype=np.int64))
+        self.gap_ = per_problem([run.gap for run in runs])
+        self.objective_ = per_problem([run.objective for run in runs])
+        self.converged_ = all(run.converged for run in runs)
+
+    def _warn_unfinished(self, targets: Targets, runs: list[SvmDualRun]) -> None:
+        """One ConvergenceWarning for the problems whose gap stayed above tol * J."""
+        late = [(k, run) for k, run in enumerate(runs) if not run.converged]
+        if not late:
+            return
+        k, run = max(late, key=lambda item: item[1].gap / max(item[1].objective, 1e-300))
+        label = targets.classes[k].tolist()
+        which = "" if len(runs) == 1 else f" (class {label!r}, the worst of {len(late)} problems)"
+        if run.n_iter >= self.max_iter:
+            advice = "Raise max_iter (or tol)."
+        else:  # the loop's own tolerance reached its float64 floor
+            advice = ("The loop cannot reduce it further in float64; a larger tol stops "
+                      "sooner.")
+        warnings.warn(
+            f"LinearSVM stopped after {run.n_iter} passes (max_iter={self.max_iter}) with a "
+            f"certified duality gap of {run.gap:.3g} ({run.gap / run.objective:.3g} of J = "
+            f"{run.objective:.6g}){which}, above tol * J (tol={self.tol}): J is within the "
+            f"gap of its optimum (gap_). {advice}", ConvergenceWarning,
+            stacklevel=5)  # the caller of fit, through fit_context's two wrappers
+
+
+def _sample_weights(sample_weight, n_samples: int) -> NDArray | None:
+    """sample_weight as float64 of shape (n_samples,), refused by name if not >= 0 and
+    finite, or all zero; None for None."""
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"sample_weight has shape {weights.shape}; one weight per row of X, "
+                         f"shape ({n_samples},), is required.")
+    bad = ~np.isfinite(weights)
+    if bad.any():
+        raise ValueError(f"sample_weight holds NaN or infinity (first at row "
+                         f"{int(np.argmax(bad))}); weights must be finite.")
+    if (weights < 0).any():
+        i = int(np.argmax(weights < 0))
+        raise ValueError(f"sample_weight holds a negative weight ({float(weights[i])!r} at row "
+                         f"{i}); weights must be >= 0.")
+    if not weights.any():
+        raise ValueError("sample_weight is zero for every row: there is nothing to fit.")
+    return weights
+
+
+def _kept_rows(X, weights: NDArray | None):
+    """(rows, X at those rows, their weights for the solver): the rows of positive weight.
+
+    The solver's C_i are weights_i / (alpha n) for its n rows; the weights passed are s_i n
+    / S, so that C_i = s_i / (alpha S), the C_i of J's weighted mean. Rows of zero weight
+    contribute nothing to J (C_i = 0) and are left out, which keeps C_i > 0 for the squared
+    hinge's 1 / (2 C_i): zero weights and removed rows then give the same problem. X is
+    copied only when some weight is zero.
+    """
+    if weights is None:
+        return slice(None), X, None
+    kept = np.flatnonzero(weights > 0)
+    total = math.fsum(weights[kept].tolist())
+    scaled = weights[kept] * (kept.size / total)
+    if kept.size == weights.size:
+        return slice(None), X, scaled
+    return kept, X[kept], scaled
