@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -78,6 +79,7 @@ class ERMFit:
     n_errors: int | None = None
     optimal: bool = True
     gap: float = 0.0
+    interrupted: bool = False
 
 
 def _fitted(*extra: Attribute) -> Fitted:
@@ -403,11 +405,45 @@ class ZeroOneERMClassifier(_ERMClassifier):
         self.margin_tol = margin_tol
         self.node_limit = node_limit
 
+    def fit(self, X: ArrayLike, y: ArrayLike):
+        """Minimise the training errors on (X, y) (one MILP per binary problem).
+
+        On Ctrl-C HiGHS stops and the best hyperplane found so far is kept, as at
+        ``time_limit``: ``optimal_`` False, ``gap_`` HiGHS's, and a warning says so; the
+        binary problems left (one-vs-rest) keep their first incumbent without a search.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self : ZeroOneERMClassifier
+        """
+        # the state of this fit only: a fitted model (and its file) holds none of it
+        self._interrupted = False
+        try:
+            super().fit(X, y)
+            interrupted = self._interrupted
+        finally:
+            del self._interrupted
+        if interrupted:
+            warnings.warn(
+                "interrupted: HiGHS was stopped and the best hyperplane found so far is "
+                f"kept, with {np.asarray(self.n_errors_).tolist()} training errors; it is not "
+                f"proved optimal (MIP gap {_gap_text(self.gap_)}).", UserWarning,
+                stacklevel=2)
+        return self
+
     def _solve(self, X, y_pm: NDArray) -> ERMFit:
         _refuse_subnormal_columns(X, "MILP")
         fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit,
-                           self.node_limit)
-        return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap)
+                           self.node_limit, stop_at_once=getattr(self, "_interrupted", False))
+        if fit.interrupted:
+            self._interrupted = True
+        return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap,
+                      interrupted=fit.interrupted)
 
     _fitted_attributes = _fitted(
         Attribute("n_errors_", PER_PROBLEM_COUNT, "int or ndarray",
@@ -422,6 +458,12 @@ class ZeroOneERMClassifier(_ERMClassifier):
         self.n_errors_ = per_problem([f.n_errors for f in fits])
         self.optimal_ = per_problem([f.optimal for f in fits])
         self.gap_ = per_problem([f.gap for f in fits])
+
+
+def _gap_text(gap) -> str:
+    """The largest gap of the binary problems, in words."""
+    largest = float(np.max(gap))
+    return f"{largest:.1%}" if np.isfinite(largest) else "unknown"
 
 
 def _hinge_on_scaled_columns(Z) -> NDArray:

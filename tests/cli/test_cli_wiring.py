@@ -25,7 +25,7 @@ from _cli import cli_error, fitted, run_cli, run_cli_text, shifted_problem, writ
 from sklearn.datasets import dump_svmlight_file, load_iris, load_svmlight_file
 
 import halfspaces
-from halfspaces.cli import main
+from halfspaces.cli import _output, main
 
 
 def run_process(*args: str) -> dict:
@@ -861,6 +861,13 @@ class ProgressRecorder:
         self.bars.append((description, total, enabled))
         yield self.advanced.append
 
+    @contextlib.contextmanager
+    def stream(self, description, enabled, *, epochs, meter=None):
+        """Stands in for ``_output.stream_progress``, the bar of a streamed fit."""
+        self.bars.append((description, None, enabled))
+        bar = _output.StreamBar(lambda count, epoch: self.advanced.append(count))
+        yield bar
+
 
 @pytest.mark.parametrize("flags, shown", [((), True), (("--quiet",), False),
                                           (("--json",), False)])
@@ -870,6 +877,7 @@ def test_progress_is_asked_for_unless_quiet_or_json(monkeypatch, shifted_file, t
 
     bars = ProgressRecorder()
     monkeypatch.setattr(fit_module._output, "progress", bars)
+    monkeypatch.setattr(fit_module._output, "stream_progress", bars.stream)
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), \
             pytest.raises(SystemExit):

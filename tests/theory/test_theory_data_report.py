@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -172,5 +173,41 @@ def test_the_report_is_frozen_and_its_dict_keeps_the_display_order():
         report.separable = False
     assert list(report.as_dict()) == [
         "n_samples", "n_features", "fit_intercept", "separable", "radius", "margin",
-        "norm_bound", "mistake_bound", "mistake_bound_kind", "vc_dimension",
-        "sample_complexity", "notes"]
+        "norm_bound", "coef", "intercept", "mistake_bound", "mistake_bound_kind",
+        "vc_dimension", "sample_complexity", "notes"]
+
+
+def test_the_report_holds_its_separator_checked_exactly_on_the_data():
+    X, y = separable_sample(np.random.default_rng(5), 40, 3)
+    report = data_report(X, y)
+    assert report.separable is True and len(report.coef) == 3
+    w = [Fraction(v) for v in report.coef]
+    b = Fraction(report.intercept)
+    for row, label in zip(X.tolist(), y.tolist(), strict=True):
+        sign = 1 if label == max(y) else -1
+        assert sign * (sum(Fraction(v) * wj for v, wj in zip(row, w, strict=True)) + b) > 0
+    assert json.loads(json.dumps(report.as_dict()))["coef"] == list(report.coef)
+
+
+def test_the_report_holds_gordans_weights_as_exact_fractions():
+    # a point of one class at the centroid of three of the other: weights 1/2 and 1/6 each
+    X = np.array([[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [2.0, 2.0]])
+    y = np.array([0, 0, 0, 1])
+    report = data_report(X, y)
+    assert report.separable is False
+    a = report.certificate
+    assert all(isinstance(q, Fraction) for q in a) and sum(a) == 1 and min(a) >= 0
+    Z = [[Fraction(s)] + [Fraction(s) * Fraction(v) for v in row]
+         for row, s in zip(X.tolist(), np.where(y == 1, 1, -1).tolist(), strict=True)]
+    assert [sum(q * z[j] for q, z in zip(a, Z, strict=True)) for j in range(3)] == [0] * 3
+    assert list(a) == [Fraction(1, 6)] * 3 + [Fraction(1, 2)]
+    assert json.loads(json.dumps(report.as_dict()))["certificate"] == ["1/6"] * 3 + ["1/2"]
+
+
+def test_a_certificate_whose_fractions_cannot_be_recovered_is_reported_in_floats():
+    certificate = np.array([0.5, 0.5])
+    found = Separability(False, None, None, certificate, True, exact=True)
+    report = assemble_data_report(steps(separability=lambda: found,
+                                        rational_certificate=lambda a: None))
+    assert report.certificate == (0.5, 0.5)
+    assert report.as_dict()["certificate"] == ["0.5", "0.5"]

@@ -39,7 +39,12 @@ from halfspaces._exact.independence import (
     is_dependence,
 )
 from halfspaces._exact.min_norm import min_norm_separator
-from halfspaces._exact.rational import exact_fits, exact_margin, unproved_certificate_error
+from halfspaces._exact.rational import (
+    exact_fits,
+    exact_margin,
+    rational_certificate,
+    unproved_certificate_error,
+)
 from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
 from halfspaces._exact.signed import (
     SignedRows,
@@ -73,6 +78,7 @@ __all__ = [
     "min_norm_separator",
     "proved",
     "proved_separator",
+    "rational_certificate",
     "score_error_bound",
     "scores",
     "signed_rows",

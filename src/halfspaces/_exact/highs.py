@@ -26,10 +26,12 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
+from halfspaces._utils import progress
 from halfspaces._utils.descriptors import point_at_null
 from halfspaces.exceptions import SolverError
 
-__all__ = ["INF", "HighsResult", "SolverError", "qp_iteration_limit", "solve"]
+__all__ = ["INF", "INTERRUPTED", "HighsResult", "SolverError", "mip_status",
+           "qp_iteration_limit", "solve"]
 
 INF = highspy.kHighsInf  # HiGHS's infinity, for absent bounds
 
@@ -49,13 +51,19 @@ def qp_iteration_limit(n_rows: int, n_cols: int) -> int:
 
 @dataclass(frozen=True)
 class HighsResult:
-    """What one HiGHS run returned: status name, primal values, row duals, MIP gap."""
+    """What one HiGHS run returned: status name, primal values, row duals, MIP gap, and
+    whether Ctrl-C stopped it (a MILP asked to keep its incumbent then)."""
 
     status: str
     x: NDArray
     row_dual: NDArray
     objective: float
     mip_gap: float
+    interrupted: bool = False
+
+
+INTERRUPTED = "Interrupted by user"
+"""HiGHS's status of a solve stopped through its interrupt callback (Ctrl-C)."""
 
 
 class _QuietHighs(highspy.Highs):
@@ -167,35 +175,91 @@ def _c_library():
     return ctypes.CDLL(None)
 
 
-def _run(h: highspy.Highs, interruptible: bool) -> None:
+def _run(h: highspy.Highs, interruptible: bool, keep: bool = False,
+         stop_at_once: bool = False, counts: str = "") -> bool:
     """h.run(), in a worker thread when ``interruptible``, so that Ctrl-C stops it; C-level
-    output goes to standard error (:func:`_c_stdout_to_stderr`).
+    output goes to standard error (:func:`_c_stdout_to_stderr`). Returns whether it was
+    interrupted.
 
     HiGHS holds the main thread in C++ until it returns, and Python only handles SIGINT
     between bytecodes: a MILP with no time limit could ignore Ctrl-C for hours. The solve
     runs in highspy's worker thread instead; the main thread waits in short slices, and on
     KeyboardInterrupt asks HiGHS to stop through its interrupt callbacks (checked between
     simplex iterations and MIP nodes), waits for it and re-raises. highspy's own
-    ``joinSolve`` would print to standard output and swallow the interrupt.
+    ``joinSolve`` would print to standard output and swallow the interrupt. With ``keep``
+    the interrupt is not re-raised: HiGHS stops and keeps its incumbent, which the caller
+    reads (a second Ctrl-C while it stops is raised). ``stop_at_once`` asks HiGHS to stop
+    as soon as it starts (the problems left after an interrupted one). While a MILP runs,
+    its incumbent, bound and gap are reported to :func:`halfspaces._utils.progress.status`
+    (its objective named `counts`).
     """
     with _c_stdout_to_stderr():
-        _run_in_place(h, interruptible)
+        return _run_in_place(h, interruptible, keep, stop_at_once, counts)
 
 
-def _run_in_place(h: highspy.Highs, interruptible: bool) -> None:
+def _run_in_place(h: highspy.Highs, interruptible: bool, keep: bool = False,
+                  stop_at_once: bool = False, counts: str = "") -> bool:
     if not interruptible:
         h.run()
-        return
+        return False
+    watch = _MipWatch(h, counts) if progress.hears_status() else None
     h.HandleUserInterrupt = True
     h.startSolve()
+    if stop_at_once:
+        h.cancelSolve()
     try:
         while not h.wait(0.1)[0]:
-            pass
+            if watch is not None:
+                watch.report()
     except KeyboardInterrupt:
         h.cancelSolve()
         while not h.wait(0.1)[0]:
             pass
-        raise
+        if not keep:
+            raise
+        return True
+    if watch is not None:
+        watch.report()  # the last figures, also of a MILP done within a slice
+    return stop_at_once
+
+
+class _MipWatch:
+    """The latest incumbent, bound and gap HiGHS reports to its MIP callbacks (in its own
+    thread), passed on from the main thread (where the listener lives) when they change."""
+
+    def __init__(self, h: highspy.Highs, counts: str) -> None:
+        self._counts = counts
+        self._latest: tuple[float, float, float] | None = None
+        self._shown: tuple[float, float, float] | None = None
+        h.cbMipImprovingSolution.subscribe(self._heard)
+        h.cbMipInterrupt.subscribe(self._heard)
+
+    def _heard(self, event) -> None:
+        out = event.data_out
+        self._latest = (out.mip_primal_bound, out.mip_dual_bound, out.mip_gap)
+
+    def report(self) -> None:
+        latest = self._latest
+        if latest is not None and latest != self._shown:
+            self._shown = latest
+            progress.status(mip_status(*latest, counts=self._counts))
+
+
+def mip_status(incumbent: float, bound: float, gap: float, counts: str = "") -> str:
+    """A MILP's figures in words: its incumbent's objective (named `counts`: the 0-1
+    MILP's errors), the best bound and the relative gap, as HiGHS reports them; "-" for
+    a figure HiGHS does not have yet (the bound before the root LP is -inf).
+
+    Examples
+    --------
+    >>> mip_status(77.00000095, 12.5, 0.8377, counts="errors")
+    'incumbent 77 errors, bound 12.5, gap 83.8%'
+    """
+    unit = f" {counts}" if counts else ""
+    best = f"incumbent {incumbent:,.6g}{unit}" if abs(incumbent) < INF else "no incumbent yet"
+    low = f"{bound:,.6g}" if abs(bound) < INF else "-"
+    gap_text = f"{gap:.1%}" if 0 <= gap < INF else "-"
+    return f"{best}, bound {low}, gap {gap_text}"
 
 
 def _failure(what: str, status: str, options: dict) -> str:
@@ -222,6 +286,9 @@ def solve(
     accept: tuple[str, ...] = (),
     start: NDArray | None = None,
     what: str = "problem",
+    keep_on_interrupt: bool = False,
+    stop_at_once: bool = False,
+    counts: str = "",
 ) -> HighsResult:
     r"""Solve one LP, diagonal convex QP or MILP with HiGHS; raise unless the status is accepted.
 
@@ -253,6 +320,15 @@ def solve(
         A starting point (a MILP's first incumbent).
     what : str, default="problem"
         The problem's name in the error message.
+    keep_on_interrupt : bool, default=False
+        A MILP stopped by Ctrl-C returns its incumbent (``interrupted`` True, status
+        :data:`INTERRUPTED`) instead of raising KeyboardInterrupt; without one it raises.
+    stop_at_once : bool, default=False
+        A MILP is stopped as soon as it starts, as if interrupted (its incumbent is the
+        `start` point, or what HiGHS's presolve found).
+    counts : str, default=""
+        What a MILP's objective counts ("errors"), for its progress
+        (:func:`halfspaces._utils.progress.status`).
 
     Returns
     -------
@@ -285,11 +361,15 @@ def solve(
         solution = highspy.HighsSolution()
         solution.col_value = np.asarray(start, dtype=np.float64)
         h.setSolution(solution)
-    _run(h, interruptible=integrality is not None)
+    interrupted = _run(h, interruptible=integrality is not None, keep=keep_on_interrupt,
+                       stop_at_once=stop_at_once, counts=counts)
     status = h.modelStatusToString(h.getModelStatus())
-    if status != "Optimal" and status not in accept:
-        raise SolverError(_failure(what, status, options))
     solution = h.getSolution()
+    if interrupted and status == INTERRUPTED and not solution.value_valid:
+        raise KeyboardInterrupt  # stopped before any incumbent: nothing to keep
+    if status != "Optimal" and status not in accept and not (interrupted and
+                                                               status == INTERRUPTED):
+        raise SolverError(_failure(what, status, options))
     info = h.getInfo()
     return HighsResult(
         status=status,
@@ -297,4 +377,5 @@ def solve(
         row_dual=np.array(solution.row_dual, dtype=np.float64),
         objective=float(info.objective_function_value),
         mip_gap=float(info.mip_gap),
+        interrupted=interrupted and status == INTERRUPTED,
     )

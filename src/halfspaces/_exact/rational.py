@@ -15,6 +15,7 @@ theorem; Schrijver, Theory of Linear and Integer Programming, 1986, Section 7.8)
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import NamedTuple
 
 import numpy as np
@@ -28,7 +29,7 @@ from halfspaces.exceptions import SolverError
 __all__ = [
     "MAX_EXACT_SCORES", "MAX_EXACT_WORK", "ExactCheck", "exact_certificate", "exact_fits",
     "exact_least_score", "exact_margin", "exact_separator", "integer_weights",
-    "residual_certificate", "unproved_certificate_error",
+    "rational_certificate", "residual_certificate", "unproved_certificate_error",
 ]
 
 # s^2 p multiply-adds of the elimination on s support rows and p columns: 400 dense rows of
@@ -138,12 +139,21 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
     The last step multiplies the integer matrix by the integer weights and asks for zero:
     that product, not the elimination, is the proof.
     """
+    V = _integer_dependence(ZS, a)
+    if V is None:
+        return None
+    total = sum(V)
+    return np.array([x / total for x in V])  # int / int is correctly rounded
+
+
+def _integer_dependence(ZS: NDArray, a: NDArray) -> list[int] | None:
+    """:func:`_exact_weights` as integers V >= 0 (not all 0) with ZS^T V = 0 exactly."""
     import flint  # lazy: only certificates of non-separable data need it
 
     s = ZS.shape[0]
     M = _integer_columns(ZS)  # column j of ZS, scaled to integers, as row j (none zero)
     if M.nrows() == 0:  # every row is zero, and so a combination of its own
-        return a / a.sum()
+        return integer_weights(a)
     R, den, rank = M.rref()
     if rank == s:  # the rows are exactly independent: no dependence at all
         return None
@@ -163,8 +173,52 @@ def _exact_weights(ZS: NDArray, a: NDArray) -> NDArray | None:
         return None
     if any(M * flint.fmpz_mat(s, 1, V)):  # pragma: no cover - the echelon form's promise
         return None
-    total = sum(V)
-    return np.array([x / total for x in V])  # int / int is correctly rounded
+    return V
+
+
+def rational_certificate(Z, a: NDArray) -> list[Fraction] | None:
+    """The exact weights behind a proved certificate `a` (which holds them rounded to floats).
+
+    Fractions q_i >= 0 with sum(q) = 1 and sum_i q_i z_i = 0 exactly, zero off a's support,
+    for a reader to check by hand or in rational arithmetic; None when none is found. The
+    rounded weights are tried as they are, then as their nearby fractions of small
+    denominator (XOR's 1/4 is 0.25 exactly, but a third is not a float), each checked by one
+    exact pass (:func:`~halfspaces._exact.independence.is_dependence`), then, within
+    :data:`MAX_EXACT_WORK`, by exact elimination on the support as :func:`exact_certificate`
+    proves it.
+
+    Parameters
+    ----------
+    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
+        The signed rows z_i = y_i x'_i.
+    a : ndarray of shape (n_rows,)
+        A certificate proved exactly (``exact=True``), rounded to floats.
+
+    Returns
+    -------
+    list of Fraction of length n_rows, or None
+    """
+    from halfspaces._exact.independence import is_dependence
+
+    Z = as_signed_rows(Z)
+    a = np.asarray(a, dtype=np.float64)
+    support = np.flatnonzero(a > 0)
+    if support.size == 0 or not np.all(np.isfinite(a)):
+        return None
+    rows = Z.take(support)
+    found = next((w for w in _nearby_integer_weights(a[support]) if is_dependence(rows, w)),
+                 None)
+    if found is None:
+        dense = nonzero_columns(rows)
+        if exact_fits(*dense.shape):
+            found = _integer_dependence(dense, a[support])
+    if found is None:
+        return None
+    total = sum(found)
+    weights = [Fraction(0)] * a.shape[0]
+    for i, x in zip(support.tolist(), found, strict=True):
+        weights[i] = Fraction(x, total)
+    return weights
 
 
 def integer_weights(x: NDArray) -> list[int]:

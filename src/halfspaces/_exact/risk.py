@@ -91,16 +91,20 @@ class ZeroOneFit:
         Whether HiGHS proved the optimum (False when stopped at the time or node limit).
     gap : float
         HiGHS's relative MIP gap at the end (0.0 when optimal).
+    interrupted : bool
+        Whether Ctrl-C (or ``stop_at_once``) stopped HiGHS: ``w`` is then the best
+        hyperplane found so far, not proved optimal.
     """
 
     w: NDArray
     n_errors: int
     optimal: bool
     gap: float
+    interrupted: bool = False
 
 
 def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None,
-                 node_limit: int | None = None) -> ZeroOneFit:
+                 node_limit: int | None = None, *, stop_at_once: bool = False) -> ZeroOneFit:
     r"""Fewest errors over all halfspaces, by HiGHS's MILP with one binary per row.
 
     With w' normalised to ||w'||_inf <= 1 and one binary e_i per row:
@@ -128,6 +132,13 @@ def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None,
     node_limit : int or None, default=None
         Branch-and-bound nodes for HiGHS (``mip_max_nodes``): a budget that, unlike the
         time limit, gives the same answer on a loaded machine.
+    stop_at_once : bool, default=False
+        Stop HiGHS as soon as it starts, as Ctrl-C does (the problems left after an
+        interrupted one): the first incumbent is kept.
+
+    On Ctrl-C HiGHS stops and its incumbent is kept, as at the time limit: ``optimal``
+    False, ``gap`` HiGHS's, and ``interrupted`` True (a second Ctrl-C while it stops is
+    raised).
 
     Returns
     -------
@@ -144,15 +155,16 @@ def zero_one_erm(Z, margin_tol: float, time_limit: float | None = None,
     """
     p = Z.shape[1]
     s = column_scales(Z)
-    res = _zero_one_milp(scale_columns(Z, s), float(margin_tol), time_limit, node_limit)
+    res = _zero_one_milp(scale_columns(Z, s), float(margin_tol), time_limit, node_limit,
+                         stop_at_once)
     w = _refit_on_correct(Z, s * res.x[:p], res.x[p:] < 0.5)  # exact: powers of two
     optimal = res.status == "Optimal"
     return ZeroOneFit(w, int(np.sum(scores(Z, w) <= 0)), optimal,
-                      0.0 if optimal else float(res.mip_gap))
+                      0.0 if optimal else float(res.mip_gap), res.interrupted)
 
 
 def _zero_one_milp(Z, tau: float, time_limit: float | None,
-                   node_limit: int | None) -> HighsResult:
+                   node_limit: int | None, stop_at_once: bool = False) -> HighsResult:
     n, p = Z.shape
     l1 = (np.asarray(abs(Z).sum(axis=1)).ravel())
     A = sp.hstack([sp.csr_matrix(Z), sp.diags(tau + l1)], format="csr")
@@ -167,7 +179,8 @@ def _zero_one_milp(Z, tau: float, time_limit: float | None,
                  (np.full(n, tau), np.full(n, INF)),
                  integrality=np.r_[np.zeros(p), np.ones(n)], options=options,
                  start=np.r_[w0, z0],
-                 accept=_LIMITS, what="0-1 ERM MILP")
+                 accept=_LIMITS, what="0-1 ERM MILP", keep_on_interrupt=True,
+                 stop_at_once=stop_at_once, counts="errors")
 
 
 def _refit_on_correct(Z, w_milp: NDArray, correct: NDArray) -> NDArray:

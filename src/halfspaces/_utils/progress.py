@@ -17,6 +17,12 @@ _listener: contextvars.ContextVar[Listener | None] = contextvars.ContextVar(
     "halfspaces_progress", default=None
 )
 
+StatusListener = Callable[[str], None]
+
+_status_listener: contextvars.ContextVar[StatusListener | None] = contextvars.ContextVar(
+    "halfspaces_progress_status", default=None
+)
+
 
 def report(done: int, total: int | None) -> None:
     """Tell the listener, if any, that ``done`` of ``total`` steps of a loop are complete."""
@@ -44,3 +50,27 @@ def listen(listener: Listener) -> Iterator[None]:
         yield
     finally:
         _listener.reset(token)
+
+
+def status(text: str) -> None:
+    """Tell the status listener, if any, where a loop without a count stands (a MILP's
+    incumbent, bound and gap)."""
+    listener = _status_listener.get()
+    if listener is not None:
+        listener(text)
+
+
+def hears_status() -> bool:
+    """Whether a status listener is listening (so that a solver need not gather its
+    figures for nobody)."""
+    return _status_listener.get() is not None
+
+
+@contextlib.contextmanager
+def listen_status(listener: StatusListener) -> Iterator[None]:
+    """Within the block, ``listener(text)`` hears every :func:`status`."""
+    token = _status_listener.set(listener)
+    try:
+        yield
+    finally:
+        _status_listener.reset(token)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from halfspaces.cli import _fit_measures, _output
 from halfspaces.cli._models import configure
-from halfspaces.cli._process import collector
+from halfspaces.cli._process import collector, signals
 
 __all__ = ["DASK_MODELS", "ClusterFit", "dask_client", "dask_estimator", "fit_on_cluster",
            "report_on_cluster"]
@@ -38,12 +39,72 @@ def dask_client(spec: str) -> Iterator[Any]:
         count = spec.removeprefix("local:")
         if not (count.isascii() and count.isdigit()) or int(count) < 1:
             raise ValueError(f"--dask {spec!r}: write local:N with N >= 1 worker processes.")
-        with LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                          dashboard_address=":0") as cluster, Client(cluster) as client:
+    _quiet_unretrieved_exits()
+    with contextlib.ExitStack() as stack:
+        # entered first, so that it still holds while the client and the cluster close
+        quiet = stack.enter_context(_Quieted("distributed"))
+        if spec.startswith("local:"):
+            # silence_logs: the cluster's own warnings are timestamped multi-line log
+            # records (a task cancelled, a worker killed after 4 s as it shuts down), not
+            # the command's one-line notes; its errors still show
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=int(count), threads_per_worker=1, processes=True,
+                dashboard_address=":0", silence_logs=logging.ERROR,
+                preload=[_WORKER_PRELOAD]))
+            client = stack.enter_context(Client(cluster))
+        else:
+            client = stack.enter_context(Client(spec, timeout="20s"))
+        try:
             yield client
-        return
-    with Client(spec, timeout="20s") as client:
-        yield client
+        except (KeyboardInterrupt, signals.Signalled):
+            # Ctrl-C ends the command as the serial fit's does (exit 130, from the caller),
+            # with one line; the shutdown that follows (tasks cancelled, workers stopped
+            # mid-task, timeouts on a loaded machine) is expected, and says nothing
+            _output.note([f"interrupted; the work on the Dask cluster ({spec}) was stopped "
+                          "and nothing was saved"])
+            quiet.now()
+            raise
+
+
+class _Quieted(contextlib.AbstractContextManager):
+    """Once :meth:`now` is called, the logger `name` says nothing until the block ends (the
+    cluster's shutdown after Ctrl-C); its level is restored then."""
+
+    def __init__(self, name: str) -> None:
+        self._logger = logging.getLogger(name)
+        self._level: int | None = None
+
+    def now(self) -> None:
+        self._level = self._logger.level
+        self._logger.setLevel(logging.CRITICAL + 1)
+
+    def __exit__(self, *exc_info) -> None:
+        if self._level is not None:
+            self._logger.setLevel(self._level)
+
+
+_WORKER_PRELOAD = "halfspaces.cli._process.worker_signals"
+"""Imported by each local worker as it starts: the workers ignore Ctrl-C, which the command
+handles (a terminal's Ctrl-C reaches them too, and each printed its own traceback)."""
+
+
+class _UnretrievedExit(logging.Filter):
+    """Drops asyncio's "Task exception was never retrieved" record for distributed's
+    ``AllExit``: the client's gather raises it in a task of its own when the command is
+    interrupted, nobody awaits that task, and asyncio printed its traceback at exit."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return type(error).__name__ != "AllExit"
+
+
+_FILTER = _UnretrievedExit()
+
+
+def _quiet_unretrieved_exits() -> None:
+    logger = logging.getLogger("asyncio")
+    if _FILTER not in logger.filters:
+        logger.addFilter(_FILTER)
 
 
 def dask_estimator(model: str, params: dict[str, Any], defaults: dict[str, Any]):
@@ -102,7 +163,8 @@ def fit_on_cluster(estimator, paths: Sequence[Path], *, dask: str,
 
 def report_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
                       label_column, format: str | None):
-    """:func:`halfspaces.dask.data_report` of files read on the cluster."""
+    """:func:`halfspaces.dask.data_report` of files read on the cluster, and their two
+    labels (sorted: the second is +1)."""
     import halfspaces.dask as hd
 
     with dask_client(dask):
@@ -110,4 +172,4 @@ def report_on_cluster(paths: Sequence[Path], *, dask: str, fit_intercept: bool,
                               label_column=label_column)
         if parts.classes.size != 2:
             raise ValueError(f"certify needs exactly two classes, found {parts.classes.size}.")
-        return hd.data_report(parts, fit_intercept=fit_intercept)
+        return parts.classes, hd.data_report(parts, fit_intercept=fit_intercept)

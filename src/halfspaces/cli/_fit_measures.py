@@ -78,16 +78,17 @@ def measures(estimator, X, y, *, regression: bool) -> Measures:
                     mae=float(np.mean(np.abs(residuals))))
 
 
-def optimality_notes(estimator) -> tuple[str, ...]:
+def optimality_notes(estimator, notes=()) -> tuple[str, ...]:
     """A note for a 0-1 MILP stopped before it proved its model optimal (it looked exactly
     like an optimal one in fit's table and --json), or for a convex fit whose certified
-    duality gap is inf."""
+    duality gap is inf. None where Ctrl-C stopped the MILP: the fit's own note (among
+    `notes`) says so, with the gap."""
     import numpy as np
 
     optimal = getattr(estimator, "optimal_", None)
     if optimal is None:
         return _gap_notes(estimator)
-    if np.all(optimal):
+    if np.all(optimal) or any(n.startswith("interrupted:") for n in notes):
         return ()
     gap = float(np.max(estimator.gap_))
     return (f"{type(estimator).__name__} stopped before proving its 0-1 error minimal "

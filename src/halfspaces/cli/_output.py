@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-__all__ = ["caught_warnings", "describe", "error", "grid", "note", "number", "progress",
-           "render"]
+__all__ = ["StreamBar", "caught_warnings", "describe", "error", "grid", "note", "number",
+           "progress", "render", "stream_progress"]
 
 # errors whose message is meant for users (bad input, a file that cannot be read or written,
 # and the library's own exceptions, see _library_errors); anything else is a bug in halfspaces
@@ -89,7 +89,6 @@ def progress(description: str, total: int | None, enabled: bool, *,
         return
     from rich.progress import (
         BarColumn,
-        MofNCompleteColumn,
         Progress,
         SpinnerColumn,
         TextColumn,
@@ -110,19 +109,103 @@ def progress(description: str, total: int | None, enabled: bool, *,
 
             yield counted
         return
+    # "{done}/{total}" as a field, empty until a loop counts: MofNCompleteColumn drew
+    # "0/?" beside the spinner of the 0-1 MILP, whose progress is its incumbent and gap
     columns = [SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-               MofNCompleteColumn(), TimeElapsedColumn()]
-    from halfspaces._utils.progress import listen
+               TextColumn("{task.fields[steps]}"), TextColumn("{task.fields[status]}"),
+               TimeElapsedColumn()]
+    from halfspaces._utils.progress import listen, listen_status
 
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(description, total=total)
+        task = bar.add_task(description, total=total, steps="", status="")
 
         def loop_step(done: int, loop_total: int | None) -> None:
             # the epochs or solver iterations of an in-memory fit (one-vs-rest restarts them)
-            bar.update(task, completed=done, total=loop_total)
+            bar.update(task, completed=done, total=loop_total,
+                       steps=f"{done}/{'?' if loop_total is None else loop_total}")
 
-        with listen(loop_step):
-            yield lambda advance: bar.advance(task, advance)
+        def solver_status(text: str) -> None:
+            # a MILP's incumbent, bound and gap, as HiGHS reports them
+            bar.update(task, status=text)
+
+        def advanced(advance: int) -> None:
+            bar.advance(task, advance)
+            done = bar.tasks[task].completed
+            bar.update(task, steps=f"{done:,.0f}/{'?' if total is None else total}")
+
+        with listen(loop_step), listen_status(solver_status):
+            yield advanced
+
+
+class StreamBar:
+    """What a streamed fit tells its bar: :meth:`examples` after each chunk, :meth:`epoch`
+    when a pass begins (``fit_stream``'s ``on_progress`` and ``on_epoch``)."""
+
+    def __init__(self, update: Callable[[int, int | None], None] | None = None) -> None:
+        self._update = update
+
+    def examples(self, count: int) -> None:
+        """`count` more examples were trained on."""
+        if self._update is not None:
+            self._update(count, None)
+
+    def epoch(self, k: int, epochs: int) -> None:
+        """Pass `k` of `epochs` (from 1) begins."""
+        if self._update is not None:
+            self._update(0, k)
+
+
+@contextlib.contextmanager
+def stream_progress(description: str, enabled: bool, *, epochs: int,
+                    meter: Any = None) -> Iterator[StreamBar]:
+    """A Rich bar on stderr for a streamed fit: the epoch (k of `epochs`), the examples seen
+    with their rate and the elapsed time; with a `meter` (a regular file's
+    :class:`halfspaces.io.ReadMeter`) also the bytes read of all the passes, their rate
+    and the time left. A pipe has no size: its bar counts examples only. Shown only when
+    `enabled` and stderr is a terminal.
+    """
+    if not (enabled and sys.stderr.isatty()):
+        yield StreamBar()
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    sized = meter is not None
+    columns: list[Any] = [SpinnerColumn(), TextColumn("{task.description}")]
+    if sized:
+        columns += [BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                    TextColumn("eta"), TimeRemainingColumn()]
+    columns += [TextColumn("{task.fields[examples]}"), TimeElapsedColumn()]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task(description, total=meter.size * epochs if sized else None,
+                            examples="")
+        state = {"epoch": 1, "seen": 0}
+
+        def update(count: int, epoch: int | None) -> None:
+            if epoch is not None:
+                state["epoch"] = epoch
+                if sized:
+                    meter.restart()  # the new pass reads the file from its start
+            state["seen"] += count
+            elapsed = bar.tasks[task].elapsed or 0.0
+            rate = f" ({state['seen'] / elapsed:,.0f} examples/s)" if elapsed > 0 else ""
+            fields: dict[str, Any] = {
+                "description": f"{description}, epoch {state['epoch']} of {epochs}",
+                "examples": f"{state['seen']:,} examples{rate}"}
+            if sized:
+                fields["completed"] = (state["epoch"] - 1) * meter.size + meter.position()
+            bar.update(task, **fields)
+
+        update(0, 1)
+        yield StreamBar(update)
 
 
 @contextlib.contextmanager

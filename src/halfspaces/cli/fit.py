@@ -187,7 +187,8 @@ def fit(
 
     train = measured("training", loaded.X, loaded.y) if train_score else _fit_measures.Measures()
     report = build_report(loaded.name, model, estimator, loaded.X.shape, fit_time,
-                     loaded.notes + notes + bound_notes + _fit_measures.optimality_notes(estimator),
+                     loaded.notes + notes + bound_notes
+                     + _fit_measures.optimality_notes(estimator, notes),
                      bound, train=train,
                      test=None if loaded.X_test is None else
                      (loaded.X_test.shape[0], measured("test", loaded.X_test, loaded.y_test)),
@@ -334,6 +335,19 @@ def _interrupted(checkpoint: Path | None) -> list[str]:
             "command with --resume to go on from there"]
 
 
+def _watched(data: Path, format: str | None, show_progress: bool):
+    """A :class:`halfspaces.io.ReadMeter` of `data` for the bar, where its size is known
+    and its readers open it as bytes (svmlight, CSV/TSV; Parquet and NumPy files are read
+    by their own libraries); else None, and the bar counts examples only."""
+    import contextlib
+
+    from halfspaces.io import detect_format, watch_reads
+
+    if not show_progress or detect_format(data, format) not in ("svmlight", "csv", "tsv"):
+        return contextlib.nullcontext(None)
+    return watch_reads(data)
+
+
 def _fit_stream(data, test, estimator, model, defaults, passes, label_column, format, out,
                 options: StreamOptions, show_progress, train_score=True) -> FitReport:
     from halfspaces.io import column_names, detect_format, evaluate_stream, fit_stream
@@ -346,12 +360,15 @@ def _fit_stream(data, test, estimator, model, defaults, passes, label_column, fo
     names = column_names(data, format=format, label_column=label_column)
     runs: list = []
     try:
-        with _output.progress("training", None, show_progress, unit="examples") as advance:
+        with _watched(data, format, show_progress) as meter, \
+                _output.stream_progress("training", show_progress, epochs=passes,
+                                        meter=meter) as bar:
             fit_time, compile_time, notes = _fit_measures.timed(lambda: runs.append(fit_stream(
                 estimator, data, epochs=passes, chunk_size=options.chunk_size, format=format,
                 label_column=label_column, checkpoint=options.checkpoint,
                 checkpoint_every=options.checkpoint_every, resume=options.resume,
-                on_progress=advance, verify_data=options.verify_data)))
+                on_progress=bar.examples, on_epoch=bar.epoch,
+                verify_data=options.verify_data)))
     except (KeyboardInterrupt, SystemExit):  # Ctrl-C, or SIGTERM/SIGHUP (cli._process)
         _output.note(_interrupted(options.checkpoint))
         raise

@@ -64,7 +64,7 @@ def _format_of(kind: str, out: Path) -> str:
 
 def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
              features: tuple[int, int], band: str, n_orders: int, seed: int,
-             names: list[str] | None = None):
+             names: list[str] | None = None, passes: int = 1):
     """The display of `kind` and the numbers it draws; `names` are X's columns' names (a
     CSV header's), for the axes."""
     import numpy as np
@@ -94,8 +94,12 @@ def _display(kind: str, X, y, *, model: str, params: dict[str, Any], view: str,
                       "errors": int(disp.errors.sum()), "gamma": disp.gamma,
                       "support": disp.support.tolist()}
     if kind == "mistakes":
-        disp = hp.MistakeBoundDisplay.from_online(X, y, n_orders=n_orders, random_state=seed)
+        disp = hp.MistakeBoundDisplay.from_online(X, y, n_orders=n_orders, random_state=seed,
+                                                  n_passes=passes)
         return disp, {"mistakes": [int(m.sum()) for m in disp.mistakes],
+                      "passes": passes,
+                      "mistakes_per_pass": [m.reshape(passes, -1).sum(axis=1).tolist()
+                                            for m in disp.mistakes],
                       "bound": disp.bound_, "bound_kind": disp.bound_kind}
     if kind == "separability":
         disp = hp.SeparabilityDisplay.from_data(X, y, feature_names=names)
@@ -214,7 +218,8 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
     n_orders, seed : int
         Orders of the examples for mistakes (the given one, then seeded permutations).
     passes : int, default=1
-        animate: the most passes of the perceptron (one frame per update).
+        animate: the most passes of the perceptron (one frame per update); mistakes: the
+        passes over each order, drawn end to end against the bound.
     label_column, format
         How to read `data`.
 
@@ -252,7 +257,7 @@ def plot(kind: str, data: Path | None = None, *, out: Path, model: str = "percep
             record = _draw(kind, X, y, out, fmt, inputs=[] if data is None else [data],
                            model=model, params=dict(params or {}), view=view,
                            features=features, band=band, n_orders=n_orders, seed=seed,
-                           names=names)
+                           names=names, passes=passes)
     return {"kind": kind, "path": str(out), **record, "notes": notes}
 
 
@@ -312,7 +317,8 @@ def plot_cli(
         min=1, max=MAX_ORDERS, help="mistakes: how many orders of the examples.")] = 1,
     passes: Annotated[int, typer.Option(
         min=1, max=MAX_FRAMES,
-        help="animate: the most passes of the perceptron (one frame per update).")] = 1,
+        help="animate: the most passes of the perceptron (one frame per update); mistakes: "
+        "the passes over the examples, drawn end to end against the bound.")] = 1,
     seed: Annotated[int, typer.Option(
         min=0, max=MAX_SEED, help="Seed of the extra orders.")] = 0,
     label_column: LabelColumn = None,

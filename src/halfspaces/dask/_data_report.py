@@ -11,6 +11,7 @@ from __future__ import annotations
 import scipy.linalg
 from numpy.typing import NDArray
 
+from halfspaces._exact import rational_certificate
 from halfspaces.dask._perceptron import as_partitions
 from halfspaces.dask._separability import (
     max_margin,
@@ -93,4 +94,6 @@ def data_report(X, y=None, fit_intercept: bool = True) -> DataReport:
         max_margin=lambda: max_margin(parts, fit_intercept=intercept),
         novikoff=novikoff, residual=residual,
         freund_schapire=lambda: best_freund_schapire_bound_of_rows(rows).bound,
-        novikoff_from_margin=True))
+        novikoff_from_margin=True,
+        # the certificate's support rows only are gathered from the partitions
+        rational_certificate=lambda a: rational_certificate(rows, a)))

@@ -19,6 +19,7 @@ from halfspaces.io._files import (
     read,
     scan,
 )
+from halfspaces.io._source import ReadMeter, watch_reads
 from halfspaces.io._write import check_output, safe_write
 from halfspaces.io.evaluation import StreamCounts, StreamResiduals, evaluate_stream
 from halfspaces.io.streaming import StreamFit, fit_stream
@@ -29,6 +30,7 @@ __all__ = [
     "DataFileError",
     "DataInfo",
     "OutputFileError",
+    "ReadMeter",
     "StreamCounts",
     "StreamResiduals",
     "StreamFit",
@@ -46,4 +48,5 @@ __all__ = [
     "read_svmlight_files",
     "safe_write",
     "scan",
+    "watch_reads",
 ]

@@ -14,18 +14,21 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import io
 import lzma
 import os
 import stat
+import threading
 import zlib
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from halfspaces.exceptions import DataFileError
 from halfspaces.io._npfiles import BINARY_NAMES, SIGNATURE_LENGTH, binary_format
 
-__all__ = ["open_data", "raw_source"]
+__all__ = ["ReadMeter", "open_data", "raw_source", "watch_reads"]
 
 BOM = b"\xef\xbb\xbf"
 # GzipFile takes a file object as `fileobj` (its first argument is a file name), BZ2File and
@@ -94,10 +97,122 @@ def _regular(path) -> bool:
 def _open_raw(path) -> BinaryIO:
     try:
         if _regular(path):
-            return open(path, "rb")
+            handle = open(path, "rb")
+            if _WATCHED:  # one stat more, only while a progress bar watches a file
+                meter = _WATCHED.get(_file_key(handle.fileno()))
+                if meter is not None:
+                    meter.opened(handle)
+            return handle
         return io.BytesIO(_buffered(path))
     except OSError as exc:
         raise DataFileError(path, f"cannot read the file ({exc.strerror or exc})") from None
+
+
+class ReadMeter:
+    """How far this process's readers have read one regular file, for a progress bar.
+
+    Every handle opened on the file through the readers of :mod:`halfspaces.io` is noted
+    (also from their read-ahead threads); :meth:`position` is the furthest offset among
+    those still open, as the operating system keeps it (what has been read from the file,
+    compressed bytes for a compressed file), or the last one seen once they are closed.
+    Made by :func:`watch_reads`.
+
+    Parameters
+    ----------
+    size : int
+        The file's size in bytes.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        """The file's size in bytes when it began to be watched."""
+        self._handles: list[BinaryIO] = []
+        self._last = 0
+        self._lock = threading.Lock()
+
+    def opened(self, handle: BinaryIO) -> None:
+        """Note a handle just opened on the file.
+
+        Parameters
+        ----------
+        handle : binary file object
+            Opened by a reader of :mod:`halfspaces.io` on the watched file.
+        """
+        with self._lock:
+            self._handles.append(handle)
+
+    def restart(self) -> None:
+        """Forget the handles so far: a new pass over the file begins at offset 0."""
+        with self._lock:
+            self._handles, self._last = [], 0
+
+    def position(self) -> int:
+        """Bytes read so far by the furthest open handle.
+
+        Returns
+        -------
+        int
+            At most :attr:`size`; 0 after :meth:`restart` until a handle reads on.
+        """
+        with self._lock:
+            self._handles = [h for h in self._handles if not h.closed]
+            for handle in self._handles:
+                with contextlib.suppress(OSError, ValueError):  # closed meanwhile
+                    # the descriptor's offset, not handle.tell(): no lock of the reader's
+                    # buffer is taken from this thread
+                    self._last = max(self._last, os.lseek(handle.fileno(), 0, os.SEEK_CUR))
+            return min(self._last, self.size)
+
+
+_WATCHED: dict[tuple[int, int], ReadMeter] = {}
+
+
+def _file_key(descriptor: int | str | os.PathLike) -> tuple[int, int]:
+    found = os.stat(descriptor)
+    return found.st_dev, found.st_ino
+
+
+@contextlib.contextmanager
+def watch_reads(path: str | os.PathLike) -> Iterator[ReadMeter | None]:
+    """A :class:`ReadMeter` of `path` within the block; None where its size is not known
+    (a pipe, ``/dev/stdin``, a missing file): such input is read once into memory.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file that the readers of :mod:`halfspaces.io` will open.
+
+    Yields
+    ------
+    ReadMeter or None
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from halfspaces.io import iter_chunks, watch_reads
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
+    >>> _ = path.write_text("1 1:1\\n-1 2:1\\n1 3:1\\n")
+    >>> with watch_reads(path) as meter:
+    ...     for X, y in iter_chunks(path, chunk_size=2):
+    ...         print(meter.position(), meter.size)
+    19 19
+    19 19
+    """
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        regular = False
+    if not regular:
+        yield None
+        return
+    key = _file_key(path)
+    meter = ReadMeter(os.stat(path).st_size)
+    _WATCHED[key] = meter
+    try:
+        yield meter
+    finally:
+        if _WATCHED.get(key) is meter:
+            del _WATCHED[key]
 
 
 def _buffered(path) -> bytes:

@@ -104,6 +104,7 @@ def fit_stream(
     n_features: int | None = None,
     classes: Any = None,
     verify_data: bool = False,
+    on_epoch: Callable[[int, int], None] | None = None,
 ) -> StreamFit:
     """Train `model` with ``partial_fit`` on `path`, `chunk_size` rows at a time.
 
@@ -153,6 +154,9 @@ def fit_stream(
         notice a replaced or rewritten file, not a byte changed in the middle with its size
         and modification time restored. A checkpoint written with it is checked on resume
         whatever this setting. A regular file only (a pipe cannot be read twice).
+    on_epoch : callable or None, default=None
+        Called as ``on_epoch(k, epochs)`` when the k-th pass over the file (from 1) begins,
+        before the file is opened for it (a resumed run begins with the checkpoint's).
 
     Returns
     -------
@@ -181,13 +185,15 @@ def fit_stream(
     fresh = copy.deepcopy(model.__dict__)
     try:
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, resume, on_progress, settings, known, one_pass=True)
+                    checkpoint, resume, (on_progress, on_epoch), settings, known,
+                    one_pass=True)
     except Unforeseen:
         # the one-pass guess about the labels was wrong: start again, after a first pass
         model.__dict__.clear()
         model.__dict__.update(fresh)
         return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, False, on_progress, settings, known, one_pass=False)
+                    checkpoint, False, (on_progress, on_epoch), settings, known,
+                    one_pass=False)
 
 
 def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> int:
@@ -205,7 +211,8 @@ def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> 
 
 
 def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based, checkpoint,
-         resume, on_progress, settings, known, one_pass) -> StreamFit:
+         resume, listeners, settings, known, one_pass) -> StreamFit:
+    on_progress, on_epoch = listeners
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
                          label_column, zero_based, chunk_size, known, one_pass)
 
@@ -220,6 +227,8 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
     n_seen, n_checkpoints, regression = 0, 0, is_regressor(model)
     for epoch in range(plan.epoch, epochs):
         position = plan.position if epoch == plan.epoch else 0
+        if on_epoch is not None:
+            on_epoch(epoch + 1, epochs)
         chunks = _aligned(read, position, chunk_size)
         if plan.resumed and epoch == plan.epoch and position:
             chunks = beyond_end_check(chunks, read, path, checkpoint, position)

@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any, TypeVar
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from halfspaces._exact import signed_rows
+from halfspaces._exact import rational_certificate, signed_rows
 from halfspaces.exceptions import SolverError
 from halfspaces.theory._checks import labelled_sample
 from halfspaces.theory.bounds import (
@@ -60,6 +61,7 @@ FREUND_SCHAPIRE = "Freund-Schapire ((R + D)/gamma)^2, best found"
 
 _MARGIN_FIELDS = ("margin", "norm_bound")
 _CERTIFICATE_FIELDS = ("certificate_support", "certificate_residual", "certificate_exact")
+_SEPARATOR_FIELDS = ("coef", "intercept")
 _NOT_SHOWN = " not shown: "
 
 T = TypeVar("T")
@@ -90,12 +92,21 @@ class DataReport:
     margin, norm_bound : float or None
         For separable data: the maximum margin on x and B = 1 / gamma' on x' (see
         :class:`~halfspaces.theory.MaxMargin`).
+    coef, intercept : tuple of float, float, or None
+        For separable data: the separating hyperplane that :func:`separability` found, w
+        and b, with y_i(<w, x_i> + b) > 0 for every example in exact arithmetic on the
+        floats given (b is 0.0 without ``fit_intercept``): the proof that the data are
+        separable, for anyone to check.
     certificate_support : int or None
         For inseparable data: the number of examples with positive Gordan weight.
     certificate_residual : float or None
         ||sum_i a_i y_i x'_i|| in floating point (~0).
     certificate_exact : bool or None
         Whether that sum is proved exactly 0 in rational arithmetic.
+    certificate : tuple of Fraction or float, or None
+        For inseparable data: Gordan's weights a_i >= 0, one per example, with sum(a) = 1
+        and sum_i a_i y_i x'_i = 0: the proof that no hyperplane separates the data. Exact
+        fractions when ``certificate_exact`` (recovered from the proof), floats otherwise.
     mistake_bound : float or None
         Novikoff's (R'/gamma')^2 for separable data, otherwise the best Freund-Schapire
         bound found (valid on any data).
@@ -120,9 +131,12 @@ class DataReport:
     radius: float | None
     margin: float | None = None
     norm_bound: float | None = None
+    coef: tuple[float, ...] | None = None
+    intercept: float | None = None
     certificate_support: int | None = None
     certificate_residual: float | None = None
     certificate_exact: bool | None = None
+    certificate: tuple[Fraction | float, ...] | None = None
     mistake_bound: float | None = None
     mistake_bound_kind: str = FREUND_SCHAPIRE
     vc_dimension: int = 0
@@ -137,13 +151,22 @@ class DataReport:
         dict
             The fields in display order, without the certificate fields for separable
             data, the margin fields for inseparable data, or either when separability is
-            not decided; ``sample_complexity`` and ``notes`` as lists.
+            not decided; ``sample_complexity`` and ``notes`` as lists; ``coef`` as a list
+            of floats (JSON's numbers give them back exactly); ``certificate`` as a list
+            of strings, exact fractions such as ``"1/3"`` (``"0"`` off its support), each
+            read back exactly by :class:`fractions.Fraction`.
         """
         record = dataclasses.asdict(self)
-        unused = {True: _CERTIFICATE_FIELDS, False: _MARGIN_FIELDS,
-                  None: _MARGIN_FIELDS + _CERTIFICATE_FIELDS}[self.separable]
+        separable = _MARGIN_FIELDS + _SEPARATOR_FIELDS
+        inseparable = (*_CERTIFICATE_FIELDS, "certificate")
+        unused = {True: inseparable, False: separable,
+                  None: separable + inseparable}[self.separable]
         for key in unused:
             del record[key]
+        if "coef" in record and self.coef is not None:
+            record["coef"] = list(self.coef)
+        if "certificate" in record and self.certificate is not None:
+            record["certificate"] = [_exact_text(q) for q in self.certificate]
         record["sample_complexity"] = [list(row) for row in self.sample_complexity]
         record["notes"] = list(self.notes)
         return record
@@ -170,6 +193,10 @@ class ReportSteps:
         ||sum_i a_i z_i|| of a Gordan certificate a on the signed rows z_i = y_i x'_i.
     freund_schapire : callable () -> float
         The best Freund-Schapire bound found.
+    rational_certificate : callable (ndarray) -> list of Fraction or None, default=None
+        The exact weights of a proved Gordan certificate given rounded to floats
+        (:func:`halfspaces._exact.rational_certificate` on the signed rows); None, or an
+        answer of None, reports the floats.
     novikoff_from_margin : bool, default=False
         Whether ``novikoff`` derives the bound from the maximum margin alone, so that both
         share one note when the margin cannot be computed; otherwise it is computed (and
@@ -186,6 +213,7 @@ class ReportSteps:
     residual: Callable[[NDArray], float]
     freund_schapire: Callable[[], float]
     novikoff_from_margin: bool = False
+    rational_certificate: Callable[[NDArray], Sequence[Fraction] | None] | None = None
 
 
 def data_report(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> DataReport:
@@ -242,8 +270,11 @@ def data_report(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> DataR
         raise ValueError(f"y: data_report needs exactly two classes, found {classes.size}.")
     intercept = bool(fit_intercept)
 
+    def signed() -> Any:
+        return signed_rows(X, labels, intercept)
+
     def residual(a: NDArray) -> float:
-        Z = signed_rows(X, labels, intercept)
+        Z = signed()
         # BLAS nrm2 (scipy), not NumPy's sqrt(x.x): residuals of 1e185 (entries 1e200)
         # squared to inf, and the JSON record was refused
         return float(scipy.linalg.norm(np.asarray(Z.T @ a).ravel()))
@@ -256,7 +287,8 @@ def data_report(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> DataR
         novikoff=lambda best: perceptron_mistake_bound(X, y, fit_intercept=intercept),
         residual=residual,
         freund_schapire=lambda: best_freund_schapire_bound(
-            X, y, fit_intercept=intercept).bound))
+            X, y, fit_intercept=intercept).bound,
+        rational_certificate=lambda a: rational_certificate(signed(), a)))
 
 
 def assemble_data_report(steps: ReportSteps) -> DataReport:
@@ -280,6 +312,8 @@ def assemble_data_report(steps: ReportSteps) -> DataReport:
         "radius": float(steps.radius())}
     if found is not None and found.separable:
         more, more_notes = _separable(steps)
+        more.update(coef=tuple(float(v) for v in np.ravel(found.coef)),
+                    intercept=float(found.intercept))
     else:
         more, more_notes = _not_separable(steps, found)
     fields.update(more)
@@ -341,12 +375,23 @@ def _not_separable(steps: ReportSteps,
     fields: dict[str, Any] = {}
     if found is not None:
         a = np.asarray(found.certificate, dtype=np.float64)
+        exact = None
+        if found.exact and steps.rational_certificate is not None:
+            exact = steps.rational_certificate(a)
         fields = {"certificate_support": int(np.count_nonzero(a > 0)),
                   "certificate_residual": float(steps.residual(a)),
-                  "certificate_exact": bool(found.exact)}
+                  "certificate_exact": bool(found.exact),
+                  "certificate": tuple(exact) if exact is not None
+                  else tuple(float(v) for v in a)}
     bound, notes = optional("mistake_bound", steps.freund_schapire)
     return {**fields, "mistake_bound": None if bound is None else float(bound),
             "mistake_bound_kind": FREUND_SCHAPIRE}, notes
+
+
+def _exact_text(q: Fraction | float) -> str:
+    """A certificate weight as text that :class:`fractions.Fraction` reads back exactly:
+    ``"p/q"`` (``"0"``, ``"1"``) for a fraction, the shortest round-trip digits for a float."""
+    return str(q) if isinstance(q, Fraction) else repr(float(q))
 
 
 def _finite(fields: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
