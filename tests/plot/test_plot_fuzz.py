@@ -170,3 +170,9 @@ def test_regions_colour_all_the_points_in_one_call_of_the_colormap():
     assert Counting.calls <= 3  # the two regions' fills and the scatter
     colours = display.scatter_.get_facecolors()
     np.testing.assert_array_equal(colours[y == 0], [[1.0, 0.0, 0.0, 1.0]] * int((y == 0).sum()))
+
+
+def test_margins_whose_losses_overflow_are_refused_naming_z():
+    # the squared loss at z = 1e308 is inf, and Matplotlib drew an inf line
+    with pytest.raises(ValueError, match=r"z holds the margin 1e\+308"):
+        LossDisplay.from_losses(z=[1e308, 0.0])

@@ -192,11 +192,11 @@ def watch_reads(path: str | os.PathLike) -> Iterator[ReadMeter | None]:
     >>> from halfspaces.io import iter_chunks, watch_reads
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.svm"
     >>> _ = path.write_text("1 1:1\\n-1 2:1\\n1 3:1\\n")
-    >>> with watch_reads(path) as meter:
+    >>> with watch_reads(path) as meter:  # the position is read while a reader thread runs
     ...     for X, y in iter_chunks(path, chunk_size=2):
-    ...         print(meter.position(), meter.size)
-    19 19
-    19 19
+    ...         print(meter.size, 0 <= meter.position() <= meter.size)
+    19 True
+    19 True
     """
     try:
         regular = stat.S_ISREG(os.stat(path).st_mode)

@@ -75,7 +75,14 @@ class LossDisplay:
         z = np.union1d(z, [0.0])
         zero_one = get_loss("zero_one").value(z)
         values = {"zero_one": zero_one}
-        values.update({n: get_loss(n).value(z) for n in names})
+        with np.errstate(over="ignore"):
+            values.update({n: get_loss(n).value(z) for n in names})
+        for name, value in values.items():
+            if not np.all(np.isfinite(value)):
+                # an inf loss cannot be drawn (Matplotlib's limits become NaN)
+                where = float(z[np.argmax(~np.isfinite(value))])
+                raise ValueError(f"z holds the margin {where!r}, where the {name} loss "
+                                 "overflows float64; give margins of a smaller size.")
         upper = {n: bool(np.all(values[n] >= zero_one)) for n in names}
         return cls(z, values, upper).plot(ax=ax, **style)
 
