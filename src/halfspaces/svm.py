@@ -114,7 +114,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     exactly by the method of multipliers (Nocedal and Wright, Section 17.3): the loop
     minimises the augmented Lagrangian, whose multiplier converges to b. Every run ends
     with a duality gap computed so that rounding cannot make it too small: ``gap_`` is a
-    certified upper bound on J(coef_, intercept_) - J*, however the run ended.
+    certified upper bound on J(``coef_``, ``intercept_``) - J*, however the run ended.
 
     Parameters
     ----------
@@ -130,7 +130,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         Learn the intercepts b (never penalised).
     tol : float, default=1e-4
         Stop when the certified duality gap is at most tol * J, a relative bound on the
-        suboptimality: J(coef_, intercept_) <= (1 + tol) J*.
+        suboptimality: J(``coef_``, ``intercept_``) <= (1 + tol) J*.
     max_iter : int, default=1000
         The most passes over the data (Newton steps for "newton") per binary problem; a
         run that ends before its gap reaches tol * J warns
@@ -337,14 +337,15 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
                   "``multi_class=\"crammer_singer\"``, the joint problem's passes, in every "
                   "entry)."),
         Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)", """
-            A certified upper bound on J(coef_, intercept_) - J* of each binary problem, from
-            a feasible dual point, evaluated so that rounding cannot make it too small (with
-            ``multi_class="crammer_singer"``, the joint problem's, in every entry)."""),
+            A certified upper bound on J(``coef_``, ``intercept_``) - J* of each binary
+            problem, from a feasible dual point, evaluated so that rounding cannot make it too
+            small (with ``multi_class="crammer_singer"``, the joint problem's, in every
+            entry)."""),
         Attribute("objective_", _PER_PROBLEM_FLOAT, "float or ndarray of shape (n_classes,)",
-                  "J(coef_, intercept_) of each binary problem, rounded up (the joint "
+                  "J(``coef_``, ``intercept_``) of each binary problem, rounded up (the joint "
                   "problem's in every entry with ``multi_class=\"crammer_singer\"``)."),
         Attribute("converged_", Bool(), "bool",
-                  "Whether every problem's gap_ reached tol * objective_."),
+                  "Whether every problem's ``gap_`` reached tol * ``objective_``."),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
     ))

@@ -83,7 +83,7 @@ estimator's docstring takes at its marker line ``[glm_parameters]``
 
 
 GAP_DOC = """
-    A certified upper bound on J(coef_, intercept_) - J*, J* the minimum of J over the
+    A certified upper bound on J(``coef_``, ``intercept_``) - J*, J* the minimum of J over the
     training data (over the last batch after partial_fit): the duality gap at a dual point
     built from the fitted one, every term bounded so that float64 rounding cannot make it
     too small. inf where no dual point exists (alpha = 0, except least squares with X of
