@@ -16,6 +16,7 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -88,3 +89,12 @@ def dump(results: list[dict], path: str | None) -> None:
     if path:
         with open(path, "w") as f:
             json.dump({"machine": machine(), "results": results}, f, indent=2)
+
+
+def shared_data(name: str) -> Path | None:
+    """``shared/data/name`` beside the repository (or beside its parent, for a worktree)."""
+    root = Path(__file__).resolve().parents[1]
+    for base in (root.parent, root.parent.parent):
+        if (base / "shared" / "data" / name).exists():
+            return base / "shared" / "data" / name
+    return None

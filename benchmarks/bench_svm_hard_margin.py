@@ -21,26 +21,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from _harness import Bench, dump, machine
+from _harness import Bench, dump, machine, shared_data
 from sklearn.datasets import load_svmlight_file
 from sklearn.svm import SVC
 
 from halfspaces import MaxMarginClassifier, SolverError
 from halfspaces._exact import min_norm
 from halfspaces.theory import max_margin
-
-
-def shared_data(name):
-    """``shared/data/name`` beside the repository (or beside its parent, for a worktree)."""
-    root = Path(__file__).resolve().parents[1]
-    for base in (root.parent, root.parent.parent):
-        if (base / "shared" / "data" / name).exists():
-            return base / "shared" / "data" / name
-    return None
 
 
 def mnist_0_vs_1():

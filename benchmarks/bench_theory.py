@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from _harness import shared_data
 from scipy.optimize import linprog
 from sklearn.svm import SVC
 
@@ -55,15 +56,6 @@ def load_a9a():
 
         root = Path(__file__).resolve().parents[2]
         return load_svmlight_file(str(root / "shared" / "data" / "a9a"), n_features=123)
-
-
-def shared_data(name):
-    """``shared/data/name`` beside the repository (or beside its parent, for a worktree)."""
-    root = Path(__file__).resolve().parents[1]
-    for base in (root.parent, root.parent.parent):
-        if (base / "shared" / "data" / name).exists():
-            return base / "shared" / "data" / name
-    return None
 
 
 def wide_dense():

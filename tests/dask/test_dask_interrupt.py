@@ -71,10 +71,17 @@ def test_ctrl_c_during_a_dask_fit_is_one_line_and_exit_130(tmp_path, whole_group
             os.killpg(process.pid, signal.SIGINT)
         else:
             process.send_signal(signal.SIGINT)
-        # the pipe stays open until the command has ended: closed at once, the worker's read
-        # could end first on a loaded machine, and the one-row file's fit fail (exit 1)
-        # before the interrupt was handled
-        _, err = process.communicate(timeout=120)
+        # the pipe stays open while the command handles the interrupt: closed at once, the
+        # worker's read could end first on a loaded machine, and the one-row file's fit fail
+        # (exit 1) before the interrupt was handled; a worker still blocked in its read can
+        # hold up the cluster's shutdown, so the pipe is closed if the command has not ended
+        # once the interrupt has long been delivered
+        try:
+            _, err = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.close(writer)
+            writer = None
+            _, err = process.communicate(timeout=120)
     finally:
         if writer is not None:
             os.close(writer)

@@ -41,7 +41,7 @@ from numpy.typing import NDArray
 from halfspaces._fast import loop_input
 from halfspaces._fast.svm import dual_coordinate_descent
 
-__all__ = ["MAX_EPOCHS", "TOLERANCES", "coordinate_candidates"]
+__all__ = ["MAX_EPOCHS", "TOLERANCES", "coordinate_candidates", "equalising_w0"]
 
 # the loop's tolerances on the projected gradients (margins, scale 1), loosest first, with
 # and without a free intercept: a candidate whose support is the optimum's is made exact by
@@ -205,13 +205,7 @@ class _Problem:
         # <w, z_i> = s_i + w_0 z_i0 with s_i = z_i0 <x_i, w_reg>: the best w_0 for w_reg
         # equalises the least scores of the two signs (as the QPs' w_0 is chosen)
         s = self.signs * np.asarray(self.rows @ w_reg, dtype=np.float64).ravel()
-        pos, neg = s[self.signs > 0], s[self.signs < 0]
-        if neg.size == 0:
-            w0 = 1.0 - pos.min()
-        elif pos.size == 0:
-            w0 = neg.min() - 1.0
-        else:
-            w0 = 0.5 * (neg.min() - pos.min())
+        w0 = equalising_w0(s, self.signs)
         return np.r_[w0, w_reg], float(np.min(s + w0 * self.signs))
 
 
@@ -236,3 +230,14 @@ def _row_squared_norms(X) -> NDArray:
         return np.bincount(rows, weights=np.square(X.data, dtype=np.float64),
                            minlength=X.shape[0])
     return np.einsum("ij,ij->i", X, X, dtype=np.float64)
+
+
+def equalising_w0(s: NDArray, signs: NDArray) -> float:
+    """The w_0 that makes the least scores s_i + w_0 signs_i of the two signs equal (or 1
+    where only one sign is present): the best intercept weight for fixed other weights."""
+    pos, neg = s[signs > 0], s[signs < 0]
+    if neg.size == 0:
+        return float(1.0 - pos.min())
+    if pos.size == 0:
+        return float(neg.min() - 1.0)
+    return float(0.5 * (neg.min() - pos.min()))

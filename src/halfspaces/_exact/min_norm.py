@@ -43,7 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._exact.coordinate import coordinate_candidates
+from halfspaces._exact.coordinate import coordinate_candidates, equalising_w0
 from halfspaces._exact.feasibility import (
     check_rows,
     decide,
@@ -282,14 +282,7 @@ def _primal_from_dual(ZW, a: NDArray, free_first: bool) -> NDArray:
         return w_reg
     s = scores(reg, w_reg)
     c = np.asarray(ZW[:, 0].toarray() if sp.issparse(ZW) else ZW[:, 0]).ravel()
-    pos, neg = s[c > 0], s[c < 0]
-    if neg.size == 0:
-        w0 = 1.0 - pos.min()
-    elif pos.size == 0:
-        w0 = neg.min() - 1.0
-    else:
-        w0 = 0.5 * (neg.min() - pos.min())
-    return np.r_[w0, w_reg]
+    return np.r_[equalising_w0(s, c), w_reg]
 
 
 def _verified(Zs: SignedRows, ZW, w: NDArray, a: NDArray, free_first: bool,
