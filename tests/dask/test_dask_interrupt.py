@@ -52,6 +52,15 @@ def open_when_read(fifo: Path, process: subprocess.Popen, deadline: float) -> in
     pytest.fail("no worker opened the pipe")
 
 
+def as_in_a_terminal():
+    """A terminal's Ctrl-C reaches a process whose SIGINT is neither ignored nor blocked; the
+    child would inherit either from the test process (in the whole suite SIGINT was ignored
+    there: the signal never arrived, and the fit went on to the end of its one-row file),
+    which is not what this test is about."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("whole_group", [True, False], ids=["terminal", "process"])
 def test_ctrl_c_during_a_dask_fit_is_one_line_and_exit_130(tmp_path, whole_group):
     fifo = tmp_path / "train.csv"
@@ -61,7 +70,7 @@ def test_ctrl_c_during_a_dask_fit_is_one_line_and_exit_130(tmp_path, whole_group
     process = subprocess.Popen(
         [sys.executable, "-m", "halfspaces", "fit", str(fifo), "--dask", "local:1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        start_new_session=True)
+        start_new_session=True, preexec_fn=as_in_a_terminal)
     writer = None
     try:
         writer = open_when_read(fifo, process, time.monotonic() + 240)
