@@ -30,9 +30,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from halfspaces._validation import check_sparse_structure, refuse_dask
 
-__all__ = ["BaseEstimator", "FloatInterval", "IntegerInterval", "Interval",
+__all__ = ["CLASS_WEIGHT", "BaseEstimator", "FloatInterval", "IntegerInterval", "Interval",
            "LinearClassifierMixin", "StrOptions", "check_params", "fit_context",
            "validate_params"]
+
+# The declared constraint of every classifier's ``class_weight`` parameter (the weights
+# themselves: halfspaces._validation.row_weights).
+CLASS_WEIGHT = [dict, StrOptions({"balanced"}), None]
 
 
 class BaseEstimator(sklearn.base.BaseEstimator):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data as _sklearn_validate_data
 
@@ -21,9 +22,10 @@ from halfspaces._fast import loop_input
 
 __all__ = [
     "FIT_INPUT", "LOOP_CHECKS_FINITE", "SparseInputMixin", "Targets",
-    "canonical_csr", "check_sparse_structure", "checked_input", "column_max_abs",
-    "encode_targets", "partial_fit_classes",
-    "per_problem", "plus_minus", "refuse_dask", "unknown_labels", "validate_data",
+    "canonical_csr", "check_sparse_structure", "checked_input",
+    "class_weights", "column_max_abs", "encode_targets", "partial_fit_classes",
+    "per_problem", "plus_minus", "refuse_dask", "row_weights", "sample_weights",
+    "unknown_labels", "validate_data",
 ]
 
 # What fit accepts: float32 stays float32, C-contiguous or CSR input is used as it is, never
@@ -417,3 +419,74 @@ def plus_minus(y: ArrayLike, n_samples: int) -> NDArray:
             "labels in {-1, +1} or exactly two distinct values (one-vs-rest for more)."
         )
     return np.where(index.ravel() == 1, 1.0, -1.0)
+
+
+def sample_weights(sample_weight: ArrayLike | None, n_samples: int,
+                   name: str = "sample_weight") -> NDArray | None:
+    """``sample_weight`` as float64 of shape (n_samples,), or None for None.
+
+    A scalar is one weight for every row. Refused by name: another shape, NaN or infinity,
+    a negative weight, and weights that are zero on every row (nothing to fit).
+    """
+    if sample_weight is None:
+        return None
+    weights = np.asarray(sample_weight, dtype=np.float64)
+    if weights.ndim == 0:
+        weights = np.full(n_samples, float(weights))
+    if weights.shape != (n_samples,):
+        raise ValueError(f"{name} has shape {weights.shape}; one weight per row of X, "
+                         f"shape ({n_samples},), is required.")
+    bad = ~np.isfinite(weights)
+    if bad.any():
+        raise ValueError(f"{name} holds NaN or infinity (first at row "
+                         f"{int(np.argmax(bad))}); weights must be finite.")
+    if (weights < 0).any():
+        i = int(np.argmax(weights < 0))
+        raise ValueError(f"{name} holds a negative weight ({float(weights[i])!r} at row "
+                         f"{i}); weights must be >= 0.")
+    if not weights.any():
+        raise ValueError(f"{name} is zero for every row: there is nothing to fit.")
+    return weights
+
+
+def class_weights(class_weight, classes: NDArray, labels: NDArray) -> NDArray | None:
+    """One weight per class of ``classes`` (sorted, as ``classes_``), or None for None.
+
+    ``"balanced"`` is scikit-learn's rule, n / (n_classes * count), over ``labels`` (the
+    labels of the rows fitted, each one of ``classes``); a dict maps a class to its weight
+    (classes it does not name weigh 1) and must name only classes of the data, with finite
+    non-negative weights.
+    """
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, dict):
+        for label, weight in class_weight.items():
+            if not (isinstance(weight, (int, float, np.integer, np.floating))
+                    and np.isfinite(weight) and weight >= 0):
+                raise ValueError(f"class_weight[{label!r}] is {weight!r}; a class weight "
+                                 "must be a finite number >= 0.")
+        unknown = [label for label in class_weight if not np.isin(label, classes).item()]
+        if unknown:
+            raise ValueError(f"class_weight names {unknown!r}, which are not classes of y "
+                             f"(classes_ {classes.tolist()!r}).")
+    return compute_class_weight(class_weight, classes=classes, y=labels).astype(np.float64)
+
+
+def row_weights(sample_weight: ArrayLike | None, class_weight, classes: NDArray,
+                labels: NDArray) -> NDArray | None:
+    """Each row's weight: its ``sample_weight`` times its class's weight (scikit-learn's
+    convention), validated as :func:`sample_weights`; None when both are None.
+
+    ``labels`` are y's values (each one of ``classes``, sorted).
+    """
+    n_samples = np.shape(labels)[0]
+    weights = sample_weights(sample_weight, n_samples)
+    per_class = class_weights(class_weight, classes, labels)
+    if per_class is None:
+        return weights
+    by_row = per_class[np.searchsorted(classes, labels)]
+    combined = by_row if weights is None else weights * by_row
+    if not combined.any():
+        raise ValueError("sample_weight times class_weight is zero for every row: there is "
+                         "nothing to fit.")
+    return combined

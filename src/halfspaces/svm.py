@@ -57,6 +57,7 @@ from halfspaces._validation import (
     Targets,
     encode_targets,
     per_problem,
+    sample_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -244,7 +245,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         n_samples, n_features = data.shape
         # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
         check_dense_vectors(n_features, len(targets.positives) + 3)
-        weights = _sample_weights(sample_weight, n_samples)
+        weights = sample_weights(sample_weight, n_samples)
         rows, X_kept, scaled = _kept_rows(data, weights)
         if self.multi_class == "crammer_singer" and len(targets.positives) > 1:
             return self._fit_crammer_singer(targets, X_kept, rows, scaled, n_samples)
@@ -383,30 +384,6 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             f"{run.objective:.6g}){which}, above tol * J (tol={self.tol}): J is within the "
             f"gap of its optimum (gap_). {advice}", ConvergenceWarning,
             stacklevel=5)  # the caller of fit, through fit_context's two wrappers
-
-
-def _sample_weights(sample_weight, n_samples: int) -> NDArray | None:
-    """sample_weight as float64 of shape (n_samples,), refused by name if not >= 0 and
-    finite, or all zero; None for None."""
-    if sample_weight is None:
-        return None
-    weights = np.asarray(sample_weight, dtype=np.float64)
-    if weights.ndim == 0:
-        weights = np.full(n_samples, float(weights))
-    if weights.shape != (n_samples,):
-        raise ValueError(f"sample_weight has shape {weights.shape}; one weight per row of X, "
-                         f"shape ({n_samples},), is required.")
-    bad = ~np.isfinite(weights)
-    if bad.any():
-        raise ValueError(f"sample_weight holds NaN or infinity (first at row "
-                         f"{int(np.argmax(bad))}); weights must be finite.")
-    if (weights < 0).any():
-        i = int(np.argmax(weights < 0))
-        raise ValueError(f"sample_weight holds a negative weight ({float(weights[i])!r} at row "
-                         f"{i}); weights must be >= 0.")
-    if not weights.any():
-        raise ValueError("sample_weight is zero for every row: there is nothing to fit.")
-    return weights
 
 
 def _kept_rows(X, weights: NDArray | None):
