@@ -20,16 +20,16 @@ minute a fit at 20,000 rows.
 
 "Time to the same objective": J* is the lower of our solver at tol = 1e-9 (a certified gap:
 its own J is within 1e-9 J of the optimum) and LIBLINEAR at eps = 1e-8 (LinearSVC's eps =
-1e-8 without LIBLINEAR); where our reference fit does not converge (its gap above 1e-9 J
-after 100,000 passes) J* is not known and the case prints no ratios. Ours is the dual for
-the hinge, the primal Newton method for the squared hinge, which is timed beside the dual.
-Each solver is calibrated to its loosest tolerance whose fit reaches J <= J* (1 + 1e-6)
-(ours: the relative certified gap tol in 1e-1, 1e-2, ...; LIBLINEAR and LinearSVC: eps in 1,
-1e-1, ...), then the configurations are timed in one process in interleaved rounds; medians
-of time and of per-round ratios. Targets: ours / LIBLINEAR <= 0.5 and ours / LinearSVC <=
-0.5. LIBLINEAR 2.50 stops its dual solvers after 300 passes whatever eps says (``-s 1`` then
-switches to its primal Newton method, ``-s 2``); where that leaves it short of J* (1 + 1e-6)
-the table says so.
+1e-8 without LIBLINEAR); where our reference fit stops (100,000 passes) with a certified gap
+above 1e-7 J (a tenth of the 1e-6 aimed at), J* is not known well enough and the case prints
+no ratios. Ours is the dual for the hinge, the primal Newton method for the squared hinge,
+which is timed beside the dual. Each solver is calibrated to its loosest tolerance whose fit
+reaches J <= J* (1 + 1e-6) (ours: the relative certified gap tol in 1e-1, 1e-2, ...;
+LIBLINEAR and LinearSVC: eps in 1, 1e-1, ...), then the configurations are timed in one
+process in interleaved rounds; medians of time and of per-round ratios. Targets: ours /
+LIBLINEAR <= 0.5 and ours / LinearSVC <= 0.5. LIBLINEAR 2.50 stops its dual solvers after
+300 passes whatever eps says (``-s 1`` then switches to its primal Newton method, ``-s 2``);
+where that leaves it short of J* (1 + 1e-6) the table says so.
 
 What is timed: ours, ``solve_svm_dual`` on the matrix as given (the estimator's validation is
 not part of the solver); LIBLINEAR, ``train`` on a ``problem`` built once outside the timing
@@ -63,6 +63,9 @@ except ImportError:  # the bench extra is not installed: LinearSVC only
 RTOL = 1e-6
 # the certified gap bounds the reference's own suboptimality: 1e-9 J is far below RTOL J
 REFERENCE_TOL = 1e-9
+# the reference must be certified this close, or the case prints no ratios: a J* that sits
+# above the optimum by more than a tenth of RTOL would let solvers "reach" it too early
+REFERENCE_LIMIT = RTOL / 10
 # passes of dual coordinate descent (iterations of the Newton method) at most, in every fit
 MAX_PASSES = 100_000
 OURS = {"hinge": "halfspaces dual", "squared_hinge": "halfspaces newton"}
@@ -90,12 +93,11 @@ def ours(X, y, loss, alpha, solve=solve_svm_dual):
 
 
 def our_reference(X, y, loss, alpha, solve):
-    """Our fit at REFERENCE_TOL, or None where it did not converge: its J is then not known
-    to be within 1e-9 J of the optimum, and a J* built on it could sit above the optimum,
-    making every solver look as if it reached J* too early."""
+    """(coef, certified relative gap) of our fit at REFERENCE_TOL, which may stop short of
+    it (dual coordinate descent on a9a's hinge: 3e-8 after 100,000 passes)."""
     run = solve(X, y, loss=loss, alpha=alpha, fit_intercept=False, tol=REFERENCE_TOL,
                 max_iter=MAX_PASSES, seed=0)
-    return run.coef if run.converged else None
+    return run.coef, run.gap / run.objective
 
 
 def liblinear(X, y, loss, alpha):
@@ -152,17 +154,19 @@ def run_case(title, X, y, loss, rounds, slow_limit=120.0) -> dict:
     solve = solve_svm_newton if loss == "squared_hinge" else solve_svm_dual
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reference = our_reference(X, y, loss, alpha, solve)
-        if reference is None:
+        reference, certified = our_reference(X, y, loss, alpha, solve)
+        if not certified <= REFERENCE_LIMIT:
             print(f"\n{title}, {loss}: our reference fit (tol {REFERENCE_TOL:.0e}, "
-                  f"{MAX_PASSES:,} passes at most) did not converge: J* unknown, no ratios")
-            return {"title": title, "loss": loss, "reference": "not converged"}
+                  f"{MAX_PASSES:,} passes at most) is certified only to {certified:.1e} J, "
+                  f"above {REFERENCE_LIMIT:.0e} J: J* unknown, no ratios")
+            return {"title": title, "loss": loss, "reference gap": certified}
         references = {"halfspaces": J(reference)}
         other = "LIBLINEAR 2.50" if liblinearutil is not None else "LinearSVC"
         references[other] = J(configs[other][0](1e-8)())
     best = min(references.values())
     print(f"\n{title}, {loss}: J* = {best:.15g} ("
-          + ", ".join(f"{k} {v:.15g}" for k, v in references.items()) + ")")
+          + ", ".join(f"{k} {v:.15g}" for k, v in references.items())
+          + f"; ours certified within {certified:.1e} J of the optimum)")
     bench = Bench(f"{title}, {loss}, alpha = 1/n: time to J <= J* (1 + 1e-6)")
     chosen, label = {}, {}
     for name, (make, tols) in configs.items():
@@ -179,6 +183,7 @@ def run_case(title, X, y, loss, rounds, slow_limit=120.0) -> dict:
     result = bench.run(rounds)
     result["calibration"] = {nm: {"tol": t, "gap": g} for nm, (t, g) in chosen.items()}
     result["J*"] = best
+    result["reference gap"] = certified
     return result
 
 
