@@ -1391,7 +1391,7 @@ def test_when_both_hard_margin_routes_fail_the_error_names_each(monkeypatch):
     def _dual(Z, Zs, free_first, balanced=False):
         raise SolverError("no optimal dual point" + (" with balanced rows." if balanced else "."))
 
-    def _coordinate(Z, Zs, free_first, start=None):
+    def _coordinate(Z, Zs, free_first):
         raise SolverError("it stopped before any tolerance was reached.")
 
     monkeypatch.setattr(min_norm, "_coordinate", _coordinate)

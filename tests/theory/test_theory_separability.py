@@ -223,14 +223,14 @@ def test_augmented_bound_of_small_features_from_the_free_intercept_qp(seed, monk
     X = X / np.abs(X).max() * 1e-5
     R = np.linalg.norm(X, axis=1).max()
     qp = max_margin(X, y)
-    solve = module.min_norm_separator_and_dual
+    solve = module.min_norm_separator
 
-    def fail_augmented(Z, free_first, start=None):
+    def fail_augmented(Z, free_first):
         if not free_first:
             raise SolverError("HiGHS called the max-margin QP infeasible")
-        return solve(Z, free_first, start)
+        return solve(Z, free_first=free_first)
 
-    monkeypatch.setattr(module, "min_norm_separator_and_dual", fail_augmented)
+    monkeypatch.setattr(module, "min_norm_separator", fail_augmented)
     stand_in = max_margin(X, y)
     assert qp.norm_bound * (1 - 1e-12) <= stand_in.norm_bound
     assert stand_in.norm_bound <= qp.norm_bound * (1 + R**2 / 2 + 1e-12)

@@ -38,7 +38,7 @@ from halfspaces._exact.independence import (
     first_dependence,
     is_dependence,
 )
-from halfspaces._exact.min_norm import min_norm_separator, min_norm_separator_and_dual
+from halfspaces._exact.min_norm import min_norm_separator
 from halfspaces._exact.rational import (
     exact_fits,
     exact_margin,
@@ -76,7 +76,6 @@ __all__ = [
     "hinge_lp",
     "is_dependence",
     "min_norm_separator",
-    "min_norm_separator_and_dual",
     "proved",
     "proved_separator",
     "rational_certificate",

@@ -70,8 +70,8 @@ _RHO = 0.01
 
 
 def coordinate_candidates(Z, free_first: bool, *, tolerances=None,
-                          max_epochs: int | None = None, features=None,
-                          start: NDArray | None = None) -> Iterator[tuple[NDArray, NDArray]]:
+                          max_epochs: int | None = None,
+                          features=None) -> Iterator[tuple[NDArray, NDArray]]:
     """Candidates (w, a) for the hard margin on the signed rows Z, one per tolerance reached.
 
     Parameters
@@ -89,9 +89,6 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=None,
     features : ndarray or csr_matrix of shape (n_rows, n_columns - 1), default=None
         With ``free_first``, the rows x_i with z_i = z_i0 (1, x_i) where the caller has them:
         the loop reads them instead of a copy of z_i0 z_i,reg.
-    start : ndarray of shape (n_rows,), default=None
-        A dual point to start from (negative entries taken as 0), such as the dual of a
-        related problem on the same rows; None starts from 0. Only the speed depends on it.
 
     Yields
     ------
@@ -107,7 +104,7 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=None,
     """
     max_epochs = MAX_EPOCHS if max_epochs is None else max_epochs
     tolerances = TOLERANCES[bool(free_first)] if tolerances is None else tolerances
-    problem = _Problem(Z, free_first, features, start)
+    problem = _Problem(Z, free_first, features)
     if not problem.curved:
         return
     done = 0
@@ -134,7 +131,7 @@ def coordinate_candidates(Z, free_first: bool, *, tolerances=None,
 class _Problem:
     """The loop's arrays for one hard-margin dual, updated in place from pass to pass."""
 
-    def __init__(self, Z, free_first: bool, features=None, start=None) -> None:
+    def __init__(self, Z, free_first: bool, features=None) -> None:
         self.Z, self.free_first = Z, free_first
         n = Z.shape[0]
         if free_first:
@@ -153,12 +150,6 @@ class _Problem:
         self.qdiag = squared + self.rho
         self.upper, self.diag = np.full(n, np.inf), np.zeros(n)
         self.a, self.w, self.multiplier = np.zeros(n), np.zeros(rows.shape[1]), np.zeros(2)
-        if start is not None and self.curved:
-            # w = sum_i a_i y_i x_i and the constraint's residual s = sum_i y_i a_i, the
-            # loop's invariants, for the given point
-            self.a = np.clip(np.asarray(start, dtype=np.float64), 0.0, None)
-            self.w = np.asarray(rows.T @ (self.a * self.signs), dtype=np.float64).ravel()
-            self.multiplier[1] = float(self.a @ self.signs) if free_first else 0.0
         self.loop_rows = loop_input(rows)
 
     def passes(self, most: int, eps: float, seed: int) -> int:

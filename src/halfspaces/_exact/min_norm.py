@@ -57,7 +57,7 @@ from halfspaces._utils.blas import one_blas_thread
 from halfspaces._utils.scaling import power_of_two_scales
 from halfspaces.exceptions import NotSeparableError
 
-__all__ = ["min_norm_separator", "min_norm_separator_and_dual"]
+__all__ = ["min_norm_separator"]
 
 _WIDE = 200  # more columns than this: the dual QP first (its size does not grow with p)
 _DUAL_FIRST = 256  # the dual's first working set, and the least rows it adds per round
@@ -108,57 +108,18 @@ def min_norm_separator(Z, free_first: bool) -> NDArray:
     >>> min_norm_separator(np.array([[2.0], [4.0]]), free_first=False)
     array([0.5])
     """
-    return min_norm_separator_and_dual(Z, free_first)[0]
-
-
-def min_norm_separator_and_dual(Z, free_first: bool, start: NDArray | None = None
-                                ) -> tuple[NDArray, NDArray | None]:
-    """:func:`min_norm_separator`, with the dual point of the coordinate route.
-
-    Parameters
-    ----------
-    Z : ndarray, csr_matrix or SignedRows of shape (n_rows, n_columns)
-        As for :func:`min_norm_separator`.
-    free_first : bool
-        As for :func:`min_norm_separator`.
-    start : ndarray of shape (n_rows,), default=None
-        A dual point of these rows, in their units (w_reg = sum_i a_i z_i,reg), to start the
-        coordinate route from: the dual of the other hard-margin problem on the same rows
-        (with and without the free w_0) is near this one's, and a warm start needs fewer
-        passes. Only the speed depends on it: the answer is checked as always.
-
-    Returns
-    -------
-    w : ndarray of shape (n_columns,)
-        The separator of :func:`min_norm_separator`.
-    a : ndarray of shape (n_rows,) or None
-        Its dual point in the rows' units where the coordinate route found it; None where
-        a QP did (or the rows are empty).
-    """
     if not isinstance(Z, SignedRows):
         Z = SignedRows(Z.tocsr() if sp.issparse(Z) else np.asarray(Z, dtype=np.float64))
     if Z.shape[0] == 0:
-        return np.zeros(Z.shape[1]), None
+        return np.zeros(Z.shape[1])
     s = _scales(Z, free_first)
     Zs = Z.scaled(s)
-    # one power of two c scales every penalised column: w_reg = c w_reg(scaled), so the
-    # dual in the rows' units is c^2 times the scaled problem's (exact); where c^2 would
-    # leave float64 (features of 1e-186) the dual is not passed on in either direction
-    c = float(s[-1]) if Z.shape[1] > int(free_first) else 1.0
-    c2 = c * c if 2.0**-500 < c < 2.0**500 else None
-    scaled_start = None if start is None or c2 is None else np.asarray(start, np.float64) / c2
     methods = ((_coordinate, _dual, _balanced_dual, _primal) if Z.shape[1] > _WIDE
                else (_coordinate, _primal, _dual, _balanced_dual))
     failures = []
     for method in methods:
         try:
-            if method is _coordinate:
-                w, a = _coordinate(Z, Zs, free_first, scaled_start)
-                dual = None if c2 is None else a * c2
-                if dual is not None and not np.all(np.isfinite(dual)):
-                    dual = None
-                return s * w, dual  # exact: s holds powers of two
-            return s * method(Z, Zs, free_first), None
+            return s * method(Z, Zs, free_first)  # exact: s holds powers of two
         except _LostColumns as err:
             raise SolverError(str(err)) from None  # every method sees the same rows Zs
         except SolverError as err:
@@ -187,8 +148,7 @@ def _scales(Z: SignedRows, free_first: bool) -> NDArray:
     return s
 
 
-def _coordinate(Z: SignedRows, Zs: SignedRows, free_first: bool,
-                start: NDArray | None = None) -> tuple[NDArray, NDArray]:
+def _coordinate(Z: SignedRows, Zs: SignedRows, free_first: bool) -> NDArray:
     """The dual by coordinate descent on every row (:mod:`.coordinate`), each candidate
     checked by :func:`_verified` as the QPs' answers are: the fast path, which the QPs
     back up where it stops early (rows that look inseparable, passes run out), where
@@ -202,12 +162,12 @@ def _coordinate(Z: SignedRows, Zs: SignedRows, free_first: bool,
     # matrix-vector products only: BLAS threads add contention, and idle ones spin on the
     # cores the compiled loop needs
     with one_blas_thread():
-        for w, a in coordinate_candidates(rows, free_first, features=features, start=start):
+        for w, a in coordinate_candidates(rows, free_first, features=features):
             # more support rows than columns: the KKT system of the polish is singular, its
             # least-squares a was refused on mushrooms (621 rows of 113 columns) after 2 s
             polish = np.count_nonzero(a) <= rows.shape[1]
             try:
-                return _verified(Zs, rows, w, a, free_first, polish=polish), a
+                return _verified(Zs, rows, w, a, free_first, polish=polish)
             except SolverError as err:
                 refusal = str(err)
     raise SolverError(refusal)

@@ -30,7 +30,7 @@ from halfspaces._exact import (
     decide,
     decide_sample,
     exact_margin,
-    min_norm_separator_and_dual,
+    min_norm_separator,
     proved_separator,
     score_error_bound,
     unproved_certificate_error,
@@ -274,8 +274,7 @@ def max_margin(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMar
 
 
 def augmented_separator(Z: SignedRows, top: NDArray,
-                        free_separator: Callable[[], NDArray | None],
-                        start: NDArray | None = None) -> NDArray | None:
+                        free_separator: Callable[[], NDArray | None]) -> NDArray | None:
     """The separator of min ||(b, w_x)|| on x' = (1, x), proved; or where the QP cannot be
     solved on small features, the free-intercept separator ``free_separator()`` in its place.
 
@@ -289,17 +288,12 @@ def augmented_separator(Z: SignedRows, top: NDArray,
     stands in, with B over by a relative R^2 / 2 <= 1.5e-8 at most: an upper bound on B, a
     lower one on gamma' = 1 / B, so the mistake bounds built on them stay bounds. With one
     label (w_x = 0) b alone separates and is not bounded: the QP answers or fails alone.
-
-    ``start``, the free-intercept problem's dual point where known, starts the coordinate
-    route of this one: the two problems share their rows and mostly their support (MNIST 0
-    vs 1: 37 and 38 support rows), and from it the loop reached its tolerance in 113 passes
-    instead of 202. The answer is checked as from any start.
     """
     R = float(scipy.linalg.norm(top[1:]))
     if R <= 2.0**-27 and _has_features(w := free_separator()):
         return w
     try:
-        return proved_separator(Z, min_norm_separator_and_dual(Z, False, start)[0], top=top)
+        return proved_separator(Z, min_norm_separator(Z, free_first=False), top=top)
     except SolverError:
         if R > 2.0**-13 or not _has_features(w := free_separator()):
             raise
@@ -324,9 +318,8 @@ def max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
 
 def _max_margin_of_rows(Z: SignedRows, fit_intercept: bool) -> MaxMargin:
     top = Z.column_max()
-    w, dual = min_norm_separator_and_dual(Z, free_first=bool(fit_intercept))
-    w = proved_separator(Z, w, top=top)
-    w_aug = augmented_separator(Z, top, lambda: w, start=dual) if fit_intercept else w
+    w = proved_separator(Z, min_norm_separator(Z, free_first=bool(fit_intercept)), top=top)
+    w_aug = augmented_separator(Z, top, lambda: w) if fit_intercept else w
     if w is None or w_aug is None:
         raise SolverError("the hard-margin QP returned a hyperplane that does not separate "
                           "the data in floating point; rescale X.")
