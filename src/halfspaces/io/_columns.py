@@ -106,6 +106,18 @@ def feature_column_names(path: str | os.PathLike, *, format: str | None = None,
     :func:`column_names`) or of a Parquet file, in the order :func:`read` returns them;
     None for other formats and for text without a header.
 
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    format, label_column
+        As for :func:`read`.
+
+    Returns
+    -------
+    list of str or None
+        The feature columns' names.
+
     Examples
     --------
     >>> import pathlib, tempfile
@@ -131,6 +143,20 @@ def row_line(path: str | os.PathLike, row: int, *, format: str | None = None) ->
     """The line (1-based, counting every physical line, as :class:`DataFileError` does) of
     data row `row` (0-based, as :func:`read` returns the rows) of a CSV/TSV file; None for
     other formats, or past the last row.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The data file.
+    row : int
+        The row, from 0, among the rows :func:`read` returns.
+    format : str or None, default=None
+        As for :func:`read`.
+
+    Returns
+    -------
+    int or None
+        The line number.
 
     Examples
     --------
