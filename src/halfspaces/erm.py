@@ -527,7 +527,8 @@ class ZeroOneERMClassifier(_ERMClassifier):
 
     _fitted_attributes = _fitted(
         Attribute("n_errors_", PER_PROBLEM_COUNT, "int or ndarray",
-                  "Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted."),
+                  "Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted "
+                  "(on the rows of positive weight)."),
         Attribute("optimal_", _PER_PROBLEM_BOOL, "bool or ndarray of bool", """
             Whether HiGHS proved the optimum (False when stopped at ``time_limit`` or
             ``node_limit``)."""),
