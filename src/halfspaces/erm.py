@@ -63,12 +63,7 @@ from halfspaces._utils.contract import (
 )
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces._utils.memory import check_dense_vectors
-from halfspaces._validation import (
-    SparseInputMixin,
-    per_problem,
-    row_weights,
-    validate_data,
-)
+from halfspaces._validation import SparseInputMixin, per_problem, row_weights, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 __all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]
