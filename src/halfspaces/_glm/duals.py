@@ -52,7 +52,7 @@ from halfspaces._glm.gaps import (
 
 __all__ = ["ELEMENTARY_ULPS", "GRAM_MAX", "absolute", "down", "largest_row_norm",
            "least_squares_gap", "logistic_gap", "penalty_upper", "ridge_gap",
-           "scores_with_errors", "softmax_gap"]
+           "scores_with_errors", "softmax_gap", "weighted_mean_gap"]
 
 ELEMENTARY_ULPS = 4
 """log, log1p and exp of NumPy are taken to be within this many ulps of the exact value
@@ -151,6 +151,35 @@ def _certified(primal: float, conjugates: float, quadratic: float, residual: flo
 def _mean_upper(terms: NDArray, n: int) -> float:
     """An upper bound on (1/n) sum_i terms_i for nonnegative terms already bounded above."""
     return up(up(upper_sum(terms) + n * _TINY) / n)
+
+
+def weighted_mean_gap(gap_function, X, y: NDArray, W: NDArray, b, *, alpha: float,
+                      fit_intercept: bool, weights: NDArray | None) -> tuple[float, float]:
+    """``gap_function``'s (J bounded above, certified gap) for the weighted mean loss.
+
+    The estimators' J is (1/S) sum_i s_i loss_i + penalty, S = sum_i s_i; the gap
+    functions bound (1/n) sum_i s'_i loss_i + penalty, the same J for s'_i = s_i n / S.
+    Those s'_i are rounded (S by math.fsum, correctly rounded, then a division and a
+    product: within gamma_3 of exact, relatively), so the bounds are for J' with data
+    terms within a factor (1 +- g) of J's, g = gamma_4. With the losses >= 0,
+    J(w) <= J'(w) / (1 - g) and J* >= J'* / (1 + g), hence
+    J(w) - J* <= (J'(w) - J'*) + 2 g / (1 - g) J'(w): that margin is added to the gap.
+    None: unit weights, the gap function as it is.
+    """
+    if weights is None:
+        return gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept)
+    s = np.asarray(weights, dtype=np.float64)
+    total = math.fsum(s.tolist())
+    if not total > 0.0:
+        return math.inf, math.inf
+    scaled = s * (X.shape[0] / total)
+    primal, gap = gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept,
+                               weights=scaled)
+    g = gamma(4)
+    if not math.isfinite(primal):
+        return primal, math.inf
+    margin = up(up(2.0 * g * primal) / (1.0 - g), 2)
+    return up(primal / (1.0 - g)), up(gap + margin)
 
 
 def _weights(n: int, weights) -> NDArray:
@@ -414,9 +443,12 @@ GRAM_MAX = 2048
 
 
 @_guarded
-def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
-                      fit_intercept: bool) -> tuple[float, float]:
+def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *, fit_intercept: bool,
+                      weights: NDArray | None = None) -> tuple[float, float]:
     """(J(w, b) bounded above, a certified bound on J(w, b) - J*) for alpha = 0.
+
+    With row weights (J = (1/(2S)) sum_i s_i (z_i - y_i)^2) the bound below is not
+    derived: J is bounded, the gap is inf (nothing certified).
 
     J is a quadratic with Hessian H = X'^T X' / n, so for X' of full column rank
     J(w') - J* = g^T H^-1 g / 2 = (Tg)^T S^-1 (Tg) / 2 <= ||T g||^2 / (2 lambda_min(S)),
@@ -435,6 +467,12 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
     z, e = scores_with_errors(X, w[None, :], np.array([b]), abs_X)
     z, e = z[:, 0], e[:, 0]
     size = _upv(_upv(np.abs(z - y)) + e)
+    if weights is not None:
+        s = np.asarray(weights, dtype=np.float64)
+        total = math.fsum(s.tolist())
+        g = gamma(4)  # s_i n / S rounded, as in weighted_mean_gap
+        scaled = _upv(s * (n / total) * (1.0 + g))
+        return up(_mean_upper(_upv(scaled * _upv(0.5 * _upv(size * size))), n)), math.inf
     primal = up(_mean_upper(_upv(0.5 * _upv(size * size)), n))
     columns = d + int(fit_intercept)
     if columns > GRAM_MAX or n < columns or not math.isfinite(primal):
