@@ -20,7 +20,9 @@ Values in ``params``, ``state`` and ``extra`` are JSON scalars (floats as ``{"$f
 ``str`` objects, such as the classes of labels from a pandas Series, is stored as a
 fixed-width Unicode array and loads as one; other object arrays are refused), ``$scalar`` (a
 NumPy scalar, kept as a 0-d array), ``$sparse`` (CSR/CSC/COO matrix or array, as its
-component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$random_state`` (a
+component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$mapping`` (a dict whose keys are
+labels: numbers, NumPy scalars or strings, as ``class_weight`` holds, stored as a list of
+[key, value] pairs), ``$random_state`` (a
 NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of the library's own
 state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
@@ -52,6 +54,7 @@ import numpy as np
 
 from halfspaces._registry import ESTIMATORS, STATE_CLASSES, estimator_class, state_class
 from halfspaces._sklearn import check_params
+from halfspaces._validation import class_weights
 from halfspaces._version import __version__ as _VERSION
 from halfspaces.exceptions import ModelFileError, shown
 from halfspaces.io._members import Members, references
@@ -207,12 +210,28 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
             state["feature_names_in_"] = state["feature_names_in_"].astype(object)
         for key, value in state.items():
             setattr(model, key, value)
+        _check_class_weight(model)
         extra = decode(document.get("extra", {"$dict": {}}))
         if not isinstance(extra, dict):
             raise ValueError(f"'extra' is a {type(extra).__name__}, not a dict")
     except _DAMAGE as exc:
         raise ModelFileError(f"{shown(path)}: corrupt model file ({_describe(exc)})") from None
     return model, extra
+
+
+def _check_class_weight(model) -> None:
+    """Refuse a dict ``class_weight`` whose weights are not finite and >= 0, or that names
+    a label that is not one of the model's ``classes_`` (as fit would), by name."""
+    weights = getattr(model, "class_weight", None)
+    if not isinstance(weights, dict):
+        return
+    classes = getattr(model, "classes_", None)
+    try:
+        if classes is None:  # unfitted: the labels it names are all it knows
+            classes = np.array(list(weights), dtype=object)
+        class_weights(weights, classes, classes)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"parameter 'class_weight': {exc}") from None
 
 
 def _members(document: dict, key: str) -> dict:
@@ -337,7 +356,12 @@ def _encode(value: Any, arrays: dict, where: str) -> Any:
 
 def _encode_dict(value: dict, arrays: dict, where: str) -> dict:
     if not all(isinstance(k, str) for k in value):
-        raise ModelFileError(f"cannot save {where}: a dict with non-string keys")
+        if all(isinstance(k, _LABEL_KEYS) for k in value):  # class_weight's {label: weight}
+            return {"$mapping": [[_encode(k, arrays, f"{where} key {k!r}"),
+                                  _encode(v, arrays, f"{where}[{k!r}]")]
+                                 for k, v in value.items()]}
+        raise ModelFileError(f"cannot save {where}: a dict with keys that are neither "
+                             "strings nor labels (numbers, NumPy scalars)")
     return {"$dict": {k: _encode(v, arrays, f"{where}[{k!r}]") for k, v in value.items()}}
 
 
@@ -362,6 +386,10 @@ def _encode_object(value: Any, arrays: dict, where: str) -> dict:
         f"cannot save {where}: a {type(value).__module__}.{qualname} is not among the types "
         "a halfspaces model file can hold (add its class to "
         "halfspaces._registry.STATE_CLASSES if it is a library state dataclass).")
+
+
+# the keys of a $mapping: labels, as classes_ holds them
+_LABEL_KEYS = (str, bool, int, float, np.generic)
 
 
 def _put(array: np.ndarray, arrays: dict, where: str) -> str:
@@ -419,6 +447,18 @@ class _Decoder:
         if not isinstance(items, dict):
             raise ValueError("a $dict that is not an object")
         return {k: self(v) for k, v in items.items()}
+
+    def _mapping(self, pairs):
+        if not isinstance(pairs, list) or not all(
+                isinstance(p, list) and len(p) == 2 for p in pairs):
+            raise ValueError("a $mapping that is not a list of [key, value] pairs")
+        mapping = {}
+        for key, value in pairs:
+            key = self(key)
+            if not isinstance(key, _LABEL_KEYS) or key in mapping:
+                raise ValueError(f"a $mapping key {key!r} that is not a label, or repeated")
+            mapping[key] = self(value)
+        return mapping
 
     def _scalar(self, key):
         array = self.arrays[key]
