@@ -97,6 +97,8 @@ def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1, s=None):
         if loss == "softmax":
             R = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
             R[np.arange(len(rows)), y[rows]] -= 1.0
+        elif loss == "squared":
+            R = (Z[:, 0] - y[rows])[:, None]
         else:
             R = (-y[rows] * expit(-y[rows] * Z[:, 0]))[:, None]
         if s is not None:

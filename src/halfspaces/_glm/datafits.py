@@ -197,11 +197,18 @@ class Squared(_Pointwise):
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         if alpha == 0:
-            return duals.least_squares_gap(X, y, w[:-1], float(w[-1]),
-                                          fit_intercept=fit_intercept, weights=weights)
+            return duals.weighted_mean_gap(_unpenalised_least_squares_gap, X, y, w[:-1],
+                                           float(w[-1]), alpha=0.0,
+                                           fit_intercept=fit_intercept, weights=weights)
         return duals.weighted_mean_gap(duals.ridge_gap, X, y, w[:-1], float(w[-1]),
                                        alpha=alpha, fit_intercept=fit_intercept,
                                        weights=weights)
+
+
+def _unpenalised_least_squares_gap(X, y, w, b, *, alpha, fit_intercept, weights=None):
+    """:func:`halfspaces._glm.duals.least_squares_gap` in the signature of the other gap
+    functions (alpha is 0)."""
+    return duals.least_squares_gap(X, y, w, b, fit_intercept=fit_intercept, weights=weights)
 
 
 @dataclass(frozen=True)

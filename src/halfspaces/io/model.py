@@ -20,11 +20,11 @@ Values in ``params``, ``state`` and ``extra`` are JSON scalars (floats as ``{"$f
 ``str`` objects, such as the classes of labels from a pandas Series, is stored as a
 fixed-width Unicode array and loads as one; other object arrays are refused), ``$scalar`` (a
 NumPy scalar, kept as a 0-d array), ``$sparse`` (CSR/CSC/COO matrix or array, as its
-component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$mapping`` (a dict whose keys are
-labels: numbers, NumPy scalars or strings, as ``class_weight`` holds, stored as a list of
-[key, value] pairs), ``$random_state`` (a
-NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of the library's own
-state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
+component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$mapping`` (a dict
+whose keys are labels: numbers, NumPy scalars or strings, as ``class_weight`` holds, stored
+as a list of [key, value] pairs), ``$random_state`` (a NumPy RandomState, as its
+Mersenne-Twister state) and ``$state`` (one of the library's own state dataclasses, by
+name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
 builds only the classes those two registries name, refuses files from a newer format
 version, reads only the arrays the JSON refers to (each .npy header checked before its data
