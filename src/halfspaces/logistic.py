@@ -211,7 +211,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self._rng = check_random_state(self.random_state)
         run = self._solve(obj, self._rng)
         self._set_fitted(obj, targets, run)
-        if not self._warn_if_separable(X, targets, obj.max_abs):
+        if not self._warn_if_separable(X, targets, obj.max_abs, weights):
             self._warn_unfinished(run)
         return self
 
@@ -338,9 +338,17 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, W.ravel())
 
-    def _warn_if_separable(self, X, targets: Targets, max_abs: float) -> bool:
-        """Without a penalty, warn (and return True) when the data are separable."""
-        if self.alpha == 0 and _separable(self, X, targets, self.converged_, max_abs):
+    def _warn_if_separable(self, X, targets: Targets, max_abs: float,
+                           weights: NDArray | None = None) -> bool:
+        """Without a penalty, warn (and return True) when the data are separable: the rows
+        of positive weight, as rows of weight 0 do not enter J."""
+        if self.alpha != 0:
+            return False
+        if weights is not None and not weights.all():
+            kept = np.flatnonzero(weights)
+            X, targets = X[kept], Targets(targets.classes, targets.labels[kept],
+                                          targets.positives)
+        if _separable(self, X, targets, self.converged_, max_abs):
             self._warn_separable(stacklevel=4)
             return True
         return False

@@ -328,3 +328,12 @@ def test_unweighted_fits_are_unchanged_by_unit_weights():
         a = LogisticRegression(alpha=0.01).fit(data, y)
         b = LogisticRegression(alpha=0.01).fit(data, y, sample_weight=np.ones(len(y)))
         close(parameters(a), parameters(b), 1e-9)
+
+
+def test_rows_of_weight_zero_do_not_hide_separable_data():
+    # the last row alone makes the data inseparable; without it, no maximiser exists
+    X = np.array([[0.0], [1.0], [2.0], [3.0], [2.5]])
+    y = np.array([0, 0, 1, 1, 0])
+    LogisticRegression().fit(X, y)  # no warning: a finite maximiser exists
+    with pytest.warns(Warning, match="linearly separable"):
+        LogisticRegression().fit(X, y, sample_weight=[1, 1, 1, 1, 0])
