@@ -281,7 +281,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                 f"batch of {n_features} features (n_features_in_) and classes {classes!r}: "
                 "its fitted attributes were changed after the last fit. Fit it again.")
 
-    def _objective(self, X, targets: Targets, weights: NDArray | None) -> Objective:
+    def _objective(self, X, targets: Targets, weights: NDArray | None = None) -> Objective:
         # the column scales, then weights and a gradient per problem (at least)
         check_dense_vectors(X.shape[1], 1 + 2 * len(targets.positives))
         k = targets.classes.size

@@ -225,7 +225,7 @@ def test_training_continues_exactly_after_load(cls, tmp_path):
 @pytest.mark.parametrize("cls", [halfspaces.LogisticRegression, halfspaces.LinearSVM])
 @pytest.mark.parametrize("labels, class_weight", [
     (np.array([0, 1, 2]), {0: 2.0, np.int64(2): 0.5}),
-    (np.array([-1.5, 1.5, 4.0]), {1.5: 3}),
+    (np.array([-1.0, 1.0, 4.0]), {1.0: 3}),
     (np.array(["no", "yes", "maybe"]), {"yes": 2.0}),
     (np.array([0, 1, 2]), "balanced"),
 ])
