@@ -43,6 +43,7 @@ from scipy.linalg.blas import dsyrk
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
 from halfspaces._glm import duals
+from halfspaces._glm.gaps import weighted_mean_gap
 
 __all__ = ["Block", "Datafit", "Logistic", "Softmax", "Squared", "curvature_blocks", "gram_cost",
            "softmax", "weighted_gram"]
@@ -181,7 +182,7 @@ class Logistic(_Pointwise):
     curvature_bound = 0.25
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
-        return duals.weighted_mean_gap(duals.logistic_gap, X, y, w[:-1], float(w[-1]),
+        return weighted_mean_gap(duals.logistic_gap, X, y, w[:-1], float(w[-1]),
                                        alpha=alpha, fit_intercept=fit_intercept,
                                        weights=weights)
 
@@ -197,10 +198,10 @@ class Squared(_Pointwise):
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         if alpha == 0:
-            return duals.weighted_mean_gap(_unpenalised_least_squares_gap, X, y, w[:-1],
+            return weighted_mean_gap(_unpenalised_least_squares_gap, X, y, w[:-1],
                                            float(w[-1]), alpha=0.0,
                                            fit_intercept=fit_intercept, weights=weights)
-        return duals.weighted_mean_gap(duals.ridge_gap, X, y, w[:-1], float(w[-1]),
+        return weighted_mean_gap(duals.ridge_gap, X, y, w[:-1], float(w[-1]),
                                        alpha=alpha, fit_intercept=fit_intercept,
                                        weights=weights)
 
@@ -300,7 +301,7 @@ class Softmax(Datafit):
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         W = w.reshape(self.n_classes, -1)
-        return duals.weighted_mean_gap(duals.softmax_gap, X, y, W[:, :-1], W[:, -1],
+        return weighted_mean_gap(duals.softmax_gap, X, y, W[:, :-1], W[:, -1],
                                        alpha=alpha, fit_intercept=fit_intercept,
                                        weights=weights)
 

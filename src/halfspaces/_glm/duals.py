@@ -52,7 +52,7 @@ from halfspaces._glm.gaps import (
 
 __all__ = ["ELEMENTARY_ULPS", "GRAM_MAX", "absolute", "down", "largest_row_norm",
            "least_squares_gap", "logistic_gap", "penalty_upper", "ridge_gap",
-           "scores_with_errors", "softmax_gap", "weighted_mean_gap"]
+           "scores_with_errors", "softmax_gap"]
 
 ELEMENTARY_ULPS = 4
 """log, log1p and exp of NumPy are taken to be within this many ulps of the exact value
@@ -151,35 +151,6 @@ def _certified(primal: float, conjugates: float, quadratic: float, residual: flo
 def _mean_upper(terms: NDArray, n: int) -> float:
     """An upper bound on (1/n) sum_i terms_i for nonnegative terms already bounded above."""
     return up(up(upper_sum(terms) + n * _TINY) / n)
-
-
-def weighted_mean_gap(gap_function, X, y: NDArray, W: NDArray, b, *, alpha: float,
-                      fit_intercept: bool, weights: NDArray | None) -> tuple[float, float]:
-    """``gap_function``'s (J bounded above, certified gap) for the weighted mean loss.
-
-    The estimators' J is (1/S) sum_i s_i loss_i + penalty, S = sum_i s_i; the gap
-    functions bound (1/n) sum_i s'_i loss_i + penalty, the same J for s'_i = s_i n / S.
-    Those s'_i are rounded (S by math.fsum, correctly rounded, then a division and a
-    product: within gamma_3 of exact, relatively), so the bounds are for J' with data
-    terms within a factor (1 +- g) of J's, g = gamma_4. With the losses >= 0,
-    J(w) <= J'(w) / (1 - g) and J* >= J'* / (1 + g), hence
-    J(w) - J* <= (J'(w) - J'*) + 2 g / (1 - g) J'(w): that margin is added to the gap.
-    None: unit weights, the gap function as it is.
-    """
-    if weights is None:
-        return gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept)
-    s = np.asarray(weights, dtype=np.float64)
-    total = math.fsum(s.tolist())
-    if not total > 0.0:
-        return math.inf, math.inf
-    scaled = s * (X.shape[0] / total)
-    primal, gap = gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept,
-                               weights=scaled)
-    g = gamma(4)
-    if not math.isfinite(primal):
-        return primal, math.inf
-    margin = up(up(2.0 * g * primal) / (1.0 - g), 2)
-    return up(primal / (1.0 - g)), up(gap + margin)
 
 
 def _weights(n: int, weights) -> NDArray:
