@@ -337,3 +337,21 @@ def test_rows_of_weight_zero_do_not_hide_separable_data():
     LogisticRegression().fit(X, y)  # no warning: a finite maximiser exists
     with pytest.warns(Warning, match="linearly separable"):
         LogisticRegression().fit(X, y, sample_weight=[1, 1, 1, 1, 0])
+
+
+@pytest.mark.parametrize("fmt", ["dense64", "csr64"])
+@pytest.mark.parametrize("alpha", [0.0, 0.03])
+@pytest.mark.parametrize("max_iter", [1, 3, 10])
+def test_the_weighted_least_squares_gap_bounds_an_unfinished_fit(max_iter, alpha, fmt):
+    X, y = regression(seed=14)
+    s = np.random.default_rng(14).uniform(0.0, 3.0, len(y))
+    s[:5] = 0.0
+    sk = SkLinearRegression() if alpha == 0 else Ridge(alpha=alpha * s.sum(), tol=1e-14)
+    J_ref = J(sk.fit(X, y, sample_weight=s), X, y, alpha, s)
+    ours = LinearRegression(solver="gd", alpha=alpha, max_iter=max_iter)
+    with pytest.warns(Warning):
+        ours.fit(in_format(X, fmt), y, sample_weight=s)
+    suboptimality = J(ours, X, y, alpha, s) - J_ref
+    assert suboptimality > 0
+    assert suboptimality <= ours.gap_ + 16 * EPS * J_ref
+    assert ours.gap_ < np.inf
