@@ -30,16 +30,18 @@ def objective(X, y, alpha, fit_intercept, loss, k=1):
     return Objective(X, y, datafit(loss, k), alpha, fit_intercept)
 
 
-def reference_value(X, y, w, alpha, loss, k=1):
-    """J from the textbook formula in NumPy/SciPy (w flat, as the solvers hold it)."""
+def reference_value(X, y, w, alpha, loss, k=1, s=None):
+    """J from the textbook formula in NumPy/SciPy (w flat, as the solvers hold it): the
+    mean loss, or with row weights s the weighted mean sum_i s_i loss_i / sum_i s_i."""
     X = dense(X)
+    mean = (lambda v: np.mean(v)) if s is None else (lambda v: np.sum(s * v) / np.sum(s))
     if loss == "softmax":
         W = w.reshape(k, -1)
         Z = X @ W[:, :-1].T + W[:, -1]
-        data = np.mean(logsumexp(Z, axis=1) - Z[np.arange(len(y)), y])
+        data = mean(logsumexp(Z, axis=1) - Z[np.arange(len(y)), y])
         return data + 0.5 * alpha * np.sum(W[:, :-1] ** 2)
     z = X @ w[:-1] + w[-1]
-    data = np.mean(np.logaddexp(0.0, -y * z)) if loss == "logistic" else np.mean((z - y) ** 2) / 2
+    data = mean(np.logaddexp(0.0, -y * z)) if loss == "logistic" else mean((z - y) ** 2) / 2
     return data + 0.5 * alpha * w[:-1] @ w[:-1]
 
 
@@ -81,8 +83,10 @@ def assert_same_optimum(ours, sk, X, y, C, coef_tol=1e-5):
     assert_allclose(ours.intercept_, sk.intercept_, atol=coef_tol, rtol=coef_tol)
 
 
-def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1):
-    """Mini-batch SGD from the definition: mean gradient of the batch, then the step."""
+def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1, s=None):
+    """Mini-batch SGD from the definition: mean gradient of the batch, then the step; with
+    row weights s each row's gradient is multiplied by its weight (the mean still over the
+    batch's rows, the penalty's step unweighted: scikit-learn's SGD convention)."""
     X = np.hstack([dense(X), np.ones((X.shape[0], 1))])
     W = w.reshape(k, -1) if loss == "softmax" else w[None, :]
     mask = np.r_[np.ones(X.shape[1] - 1), 0.0]
@@ -93,8 +97,12 @@ def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1):
         if loss == "softmax":
             R = np.exp(Z - logsumexp(Z, axis=1, keepdims=True))
             R[np.arange(len(rows)), y[rows]] -= 1.0
+        elif loss == "squared":
+            R = (Z[:, 0] - y[rows])[:, None]
         else:
             R = (-y[rows] * expit(-y[rows] * Z[:, 0]))[:, None]
+        if s is not None:
+            R = R * s[rows][:, None]
         W = W - eta * (R.T @ X[rows] / len(rows) + alpha * W * mask)
         iterates.append(W.ravel())
     return W.ravel(), np.mean(iterates, axis=0)

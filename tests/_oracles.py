@@ -319,20 +319,38 @@ def svm_qp_objective(X, y, alpha, loss, fit_intercept, weights=None):
                               require_optimal=False)[2]
 
 
-def sgd_regressor_twin(X, y, chunks, seed, **params):
+def sgd_regressor_twin(X, y, chunks, seed, sample_weight=None, **params):
     """scikit-learn's SGDRegressor fed the rows in the order ours visits them: each chunk
     in the permutation our partial_fit draws from RandomState(seed), no shuffling of its own.
 
     Its average=n averages the iterates from the n-th step on; ours starts averaging with
-    the second partial_fit call, after the first chunk's steps.
+    the second partial_fit call, after the first chunk's steps. ``sample_weight`` (one per
+    row of X) goes with its rows.
     """
     from sklearn.linear_model import SGDRegressor
 
     first = len(chunks[0]) + 1 if params.pop("average") else False
     sk = SGDRegressor(loss="squared_error", penalty="l2", shuffle=False, tol=None,
                       average=first, **params)
+    _feed(sk, X, y, chunks, seed, sample_weight)
+    return sk
+
+
+def sgd_classifier_twin(X, y, chunks, seed, sample_weight=None, **params):
+    """scikit-learn's SGDClassifier (log loss, L2) fed the rows as :func:`sgd_regressor_twin`
+    feeds them: binary labels, dense X (its sparse intercept step is damped by 0.01)."""
+    from sklearn.linear_model import SGDClassifier
+
+    first = len(chunks[0]) + 1 if params.pop("average") else False
+    sk = SGDClassifier(loss="log_loss", penalty="l2", shuffle=False, tol=None,
+                       average=first, **params)
+    _feed(sk, X, y, chunks, seed, sample_weight, classes=np.unique(y))
+    return sk
+
+
+def _feed(sk, X, y, chunks, seed, sample_weight, **fit_params):
     rng = np.random.RandomState(seed)
     for rows in chunks:
         order = rows[rng.permutation(len(rows))]
-        sk.partial_fit(X[order], y[order])
-    return sk
+        weights = None if sample_weight is None else sample_weight[order]
+        sk.partial_fit(X[order], y[order], sample_weight=weights, **fit_params)

@@ -50,7 +50,7 @@ from halfspaces._utils.contract import (
     fill_doc,
 )
 from halfspaces._utils.memory import check_dense_vectors
-from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
+from halfspaces._validation import LOOP_CHECKS_FINITE, sample_weights, validate_data
 
 __all__ = ["LinearRegression"]
 
@@ -67,6 +67,15 @@ class LinearRegression(RegressorMixin, GLM):
 
     the intercept not penalised. alpha = 0 is scikit-learn's ``LinearRegression``; alpha > 0
     is ``Ridge(alpha=N * alpha)`` (scikit-learn's ridge objective is 2N times ours).
+
+    With sample weights s_i (``sample_weight``) J is the weighted mean of squares,
+    :math:`\frac{1}{2S}\sum_i s_i (\langle w, x_i\rangle + b - y_i)^2 +
+    \frac{\alpha}{2}\lVert w\rVert^2` with :math:`S = \sum_i s_i`: an integer weight k is
+    the row repeated k times, a weight 0 the row removed, and ``Ridge(alpha=S * alpha)``
+    with the same ``sample_weight`` is the same problem. The stochastic solvers scale each
+    example's gradient step by its weight (as scikit-learn's ``SGDRegressor`` does; the
+    penalty's step is not scaled), and their epochs' J and stopping rule are the weighted
+    mean's.
 
     Parameters
     ----------
@@ -154,7 +163,7 @@ class LinearRegression(RegressorMixin, GLM):
     ))
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Minimise J over the training data.
 
         Parameters
@@ -163,6 +172,9 @@ class LinearRegression(RegressorMixin, GLM):
             Training data; float32 is kept, CSR is used as it is.
         y : array-like of shape (n_samples,)
             Targets.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Non-negative weights s_i: J is the weighted mean of squares, so that an integer
+            weight k counts the row k times and 0 drops it. None: 1.
 
         Returns
         -------
@@ -171,8 +183,9 @@ class LinearRegression(RegressorMixin, GLM):
         """
         X, y = validate_data(self, X, y, y_numeric=True, **LOOP_CHECKS_FINITE)
         y = np.asarray(y, dtype=np.float64)
+        weights = sample_weights(sample_weight, X.shape[0])
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
-        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
+        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept, weights)
         self._rng = check_random_state(self.random_state)
         if self.solver in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())
@@ -202,27 +215,23 @@ class LinearRegression(RegressorMixin, GLM):
             A batch of training data.
         y : array-like of shape (n_samples,)
             Its targets.
-        sample_weight : None, default=None
-            Kept for scikit-learn's signature; weights are not supported (a value other than
-            None is refused), as :meth:`fit` takes none.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Non-negative weights of the batch's rows: each scales its row's gradient step
+            (as in ``SGDRegressor.partial_fit``). None: 1.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
-        if sample_weight is not None:
-            raise ValueError(
-                "LinearRegression.partial_fit takes no sample_weight (it must be None): the "
-                "SGD steps and the objective J weigh every row alike. Repeat rows to weigh "
-                "them, or use sklearn.linear_model.SGDRegressor.")
         first = not hasattr(self, "_w")
         X, y = validate_data(self, X, y, reset=first, y_numeric=True, **LOOP_CHECKS_FINITE)
         y = np.asarray(y, dtype=np.float64)
         if not first:
             self._check_state_fits(X.shape[1])
+        weights = sample_weights(sample_weight, X.shape[0])
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
-        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
+        obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept, weights)
         if first or getattr(self, "_rng", None) is None:  # a model file from before it
             self._rng = check_random_state(self.random_state)
         state = None if first else getattr(self, "_state", None)
@@ -252,7 +261,8 @@ class LinearRegression(RegressorMixin, GLM):
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):
-            return lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs)
+            return lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs,
+                         obj.weights)
         return by_normal_equations(X, y, obj)
 
     def predict(self, X: ArrayLike) -> NDArray:

@@ -38,7 +38,7 @@ from halfspaces._glm.base import (
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
 from halfspaces._glm.solvers import SgdState, SolverRun, refuse_underflowing_squares
-from halfspaces._sklearn import LinearClassifierMixin, StrOptions, fit_context
+from halfspaces._sklearn import CLASS_WEIGHT, LinearClassifierMixin, StrOptions, fit_context
 from halfspaces._utils.contract import (
     FEATURE_NAMES_IN,
     N_FEATURES_IN,
@@ -61,6 +61,7 @@ from halfspaces._validation import (
     Targets,
     encode_targets,
     partial_fit_classes,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -84,6 +85,16 @@ class LogisticRegression(LinearClassifierMixin, GLM):
     negative log-likelihood :math:`\ln\sum_j e^{z_{ij}} - z_{i y_i}` of the k discriminant
     functions :math:`z_{ij} = \langle w_j, x_i\rangle + b_j`, and the prediction is their
     argmax. alpha = 1 / (C N) gives scikit-learn's ``LogisticRegression(C=C)``.
+
+    With sample weights s_i (``fit``'s ``sample_weight`` times the weight of the row's class,
+    ``class_weight``) J is the weighted mean loss,
+    :math:`\frac{1}{S}\sum_i s_i \ell_i + \frac{\alpha}{2}\lVert w\rVert^2` with
+    :math:`S = \sum_i s_i`: an integer weight k is the row repeated k times, a weight 0 the
+    row removed, and alpha = 1 / (C S) gives scikit-learn's ``LogisticRegression(C=C)``
+    fitted with the same ``sample_weight`` and ``class_weight``. The stochastic solvers
+    scale each example's gradient step by its weight (as scikit-learn's ``SGDClassifier``
+    does; the penalty's step is not scaled), and their epochs' J and stopping rule are the
+    weighted mean's.
 
     Parameters
     ----------
@@ -121,6 +132,12 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         (relative) between epochs; they report ``gap_`` but do not stop on it (it costs a
         pass over X and exact sums of n terms).
     [glm_parameters: learning_rate ... warm_start]
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, which multiply the sample weights of their rows: a dict
+        {label: weight} (classes it does not name weigh 1; naming a label that is not a
+        class of y is refused), "balanced" for n / (n_classes * count of the class) over
+        the y of ``fit`` (scikit-learn's rule; ``partial_fit`` refuses it, as the counts
+        need all of y), or None for 1.
 
     Attributes
     ----------
@@ -151,6 +168,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
     _parameter_constraints: ClassVar[dict] = {
         "solver": [StrOptions({"lbfgs", "newton", "gd", "sgd", "minibatch"})],
         **SOLVER_PARAMETERS,
+        "class_weight": CLASS_WEIGHT,
     }
     _instead = "newton"
 
@@ -159,15 +177,16 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False) -> None:
+                 random_state=None, warm_start: bool = False, class_weight=None) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
             random_state=random_state, warm_start=warm_start)
+        self.class_weight = class_weight
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Minimise J over the training data.
 
         Parameters
@@ -176,6 +195,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
             Training data; float32 is kept, CSR is used as it is.
         y : array-like of shape (n_samples,)
             Labels: two values for logistic regression, more for softmax regression.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Non-negative weights s_i (times ``class_weight``): J is the weighted mean loss,
+            so that an integer weight k counts the row k times and 0 drops it. None: 1.
 
         Returns
         -------
@@ -184,17 +206,19 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
-        obj = self._objective(X, targets)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, np.asarray(y))
+        obj = self._objective(X, targets, weights)
         self._rng = check_random_state(self.random_state)
         run = self._solve(obj, self._rng)
         self._set_fitted(obj, targets, run)
-        if not self._warn_if_separable(X, targets, obj.max_abs):
+        if not self._warn_if_separable(X, targets, obj.max_abs, weights):
             self._warn_unfinished(run)
         return self
 
     @available_if(lambda est: est.solver in STOCHASTIC)
     @fit_context
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One epoch of "sgd" or "minibatch" over a batch, continuing from the current state.
 
         Available only with those two solvers. The step counter t of the schedule carries
@@ -210,18 +234,28 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         classes : array-like of shape (n_classes,), default=None
             All the labels the stream can hold; needed on the first call unless that batch
             holds two labels or more.
+        sample_weight : array-like of shape (n_samples,) or float, default=None
+            Non-negative weights of the batch's rows (times ``class_weight``, which must be
+            a dict or None here): each scales its row's gradient step. None: 1.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        if isinstance(self.class_weight, str):
+            raise ValueError(
+                "partial_fit cannot use class_weight='balanced': its weights need the "
+                "counts of all of y, which a stream does not give. Pass a dict of class "
+                "weights (e.g. from sklearn.utils.class_weight.compute_class_weight on "
+                "the labels you expect), or sample_weight.")
         first = not hasattr(self, "_w")
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         if not first:
             self._check_state_fits(X.shape[1], classes)
-        obj = self._objective(X, encode_targets(y, classes))
+        weights = row_weights(sample_weight, self.class_weight, classes, np.asarray(y))
+        obj = self._objective(X, encode_targets(y, classes), weights)
         if first:
             self._rng, self._state = check_random_state(self.random_state), None
         # after a full-batch fit there is no SGD state: the stream goes on from its weights
@@ -247,19 +281,19 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                 f"batch of {n_features} features (n_features_in_) and classes {classes!r}: "
                 "its fitted attributes were changed after the last fit. Fit it again.")
 
-    def _objective(self, X, targets: Targets) -> Objective:
+    def _objective(self, X, targets: Targets, weights: NDArray | None = None) -> Objective:
         # the column scales, then weights and a gradient per problem (at least)
         check_dense_vectors(X.shape[1], 1 + 2 * len(targets.positives))
         k = targets.classes.size
         if k == 2:
             obj = Objective(X, targets.plus_minus(0), Logistic(), self.alpha,
-                            self.fit_intercept)
+                            self.fit_intercept, weights)
         else:
             labels = targets.labels
             if targets.classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
                 labels = np.searchsorted(targets.classes, labels)
             obj = Objective(X, labels.astype(np.intp), Softmax(k), self.alpha,
-                            self.fit_intercept)
+                            self.fit_intercept, weights)
         refuse_underflowing_squares(obj)
         return obj
 
@@ -304,9 +338,17 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, W.ravel())
 
-    def _warn_if_separable(self, X, targets: Targets, max_abs: float) -> bool:
-        """Without a penalty, warn (and return True) when the data are separable."""
-        if self.alpha == 0 and _separable(self, X, targets, self.converged_, max_abs):
+    def _warn_if_separable(self, X, targets: Targets, max_abs: float,
+                           weights: NDArray | None = None) -> bool:
+        """Without a penalty, warn (and return True) when the data are separable: the rows
+        of positive weight, as rows of weight 0 do not enter J."""
+        if self.alpha != 0:
+            return False
+        if weights is not None and not weights.all():
+            kept = np.flatnonzero(weights)
+            X, targets = X[kept], Targets(targets.classes, targets.labels[kept],
+                                          targets.positives)
+        if _separable(self, X, targets, self.converged_, max_abs):
             self._warn_separable(stacklevel=4)
             return True
         return False

@@ -29,6 +29,7 @@ from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singe
 from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
 from halfspaces._glm.svm_newton import pick_svm_solver, solve_svm_newton
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     FloatInterval,
     IntegerInterval,
@@ -57,7 +58,7 @@ from halfspaces._validation import (
     Targets,
     encode_targets,
     per_problem,
-    sample_weights,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -161,6 +162,12 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         same number of rows and the same classes); otherwise from zero. The dual variables
         are scale-free, so a refit at a new alpha (a regularisation path) starts from the
         same ``dual_coef_`` (clipped into the hinge's box [0, 1] if needed).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes: row i weighs s_i = ``sample_weight[i]`` times the weight of
+        its own label, in every one-vs-rest problem and in Crammer and Singer's (LIBLINEAR's
+        ``-wi`` multiplies C_i the same way). A dict {label: weight} (classes it does not
+        name weigh 1; naming a label that is not a class of y is refused), "balanced" for
+        n / (n_classes * count of the class) (scikit-learn's rule), or None for 1.
 
     Attributes
     ----------
@@ -200,12 +207,13 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, alpha: float = 1e-4, loss: str = "squared_hinge",
                  fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
                  solver: str = "auto", multi_class: str = "ovr", random_state=None,
-                 warm_start: bool = False) -> None:
+                 warm_start: bool = False, class_weight=None) -> None:
         self.alpha = alpha
         self.loss = loss
         self.fit_intercept = fit_intercept
@@ -215,6 +223,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         self.multi_class = multi_class
         self.random_state = random_state
         self.warm_start = warm_start
+        self.class_weight = class_weight
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
@@ -227,8 +236,9 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Labels: two values, or more for one-vs-rest.
         sample_weight : array-like of shape (n_samples,), default=None
-            Non-negative weights s_i: example i counts as s_i examples (C_i = s_i /
-            (alpha S)); zero-weight rows are left out. None: all 1.
+            Non-negative weights: example i counts as s_i examples (C_i = s_i /
+            (alpha S)), s_i this weight times its class's (``class_weight``); zero-weight
+            rows are left out. None: all 1.
 
         Returns
         -------
@@ -245,7 +255,8 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         n_samples, n_features = data.shape
         # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
         check_dense_vectors(n_features, len(targets.positives) + 3)
-        weights = sample_weights(sample_weight, n_samples)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes,
+                              np.asarray(labels))
         rows, X_kept, scaled = _kept_rows(data, weights)
         if self.multi_class == "crammer_singer" and len(targets.positives) > 1:
             return self._fit_crammer_singer(targets, X_kept, rows, scaled, n_samples)

@@ -305,12 +305,12 @@ def test_partial_fit_exists_for_the_stochastic_solvers_only():
     assert hasattr(LinearRegression(solver="minibatch"), "partial_fit")
 
 
-def test_partial_fit_refuses_sample_weights_and_a_batch_of_another_width():
+def test_partial_fit_refuses_bad_sample_weights_and_a_batch_of_another_width():
     X, y = regression(50, 3, seed=1)
     reg = LinearRegression(solver="sgd", random_state=0).partial_fit(X, y)
     before = reg.coef_.copy()
-    with pytest.raises(ValueError, match="sample_weight"):
-        reg.partial_fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="sample_weight holds a negative weight"):
+        reg.partial_fit(X, y, sample_weight=-np.ones(len(y)))
     with pytest.raises(ValueError, match="3 features"):
         reg.partial_fit(np.hstack([X, X]), y)
     assert_allclose(reg.coef_, before, rtol=0)

@@ -327,9 +327,20 @@ def test_optimal_schedule_needs_alpha():
 def test_sklearn_checks_pass_for_other_solvers(params):
     from sklearn.utils.estimator_checks import check_estimator
 
+    # a stochastic step scales the example's gradient by its weight, where k repeats take k
+    # steps: SGD is not sample-weight equivalent (scikit-learn expects the same failure of
+    # its SGDClassifier); tests/glm/test_weights.py checks its steps against SGDClassifier's
+    reason = "SGD: a weight scales one step, k repeated rows take k steps"
+    expected = ({f"check_sample_weight_equivalence_on_{kind}_data": reason
+                 for kind in ("dense", "sparse")} if params["solver"] == "minibatch" else None)
+    if expected is not None:
+        # class weights 1000 : 1e-4 without a penalty put the optimum's intercept near -15
+        # (lbfgs predicts class 0 on all the test rows); 1000 epochs of minibatch steps,
+        # sized for the weight-1000 rows, reach 60% of them, not the check's 87%
+        expected["check_class_weight_classifiers"] = "minibatch: too few epochs to get there"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        check_estimator(LogisticRegression(**params))
+        check_estimator(LogisticRegression(**params), expected_failed_checks=expected)
 
 
 def test_log_probabilities_are_minus_the_logistic_loss_in_the_tails():

@@ -574,6 +574,25 @@ def test_numeric_parameters_out_of_range_are_refused_by_name(saved, tmp_path, va
     refused(path, f"'{name}' parameter")
 
 
+@pytest.mark.parametrize("value, match", [
+    ({"$pairs": [[1, {"$float": "nan"}]]}, r"class_weight' gives label 1 the weight nan"),
+    ({"$pairs": [[1, -2.0]]}, r"class_weight' gives label 1 the weight -2.0"),
+    ({"$pairs": [[7, 1.0]]}, r"class_weight' names \[7\]"),
+    ({"$dict": {"1": 2.0}}, r"class_weight' names \['1'\]"),
+    ({"$pairs": [[{"$list": []}, 1.0]]}, "key of type list"),
+    ({"$pairs": [[1, 1.0], [1, 2.0]]}, "given twice"),
+    ({"$pairs": "1=2"}, "not a list of"),
+    ({"$pairs": [[1]]}, "not a list of"),
+    ("even", "'class_weight' parameter"),
+])
+@pytest.mark.parametrize("variant", ["LogisticRegression-2-dense", "LinearSVM-2-dense"])
+def test_hostile_class_weights_are_refused_by_name(saved, tmp_path, variant, value, match):
+    path = tmp_path / "m.hs"
+    rewrite_document(saved[variant][0], path,
+                     lambda d: d["params"].update(class_weight=value))
+    refused(path, match)
+
+
 def test_a_loaded_int_step_continues_as_the_float_it_equals(saved, tmp_path):
     # an int eta0 of 10**30 loaded, and partial_fit failed typing it in the compiled loop
     blob, _, X = saved["LogisticRegression-sgd"]

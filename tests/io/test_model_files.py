@@ -222,6 +222,29 @@ def test_training_continues_exactly_after_load(cls, tmp_path):
     assert_same_model(model, loaded)
 
 
+@pytest.mark.parametrize("cls", [halfspaces.LogisticRegression, halfspaces.LinearSVM])
+@pytest.mark.parametrize("labels, class_weight", [
+    (np.array([0, 1, 2]), {0: 2.0, np.int64(2): 0.5}),
+    (np.array([-1.0, 1.0, 4.0]), {1.0: 3}),
+    (np.array(["no", "yes", "maybe"]), {"yes": 2.0}),
+    (np.array([0, 1, 2]), "balanced"),
+])
+def test_class_weights_round_trip(cls, labels, class_weight, tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    y = labels[np.arange(30) % 3]
+    model = cls(class_weight=class_weight, random_state=0).fit(X, y)
+    path = tmp_path / "m.hs"
+    halfspaces.save(model, path)
+    loaded = halfspaces.load(path)
+    assert loaded.class_weight == class_weight
+    if isinstance(class_weight, dict):  # the keys keep their types, as labels
+        assert list(map(type, loaded.class_weight)) == list(map(type, class_weight))
+    assert_same_model(model, loaded)
+    # the weights it keeps are those it fits with
+    assert np.array_equal(loaded.fit(X, y).predict(X), model.predict(X))
+
+
 def test_unfitted_model_round_trips(tmp_path):
     model = halfspaces.AveragedPerceptron(max_epochs=7, selection="shuffle")
     halfspaces.save(model, tmp_path / "m.npz")

@@ -60,14 +60,26 @@ def point_loss_deriv(loss, z, y):
 
 
 @njit(cache=True, nogil=True)
-def loss_grad(X, y, w, c, rows, loss, grad):
-    """Sum of the losses over ``rows``; adds the sum of their gradients to ``grad``."""
+def row_weight(s, i):
+    """The weight of row i: s[i], or 1.0 when s is None (Numba compiles the unweighted loops
+    with this branch pruned away, so they cost what they did before weights existed)."""
+    if s is None:
+        return 1.0
+    return s[i]
+
+
+@njit(cache=True, nogil=True)
+def loss_grad(X, y, w, c, rows, loss, grad, s=None):
+    """Sum of the losses over ``rows``, each times its weight s[i] (1 when s is None); adds
+    the sum of their weighted gradients to ``grad``."""
     d = w.shape[0] - 1
     total = 0.0
     for r in range(rows.shape[0]):
         i = rows[r]
         value, g = point_loss_deriv(loss, row_dot(X, i, w) + c * w[d], y[i])
-        total += value
+        si = row_weight(s, i)
+        total += si * value
+        g *= si
         row_axpy(X, i, g, grad)
         grad[d] += c * g
     return total
@@ -125,14 +137,16 @@ def step_size(schedule, eta0, power, alpha, t):
 
 
 @njit(cache=True, nogil=True)
-def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg):
+def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg, s=None):
     """One pass of mini-batch SGD over ``order`` (batch = 1: plain SGD; Shalev-Shwartz and
     Ben-David 2014, 14.3).
 
     Each step takes the mean gradient of the next ``batch`` rows plus alpha w (the intercept
     unpenalised), with the step of schedule ``opts = (alpha, schedule, eta0, power_t)``.
     ``t`` counts the steps taken before. With n_avg >= 0, ``u`` is the running mean of the
-    iterates after each step (n_avg of them so far). Returns (new t, new n_avg).
+    iterates after each step (n_avg of them so far). Returns (new t, new n_avg). With row
+    weights ``s`` each row's gradient is scaled by its weight (the penalty's step is not),
+    as in scikit-learn's ``SGDClassifier``; the step still divides by the rows of the batch.
     """
     d = w.shape[0] - 1
     alpha = opts[0]
@@ -140,7 +154,7 @@ def sgd_epoch(X, y, w, c, order, batch, loss, opts, t, g, u, n_avg):
     for start in range(0, n, batch):
         stop = min(start + batch, n)
         g[:] = 0.0
-        loss_grad(X, y, w, c, order[start:stop], loss, g)
+        loss_grad(X, y, w, c, order[start:stop], loss, g, s)
         t += 1
         eta = step_size(int(opts[1]), opts[2], opts[3], alpha, t)
         scale = eta / (stop - start)
@@ -179,28 +193,31 @@ def softmax_scores(X, W, c, i, z):
 
 
 @njit(cache=True, nogil=True)
-def softmax_loss_grad(X, labels, W, c, rows, G, z):
-    """Sum over ``rows`` of logsumexp(z_i) - z_{i, y_i}; adds the gradient sum to G (k, d+1).
+def softmax_loss_grad(X, labels, W, c, rows, G, z, s=None):
+    """Sum over ``rows`` of s_i (logsumexp(z_i) - z_{i, y_i}); adds the weighted gradient
+    sum to G (k, d+1).
 
-    ``labels`` holds class indices 0..k-1; ``z`` is scratch of length k.
+    ``labels`` holds class indices 0..k-1; ``z`` is scratch of length k; s the row weights
+    (1 when None).
     """
     d = W.shape[1] - 1
     total = 0.0
     for r in range(rows.shape[0]):
         i = rows[r]
         lse = softmax_scores(X, W, c, i, z)
-        total += lse - z[labels[i]]
+        si = row_weight(s, i)
+        total += si * (lse - z[labels[i]])
         for k in range(W.shape[0]):
             # np.float64: as plain Python (NUMBA_DISABLE_JIT) a Python float times a
             # float32 entry would round to float32
-            g = np.float64(math.exp(z[k] - lse) - (1.0 if k == labels[i] else 0.0))
+            g = np.float64(si * (math.exp(z[k] - lse) - (1.0 if k == labels[i] else 0.0)))
             row_axpy(X, i, g, G[k])
             G[k, d] += c * g
     return total
 
 
 @njit(cache=True, nogil=True)
-def softmax_sgd_epoch(X, labels, W, c, order, batch, opts, t, G, z, U, n_avg):
+def softmax_sgd_epoch(X, labels, W, c, order, batch, opts, t, G, z, U, n_avg, s=None):
     """:func:`sgd_epoch` for the softmax loss; W, G and U have shape (k, d + 1)."""
     d = W.shape[1] - 1
     alpha = opts[0]
@@ -208,7 +225,7 @@ def softmax_sgd_epoch(X, labels, W, c, order, batch, opts, t, G, z, U, n_avg):
     for start in range(0, n, batch):
         stop = min(start + batch, n)
         G[:] = 0.0
-        softmax_loss_grad(X, labels, W, c, order[start:stop], G, z)
+        softmax_loss_grad(X, labels, W, c, order[start:stop], G, z, s)
         t += 1
         eta = step_size(int(opts[1]), opts[2], opts[3], alpha, t)
         scale = eta / (stop - start)

@@ -1,22 +1,26 @@
 r"""Datafits (the data terms of the generalised linear models) and the objectives they make.
 
 .. math::
-    J(w, b) = \frac{1}{N}\sum_{i=1}^N \ell(y_i, \langle w, x_i\rangle + b)
-              + \frac{\alpha}{2}\lVert w\rVert^2
+    J(w, b) = \frac{1}{S}\sum_{i=1}^N s_i\,\ell(y_i, \langle w, x_i\rangle + b)
+              + \frac{\alpha}{2}\lVert w\rVert^2, \qquad S = \sum_{i=1}^N s_i
 
-An objective (:mod:`halfspaces._glm.objective`) is data + a datafit (:class:`Logistic`,
-:class:`Softmax` or :class:`Squared`: the loss ell) + the L2 penalty alpha, the intercept b
-never penalised. The solvers of :mod:`halfspaces._glm.solvers` ask it for values, gradients,
-Hessian-vector products, curvature blocks and SGD epochs; it asks its datafit, which never
-branches on a loss name (the design of skglm's ``datafits``).
+(s_i = 1 without weights, S = N: the mean loss). An objective
+(:mod:`halfspaces._glm.objective`) is data + a datafit (:class:`Logistic`, :class:`Softmax` or
+:class:`Squared`: the loss ell) + the L2 penalty alpha, the intercept b never penalised. The
+solvers of :mod:`halfspaces._glm.solvers` ask it for values, gradients, Hessian-vector
+products, curvature blocks and SGD epochs; it asks its datafit, which never branches on a loss
+name (the design of skglm's ``datafits``).
 
 Every datafit method takes a block of rows (:class:`Block`) and returns *sums* over it, not
 means, so that blocks (or Dask partitions) can be added: :meth:`Datafit.value_grad_block` is
-that plain function, arrays in and arrays out. Parameters travel as one flat float64 vector:
-(w, b) for one output, the rows (w_k, b_k) of a (k, d + 1) matrix for the softmax's k.
-Logistic and squared losses run the fused compiled loops (one pass over X for the loss and
-the gradient); the softmax uses BLAS (X @ W.T and R.T @ X), which is faster for k scores per
-row.
+that plain function, arrays in and arrays out. Row weights s_i travel with the block
+(:attr:`Block.weights`, None for unit weights, which runs the unweighted loops at no extra
+cost): every sum is then weighted, the curvatures h_i included, so that the Hessian-vector
+products, Gram matrices and curvature blocks built from them are weighted too. Parameters
+travel as one flat float64 vector: (w, b) for one output, the rows (w_k, b_k) of a (k, d + 1)
+matrix for the softmax's k. Logistic and squared losses run the fused compiled loops (one pass
+over X for the loss and the gradient); the softmax uses BLAS (X @ W.T and R.T @ X), which is
+faster for k scores per row.
 
 References
 ----------
@@ -39,6 +43,7 @@ from scipy.linalg.blas import dsyrk
 from halfspaces._fast import logistic as fast_logistic
 from halfspaces._fast import loop_input
 from halfspaces._glm import duals
+from halfspaces._glm.gaps import weighted_mean_gap
 
 __all__ = ["Block", "Datafit", "Logistic", "Softmax", "Squared", "curvature_blocks", "gram_cost",
            "softmax", "weighted_gram"]
@@ -56,10 +61,21 @@ class Block:
     y: NDArray  # ±1 (logistic), values (squared) or class indices (softmax)
     rows: NDArray  # 0, ..., m - 1: the rows the compiled loops visit
     c: float  # the constant feature: 1.0 with an intercept, else 0.0
+    weights: NDArray | None = None  # s_i >= 0 per row, float64; None: all 1
 
     @classmethod
-    def of(cls, X, y: NDArray, c: float) -> Block:
-        return cls(X, loop_input(X), y, np.arange(X.shape[0], dtype=np.intp), c)
+    def of(cls, X, y: NDArray, c: float, weights: NDArray | None = None) -> Block:
+        return cls(X, loop_input(X), y, np.arange(X.shape[0], dtype=np.intp), c, weights)
+
+    def total_weight(self) -> float:
+        """S = sum_i s_i over the block (its row count without weights)."""
+        if self.weights is None:
+            return float(self.rows.shape[0])
+        return float(np.sum(self.weights))
+
+    def weighted(self, h: NDArray) -> NDArray:
+        """h_i s_i over the rows (h itself without weights); h's last axis is the rows."""
+        return h if self.weights is None else h * self.weights
 
 
 class Datafit:
@@ -78,20 +94,22 @@ class Datafit:
         """The shape of the parameters: (d + 1,), or (k, d + 1)."""
         return (n_features + 1,)
 
-    def value_grad_block(self, X, y: NDArray, w: NDArray, c: float) -> tuple[float, NDArray]:
+    def value_grad_block(self, X, y: NDArray, w: NDArray, c: float,
+                         weights: NDArray | None = None) -> tuple[float, NDArray]:
         """The loss summed over the rows of X and its gradient in w (flat), in one pass.
 
         The function a worker runs on its partition: X a validated dense array or CSR
-        matrix, y its targets, w the flat parameters, c = 1.0 with an intercept, else 0.0.
-        Sums over blocks add up to the whole.
+        matrix, y its targets, w the flat parameters, c = 1.0 with an intercept, else 0.0,
+        and the rows' weights (None: all 1). Sums over blocks add up to the whole.
         """
-        return self.value_grad(Block.of(X, y, c), w)
+        return self.value_grad(Block.of(X, y, c, weights), w)
 
     def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         raise NotImplementedError
 
     def curvature(self, b: Block, w: NDArray) -> NDArray:
-        """h_ia, the loss's second derivative in score a of row i, shape (k, m)."""
+        """s_i h_ia, the loss's second derivative in score a of row i times the row's
+        weight, shape (k, m)."""
         raise NotImplementedError
 
     def hess_operator(self, b: Block, w: NDArray):
@@ -110,10 +128,11 @@ class Datafit:
         """
         raise NotImplementedError
 
-    def duality_gap(self, X, y: NDArray, w: NDArray, alpha: float,
-                    fit_intercept: bool) -> tuple[float, float]:
+    def duality_gap(self, X, y: NDArray, w: NDArray, alpha: float, fit_intercept: bool,
+                    weights: NDArray | None = None) -> tuple[float, float]:
         """(J(w) bounded above, a certified upper bound on J(w) - J*) over all of X
-        (:mod:`halfspaces._glm.duals`); w flat, as the solvers hold it."""
+        (:mod:`halfspaces._glm.duals`); w flat, as the solvers hold it; ``weights`` the
+        rows' s_i (None: all 1)."""
         raise NotImplementedError
 
 
@@ -124,12 +143,14 @@ class _Pointwise(Datafit):
 
     def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         grad = np.zeros(w.shape[0])
-        return fast_logistic.loss_grad(b.loop_X, b.y, w, b.c, b.rows, self.code, grad), grad
+        value = fast_logistic.loss_grad(b.loop_X, b.y, w, b.c, b.rows, self.code, grad,
+                                        b.weights)
+        return value, grad
 
     def curvature(self, b: Block, w: NDArray) -> NDArray:
         h = np.empty((1, b.rows.shape[0]))
         fast_logistic.curvature(b.loop_X, b.y, w, b.c, b.rows, self.code, h[0])
-        return h
+        return b.weighted(h)
 
     def hess_operator(self, b: Block, w: NDArray):
         h = self.curvature(b, w)[0]
@@ -146,7 +167,7 @@ class _Pointwise(Datafit):
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):
         g = np.empty(w.shape[0])
         return fast_logistic.sgd_epoch(b.loop_X, b.y, w, b.c, order, batch, self.code, opts, t, g,
-                                       u, n_avg)
+                                       u, n_avg, b.weights)
 
 
 @dataclass(frozen=True)
@@ -160,9 +181,10 @@ class Logistic(_Pointwise):
     code = fast_logistic.LOGISTIC
     curvature_bound = 0.25
 
-    def duality_gap(self, X, y, w, alpha, fit_intercept):
-        return duals.logistic_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
-                                 fit_intercept=fit_intercept)
+    def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
+        return weighted_mean_gap(duals.logistic_gap, X, y, w[:-1], float(w[-1]),
+                                       alpha=alpha, fit_intercept=fit_intercept,
+                                       weights=weights)
 
 
 @dataclass(frozen=True)
@@ -174,12 +196,20 @@ class Squared(_Pointwise):
     code = fast_logistic.SQUARED
     curvature_bound = 1.0
 
-    def duality_gap(self, X, y, w, alpha, fit_intercept):
+    def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         if alpha == 0:
-            return duals.least_squares_gap(X, y, w[:-1], float(w[-1]),
-                                          fit_intercept=fit_intercept)
-        return duals.ridge_gap(X, y, w[:-1], float(w[-1]), alpha=alpha,
-                              fit_intercept=fit_intercept)
+            return weighted_mean_gap(_unpenalised_least_squares_gap, X, y, w[:-1],
+                                           float(w[-1]), alpha=0.0,
+                                           fit_intercept=fit_intercept, weights=weights)
+        return weighted_mean_gap(duals.ridge_gap, X, y, w[:-1], float(w[-1]),
+                                       alpha=alpha, fit_intercept=fit_intercept,
+                                       weights=weights)
+
+
+def _unpenalised_least_squares_gap(X, y, w, b, *, alpha, fit_intercept, weights=None):
+    """:func:`halfspaces._glm.duals.least_squares_gap` in the signature of the other gap
+    functions (alpha is 0)."""
+    return duals.least_squares_gap(X, y, w, b, fit_intercept=fit_intercept, weights=weights)
 
 
 @dataclass(frozen=True)
@@ -213,11 +243,13 @@ class Softmax(Datafit):
 
     def value_grad(self, b: Block, w: NDArray) -> tuple[float, NDArray]:
         Z = self.scores(b, w.reshape(self.n_classes, -1))
-        value = -Z[b.rows, b.y].sum()
+        own = Z[b.rows, b.y]
         R, lse = softmax(Z)
-        value += lse.sum()
         R[b.rows, b.y] -= 1.0
-        return value, self._back(b, R).ravel()
+        if b.weights is None:
+            return lse.sum() - own.sum(), self._back(b, R).ravel()
+        R *= b.weights[:, None]
+        return b.weights @ (lse - own), self._back(b, R).ravel()
 
     def _back(self, b: Block, R: NDArray) -> NDArray:
         """Sum over rows of R_ia x'_i, shape (k, d + 1)."""
@@ -228,29 +260,33 @@ class Softmax(Datafit):
 
     def curvature(self, b: Block, w: NDArray) -> NDArray:
         P = self.probabilities(b, w.reshape(self.n_classes, -1))
-        return np.ascontiguousarray((P * (1.0 - P)).T)
+        return b.weighted(np.ascontiguousarray((P * (1.0 - P)).T))
 
     def hess_operator(self, b: Block, w: NDArray):
         P = self.probabilities(b, w.reshape(self.n_classes, -1))
+        sP = P if b.weights is None else P * b.weights[:, None]
 
         def product(v: NDArray) -> NDArray:
             S = self.scores(b, v.reshape(self.n_classes, -1))
-            R = P * (S - (P * S).sum(axis=1, keepdims=True))
+            R = sP * (S - (P * S).sum(axis=1, keepdims=True))
             return self._back(b, R).ravel()
 
         return product
 
     def hessian(self, b: Block, w: NDArray) -> NDArray:
-        """sum_i (diag(p_i) - p_i p_i^T) (x) x'_i x'_i^T: k diagonal blocks minus A^T A.
+        """sum_i s_i (diag(p_i) - p_i p_i^T) (x) x'_i x'_i^T: k diagonal blocks minus A^T A.
 
-        Row i of A is p_i (x) x'_i (its k d' products), so A^T A is the p p^T part; both
-        terms are SYRK updates over blocks of rows.
+        Row i of A is sqrt(s_i) p_i (x) x'_i (its k d' products), so A^T A is the p p^T
+        part; both terms are SYRK updates over blocks of rows.
         """
         P = self.probabilities(b, w.reshape(self.n_classes, -1))
         k, d1 = self.n_classes, b.X.shape[1] + 1
         H = np.zeros((k * d1, k * d1))
+        sP = b.weighted(P.T)
         for a in range(k):
-            H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] = weighted_gram(b.X, b.loop_X, P[:, a], b.c)
+            H[a * d1:(a + 1) * d1, a * d1:(a + 1) * d1] = weighted_gram(b.X, b.loop_X, sP[a], b.c)
+        if b.weights is not None:
+            P = P * np.sqrt(b.weights)[:, None]
         outer = np.zeros((k * d1, k * d1))
         step = max(1, SOFTMAX_BLOCK_ENTRIES // (k * d1))
         for start in range(0, b.X.shape[0], step):
@@ -263,17 +299,18 @@ class Softmax(Datafit):
         outer = np.triu(outer)
         return H - outer - np.triu(outer, 1).T
 
-    def duality_gap(self, X, y, w, alpha, fit_intercept):
+    def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         W = w.reshape(self.n_classes, -1)
-        return duals.softmax_gap(X, y, W[:, :-1], W[:, -1], alpha=alpha,
-                                fit_intercept=fit_intercept)
+        return weighted_mean_gap(duals.softmax_gap, X, y, W[:, :-1], W[:, -1],
+                                       alpha=alpha, fit_intercept=fit_intercept,
+                                       weights=weights)
 
     def sgd_epoch(self, b, w, u, n_avg, order, batch, opts, t):
         shape = (self.n_classes, b.X.shape[1] + 1)
         G, z = np.empty(shape), np.empty(self.n_classes)
         return fast_logistic.softmax_sgd_epoch(b.loop_X, b.y, w.reshape(shape), b.c, order, batch,
-                                               opts, t, G,
-                                    z, u.reshape(shape), n_avg)
+                                               opts, t, G, z, u.reshape(shape), n_avg,
+                                               b.weights)
 
 
 def softmax(Z: NDArray) -> tuple[NDArray, NDArray]:

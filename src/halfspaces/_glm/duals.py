@@ -414,9 +414,14 @@ GRAM_MAX = 2048
 
 
 @_guarded
-def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
-                      fit_intercept: bool) -> tuple[float, float]:
+def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *, fit_intercept: bool,
+                      weights: NDArray | None = None) -> tuple[float, float]:
     """(J(w, b) bounded above, a certified bound on J(w, b) - J*) for alpha = 0.
+
+    With row weights s_i, J = (1/(2n)) sum_i s_i (z_i - y_i)^2 (the convention of the
+    other gap functions: :func:`weighted_mean_gap` turns it into the weighted mean), the
+    same bound holds with the weighted gradient X'^T S r / n and H = X'^T S X' / n, every
+    product s_i r_i and s_i x_ij x_ik charged one rounding more.
 
     J is a quadratic with Hessian H = X'^T X' / n, so for X' of full column rank
     J(w') - J* = g^T H^-1 g / 2 = (Tg)^T S^-1 (Tg) / 2 <= ||T g||^2 / (2 lambda_min(S)),
@@ -435,20 +440,29 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
     z, e = scores_with_errors(X, w[None, :], np.array([b]), abs_X)
     z, e = z[:, 0], e[:, 0]
     size = _upv(_upv(np.abs(z - y)) + e)
-    primal = up(_mean_upper(_upv(0.5 * _upv(size * size)), n))
+    s = None if weights is None else np.asarray(weights, dtype=np.float64)
+    losses = _upv(0.5 * _upv(size * size))
+    primal = up(_mean_upper(losses if s is None else _upv(s * losses), n))
     columns = d + int(fit_intercept)
-    if columns > GRAM_MAX or n < columns or not math.isfinite(primal):
+    rows = n if s is None else int(np.count_nonzero(s))
+    if columns > GRAM_MAX or rows < columns or not math.isfinite(primal):
         return primal, math.inf
     r = y - z
     slack = _upv((e + np.abs(r) * (2.0 * UNIT_ROUNDOFF)) * (1.0 + 4.0 * UNIT_ROUNDOFF))
-    # X'^T r, and a componentwise bound on its distance to the exact X'^T r*
+    # X'^T S r, and a componentwise bound on its distance to the exact X'^T S r*: with
+    # weights, the products s_i r_i round once more (gamma_{n+3}) and the slack scales
+    if s is not None:
+        r, slack = s * r, _upv(s * slack)
+    extra = 0 if s is None else 1
     V = np.asarray(X.T @ r, dtype=np.float64)
-    error = _upv(_magnitudes(abs_X, np.abs(r)) * gamma(n + 2)
+    error = _upv(_magnitudes(abs_X, np.abs(r)) * gamma(n + 2 + extra)
                  + _magnitudes(abs_X, slack) * (1.0 + gamma(n + 2)))
     if fit_intercept:
         V = np.append(V, math.fsum(r.tolist()))
-        error = np.append(error, up(upper_sum(slack) + 2.0 * UNIT_ROUNDOFF * abs(V[-1])))
-    scaled, smallest = _scaled_smallest_eigenvalue(X, fit_intercept)
+        own = up(upper_sum(np.abs(r)) * UNIT_ROUNDOFF) if extra else 0.0
+        error = np.append(error, up(up(upper_sum(slack) + 2.0 * UNIT_ROUNDOFF * abs(V[-1]))
+                                    + own))
+    scaled, smallest = _scaled_smallest_eigenvalue(X, fit_intercept, s)
     if not smallest > 0.0:
         return primal, math.inf
     # ||T g|| with g = -V / n: T is exact, |V| + error >= |exact V|
@@ -456,33 +470,43 @@ def least_squares_gap(X, y: NDArray, w: NDArray, b: float, *,
     return primal, up(up(g * g) / up(2.0 * smallest))
 
 
-def _scaled_smallest_eigenvalue(X, fit_intercept: bool) -> tuple[NDArray, float]:
-    """(t, a lower bound on the smallest eigenvalue of S = T X'^T X' T / n), T = diag(t)
-    powers of two; the bound is 0.0 where none is found."""
+def _scaled_smallest_eigenvalue(X, fit_intercept: bool,
+                                s: NDArray | None = None) -> tuple[NDArray, float]:
+    """(t, a lower bound on the smallest eigenvalue of S = T X'^T D X' T / n), T = diag(t)
+    powers of two, D = diag(s) the row weights (the identity for None); the bound is 0.0
+    where none is found."""
     from scipy.linalg import cholesky, eigvalsh
 
     n = X.shape[0]
     X64 = X.astype(np.float64) if X.dtype != np.float64 else X
-    gram = X64.T @ X64
+    weighted = X64 if s is None else (
+        sp.diags(s) @ X64 if sp.issparse(X64) else X64 * s[:, None])
+    gram = X64.T @ weighted
     gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
     if fit_intercept:
-        sums = np.asarray(X64.sum(axis=0), dtype=np.float64).ravel()
-        gram = np.block([[gram, sums[:, None]], [sums[None, :], np.array([[float(n)]])]])
+        sums = np.asarray(weighted.sum(axis=0), dtype=np.float64).ravel()
+        corner = float(n) if s is None else math.fsum(s.tolist())
+        gram = np.block([[gram, sums[:, None]], [sums[None, :], np.array([[corner]])]])
     diagonal = np.diag(gram) / n
     if not np.all(diagonal > 0.0):
         return np.ones(len(diagonal)), 0.0  # an all-zero column: rank deficient
     # 2^-round(log2(h_jj) / 2): products by it are exact (barring underflow)
     t = np.ldexp(1.0, -np.round(np.log2(diagonal) / 2.0).astype(int))
     S = gram / n * t[:, None] * t[None, :]
-    # sum_i ||T x'_i||^2 = sum_j t_j^2 ||x'_j||^2 bounds || T |X'|^T |X'| T ||_F
+    # sum_i s_i ||T x'_i||^2 = sum_j t_j^2 sum_i s_i x'_ij^2 bounds || T |X'|^T D |X'| T ||_F
+    # (the trace of a positive semidefinite matrix); a weight is one factor more per product
     if sp.issparse(X64):
-        columns = np.bincount(X64.indices, weights=np.square(X64.data), minlength=X.shape[1])
+        squares = np.square(X64.data)
+        if s is not None:
+            squares = squares * np.repeat(s, np.diff(X64.indptr))
+        columns = np.bincount(X64.indices, weights=squares, minlength=X.shape[1])
     else:
-        columns = np.einsum("ij,ij->j", X64, X64)
+        columns = np.einsum("ij,ij->j", X64, weighted)
     if fit_intercept:
-        columns = np.append(columns, float(n))
-    total = up(upper_sum(columns * t * t) * (1.0 + gamma(n + 4)))
-    weyl = up(up(gamma(n + 3) * total) / n, 2)
+        columns = np.append(columns, float(n) if s is None else math.fsum(s.tolist()))
+    extra = 0 if s is None else 1
+    total = up(upper_sum(columns * t * t) * (1.0 + gamma(n + 4 + extra)))
+    weyl = up(up(gamma(n + 3 + extra) * total) / n, 2)
     try:
         estimate = float(eigvalsh(S, subset_by_index=[0, 0], check_finite=False)[0])
     except (np.linalg.LinAlgError, ValueError):

@@ -29,7 +29,7 @@ from halfspaces._fast import loop_input, products
 
 __all__ = [
     "UNIT_ROUNDOFF", "column_products", "dot_errors", "gamma", "lower_sum", "row_products",
-    "squared_norm_upper", "up", "upper_sum",
+    "squared_norm_upper", "up", "upper_sum", "weighted_mean_gap",
 ]
 
 UNIT_ROUNDOFF = 2.0**-53
@@ -134,3 +134,32 @@ def dot_errors(X, w: NDArray) -> NDArray:
 def squared_norm_upper(v: NDArray) -> float:
     """An upper bound on the exact ||v||^2 of a float64 vector (each square rounded once)."""
     return up(upper_sum(np.square(v)) * (1.0 + 2.0 * UNIT_ROUNDOFF))
+
+
+def weighted_mean_gap(gap_function, X, y: NDArray, W: NDArray, b, *, alpha: float,
+                      fit_intercept: bool, weights: NDArray | None) -> tuple[float, float]:
+    """``gap_function``'s (J bounded above, certified gap) for the weighted mean loss.
+
+    The estimators' J is (1/S) sum_i s_i loss_i + penalty, S = sum_i s_i; the gap
+    functions bound (1/n) sum_i s'_i loss_i + penalty, the same J for s'_i = s_i n / S.
+    Those s'_i are rounded (S by math.fsum, correctly rounded, then a division and a
+    product: within gamma_3 of exact, relatively), so the bounds are for J' with data
+    terms within a factor (1 +- g) of J's, g = gamma_4. With the losses >= 0,
+    J(w) <= J'(w) / (1 - g) and J* >= J'* / (1 + g), hence
+    J(w) - J* <= (J'(w) - J'*) + 2 g / (1 - g) J'(w): that margin is added to the gap.
+    None: unit weights, the gap function as it is.
+    """
+    if weights is None:
+        return gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept)
+    s = np.asarray(weights, dtype=np.float64)
+    total = math.fsum(s.tolist())
+    if not total > 0.0:
+        return math.inf, math.inf
+    scaled = s * (X.shape[0] / total)
+    primal, gap = gap_function(X, y, W, b, alpha=alpha, fit_intercept=fit_intercept,
+                               weights=scaled)
+    g = gamma(4)
+    if not math.isfinite(primal):
+        return primal, math.inf
+    margin = up(up(2.0 * g * primal) / (1.0 - g), 2)
+    return up(primal / (1.0 - g)), up(gap + margin)

@@ -24,8 +24,12 @@ __all__ = ["by_normal_equations", "lstsq", "normal_equation_scales", "normal_equ
 
 
 def lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool,
-          column_max: NDArray) -> NDArray:
+          column_max: NDArray, weights: NDArray | None = None) -> NDArray:
     """Centre, stack sqrt(N alpha) I under X for the penalty, solve by SVD, recover b.
+
+    With row weights s_i: centre by the weighted means, multiply row i by sqrt(s_i) and
+    stack sqrt(S alpha) I (S = sum_i s_i), the least-squares form of the weighted mean of
+    squares; a row of weight 0 becomes a row of zeros.
 
     Columns outside [2^-100, 2^100] are scaled by powers of two first
     (:func:`normal_equation_scales`): the SVD drops singular values below eps times the
@@ -33,15 +37,25 @@ def lstsq(X: NDArray, y: NDArray, alpha: float, fit_intercept: bool,
     scikit-learn); the minimum-norm solution of rank-deficient X is then that of the
     scaled columns.
     """
-    x_mean = X.mean(axis=0, dtype=np.float64) if fit_intercept else np.zeros(X.shape[1])
-    y_mean = y.mean() if fit_intercept else 0.0
+    s = np.ones(X.shape[0]) if weights is None else weights
+    total = float(X.shape[0]) if weights is None else float(np.sum(weights))
+    if not fit_intercept:
+        x_mean, y_mean = np.zeros(X.shape[1]), 0.0
+    elif weights is None:
+        x_mean, y_mean = X.mean(axis=0, dtype=np.float64), y.mean()
+    else:
+        x_mean = (s @ np.asarray(X, dtype=np.float64)) / total
+        y_mean = float(s @ y) / total
     A, rhs = np.asarray(X, dtype=np.float64) - x_mean, y - y_mean
+    if weights is not None:
+        root = np.sqrt(s)
+        A, rhs = A * root[:, None], rhs * root
     D = normal_equation_scales(column_max, alpha)  # max_i |x_ij|, as the objective found it
     scaled = not np.all(D == 1.0)
     if scaled:
         A = A * D
     if alpha > 0:  # sqrt(N) sqrt(alpha): N alpha overflowed to inf from alpha = 1e308 on
-        ridge = np.sqrt(X.shape[0]) * np.sqrt(alpha) * np.eye(X.shape[1])
+        ridge = np.sqrt(total) * np.sqrt(alpha) * np.eye(X.shape[1])
         A = np.vstack([A, ridge * D if scaled else ridge])
         rhs = np.concatenate([rhs, np.zeros(X.shape[1])])
     w = np.linalg.lstsq(A, rhs, rcond=None)[0]
@@ -54,14 +68,15 @@ def by_normal_equations(X, y: NDArray, obj: Objective) -> NDArray:
     """Solve (X'^T X' / N + alpha I_w) w' = X'^T y / N; least squares if it is singular.
 
     On X diag(D) and y t, powers of two (:func:`normal_equation_scales`), unscaled after.
+    With the objective's row weights s_i the sums are weighted and N is S = sum_i s_i.
     """
     D = normal_equation_scales(obj.rows.column_max_abs, obj.alpha)
     t = target_scale(y)
     Xs = scale_columns(X, D)
     K = obj.data.loop_X if Xs is X else Block.of(Xs, y, obj.c).loop_X
-    G, rhs = normal_equation_sums(Xs, K, y * t, obj.c)
-    return solve_normal_equations(G, rhs, X.shape[0], obj.alpha, obj.fit_intercept,
-                                  scales=D, target=t)
+    G, rhs = normal_equation_sums(Xs, K, y * t, obj.c, obj.weights)
+    return solve_normal_equations(G, rhs, obj.rows.total_weight, obj.alpha,
+                                  obj.fit_intercept, scales=D, target=t)
 
 
 # Columns and targets whose largest |entry| lies within [2^-100, 2^100] enter the normal
@@ -96,17 +111,21 @@ def _in_range(size: NDArray) -> NDArray:
     return (size == 0) | ((exponent > -_SAFE_EXPONENT) & (exponent <= _SAFE_EXPONENT))
 
 
-def normal_equation_sums(X, K, y: NDArray, c: float) -> tuple[NDArray, NDArray]:
-    """X'^T X' and X'^T y over the rows of X, x' = (x, c): sums, so that blocks add up.
+def normal_equation_sums(X, K, y: NDArray, c: float,
+                         weights: NDArray | None = None) -> tuple[NDArray, NDArray]:
+    """X'^T S X' and X'^T S y over the rows of X, x' = (x, c), S = diag(weights) (the
+    identity for None): sums, so that blocks add up.
 
     ``K`` is the compiled loops' view of X (:func:`halfspaces._fast.loop_input`). X and y
     are taken as they are: scale them first (:func:`normal_equation_scales`).
     """
-    G = weighted_gram(X, K, np.ones(X.shape[0]), c)
-    return G, np.append(np.asarray(X.T @ y).ravel(), c * y.sum())
+    s = np.ones(X.shape[0]) if weights is None else weights
+    G = weighted_gram(X, K, s, c)
+    sy = y if weights is None else s * y
+    return G, np.append(np.asarray(X.T @ sy).ravel(), c * sy.sum())
 
 
-def solve_normal_equations(G: NDArray, rhs: NDArray, n: int, alpha: float,
+def solve_normal_equations(G: NDArray, rhs: NDArray, n: float, alpha: float,
                            fit_intercept: bool, *, scales: NDArray | None = None,
                            target: float = 1.0) -> NDArray:
     """w' from the sums of :func:`normal_equation_sums` over n rows: Cholesky of

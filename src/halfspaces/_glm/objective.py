@@ -1,18 +1,19 @@
 r"""The objective J of the generalised linear models, split at its sums over the rows.
 
 .. math::
-    J(w, b) = \frac{1}{N}\sum_{i=1}^N \ell(y_i, \langle w, x_i\rangle + b)
-              + \frac{\alpha}{2}\lVert w\rVert^2
+    J(w, b) = \frac{1}{S}\sum_{i=1}^N s_i\,\ell(y_i, \langle w, x_i\rangle + b)
+              + \frac{\alpha}{2}\lVert w\rVert^2, \qquad S = \sum_{i=1}^N s_i
 
-What the solvers of :mod:`halfspaces._glm.solvers` ask of J is of two kinds. Sums of a datafit
-method over the rows (the loss and its gradient, Hessian-vector products, the Hessian and
-its class blocks over the curvature rows) come from a :class:`DataSums`: :class:`LocalSums`
-computes them over one in-memory X, ``halfspaces.dask`` adds them up over the partitions of
-a cluster (Spark MLlib's recipe: the optimiser on the driver, the sums on the workers).
-Everything else, the means, the penalty and its mask, the gradient scales of the stopping
-rule, the ridge that keeps the curvature blocks positive definite, the Hessian's null
-directions and the Newton step, is :class:`GLMObjective`'s alone, so that a local fit and a
-distributed one differ only in where the sums are computed.
+(the mean loss without row weights, s_i = 1). What the solvers of
+:mod:`halfspaces._glm.solvers` ask of J is of two kinds. Sums of a datafit method over the rows
+(the loss and its gradient, Hessian-vector products, the Hessian and its class blocks over the
+curvature rows) come from a :class:`DataSums`: :class:`LocalSums` computes them over one in-
+memory X, ``halfspaces.dask`` adds them up over the partitions of a cluster (Spark MLlib's
+recipe: the optimiser on the driver, the sums on the workers). Everything else, the means, the
+penalty and its mask, the gradient scales of the stopping rule, the ridge that keeps the
+curvature blocks positive definite, the Hessian's null directions and the Newton step, is
+:class:`GLMObjective`'s alone, so that a local fit and a distributed one differ only in where
+the sums are computed.
 
 References
 ----------
@@ -56,14 +57,20 @@ class DataSums:
     """Sums of one datafit's methods over every row of a data set, and the data's counts.
 
     The seam between :class:`GLMObjective` and where the rows live. Sums, not means: the
-    objective divides. The curvature methods sum over the curvature rows
-    (:meth:`curvature_count` of them), the others over all ``n_samples``.
+    objective divides, by :attr:`total_weight` (S = sum_i s_i, ``n_samples`` without row
+    weights). The curvature methods sum over the curvature rows (of total weight
+    :meth:`curvature_count`), the others over all ``n_samples``.
     """
 
     n_samples: int
     n_features: int
     nnz: int  # stored entries of X (n d when dense): an evaluation's cost
     column_max_abs: NDArray  # max_i |x_ij| per column, float64
+
+    @property
+    def total_weight(self) -> float:
+        """S = sum_i s_i, what the sums are divided by: ``n_samples`` without weights."""
+        return float(self.n_samples)
 
     def value_grad(self, w: NDArray) -> tuple[float, NDArray]:
         raise NotImplementedError
@@ -72,7 +79,8 @@ class DataSums:
         """v -> sum_i of the Hessian-vector products at w."""
         raise NotImplementedError
 
-    def curvature_count(self) -> int:
+    def curvature_count(self) -> float:
+        """The total weight of the curvature rows (their number without weights)."""
         raise NotImplementedError
 
     def hessian(self, w: NDArray) -> NDArray:
@@ -93,16 +101,23 @@ class DataSums:
 
 
 class LocalSums(DataSums):
-    """The sums over one in-memory X (a validated dense array or CSR matrix)."""
+    """The sums over one in-memory X (a validated dense array or CSR matrix), each row
+    weighted by ``weights`` (None: all 1)."""
 
-    def __init__(self, X, y: NDArray, datafit: Datafit, c: float) -> None:
+    def __init__(self, X, y: NDArray, datafit: Datafit, c: float,
+                 weights: NDArray | None = None) -> None:
         self.X, self.y, self.datafit = X, y, datafit
-        self.data = Block.of(X, y, c)
+        self.data = Block.of(X, y, c, weights)
+        self._total = self.data.total_weight()
         self.n_samples, self.n_features = X.shape
         self.nnz = X.nnz if sp.issparse(X) else X.size
         self.column_max_abs = column_max_abs(X)
         self._sample: Block | None = None
         self._weights: tuple[NDArray, NDArray] | None = None  # (w, h) of the last curvature
+
+    @property
+    def total_weight(self) -> float:
+        return self._total
 
     def value_grad(self, w):
         return self.datafit.value_grad(self.data, w)
@@ -117,12 +132,15 @@ class LocalSums(DataSums):
             return self.data
         if self._sample is None:
             rows = sample_rows(self.n_samples, m, 0)
-            self._sample = Block.of(np.ascontiguousarray(self.X[rows]), self.y[rows],
-                                   self.data.c)
+            weights = self.data.weights
+            sample = Block.of(np.ascontiguousarray(self.X[rows]), self.y[rows], self.data.c,
+                              None if weights is None else weights[rows])
+            # a sample of weight 0 (all its rows weigh nothing) has no curvature: all rows
+            self._sample = sample if sample.total_weight() > 0 else self.data
         return self._sample
 
     def curvature_count(self):
-        return self.sample().rows.shape[0]
+        return self.sample().total_weight()
 
     def hessian(self, w):
         return self.datafit.hessian(self.sample(), w)
@@ -192,7 +210,7 @@ class GLMObjective:
 
     def value_grad(self, w: NDArray) -> tuple[float, NDArray]:
         """J(w) and its gradient, in one pass over X."""
-        n = self.rows.n_samples
+        n = self.rows.total_weight
         value, grad = self.rows.value_grad(w)
         pen = self._mask * w
         return value / n + 0.5 * self.alpha * pen @ pen, grad / n + self.alpha * pen
@@ -240,7 +258,7 @@ class GLMObjective:
     # -- curvature -------------------------------------------------------------------------
     def hess_operator(self, w: NDArray):
         """v -> H(w) v, the Hessian of J at w as a function (two passes over X per product)."""
-        n = self.rows.n_samples
+        n = self.rows.total_weight
         ridge = self.alpha * self._mask
         data_product = self.rows.hess_product(w)
         return lambda v: data_product(v) / n + ridge * v
@@ -323,23 +341,31 @@ class GLMObjective:
 class Objective(GLMObjective):
     """J for in-memory data (X, y), a datafit and the L2 penalty alpha.
 
-    X is a validated dense array or CSR matrix; y its targets as the datafit reads them.
+    X is a validated dense array or CSR matrix; y its targets as the datafit reads them;
+    ``weights`` the rows' weights s_i >= 0 (validated, not all 0), taken once here: J is
+    then the weighted mean loss plus the penalty. None: the mean, by the unweighted loops.
     """
 
     rows: LocalSums
 
     def __init__(self, X, y: NDArray, datafit: Datafit, alpha: float,
-                 fit_intercept: bool) -> None:
-        super().__init__(LocalSums(X, y, datafit, 1.0 if fit_intercept else 0.0), datafit,
-                         alpha, fit_intercept)
+                 fit_intercept: bool, weights: NDArray | None = None) -> None:
+        super().__init__(LocalSums(X, y, datafit, 1.0 if fit_intercept else 0.0, weights),
+                         datafit, alpha, fit_intercept)
         self.X, self.y = X, y
+
+    @property
+    def weights(self) -> NDArray | None:
+        """The rows' weights s_i, or None for unit weights."""
+        return self.rows.data.weights
 
     @property
     def data(self) -> Block:
         return self.rows.data
 
     def duality_gap(self, w: NDArray) -> tuple[float, float]:
-        return self.datafit.duality_gap(self.X, self.y, w, self.alpha, self.fit_intercept)
+        return self.datafit.duality_gap(self.X, self.y, w, self.alpha, self.fit_intercept,
+                                        self.weights)
 
     def curvature_rows(self) -> Block:
         """The rows the curvature is averaged over: all of them, or for tall dense X

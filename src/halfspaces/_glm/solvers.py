@@ -202,7 +202,11 @@ def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
     averages, min(batch, n): a batch_size beyond n gives steps over all n rows, the same
     steps as batch_size=n (scikit-learn's MLP clips batch_size to n likewise); sqrt(256)
     on 50 rows took a step 2.3 times too long. For gd, L is bounded by the mean of
-    ||x'_i||^2 times the datafit's curvature bound (1/4 logistic, 1 squared).
+    ||x'_i||^2 times the datafit's curvature bound (1/4 logistic, 1 squared). With row
+    weights s_i, the gradient's curvature is the weighted mean's, and a stochastic step on
+    row i moves by s_i times its gradient: the means and the maximum are of s_i ||x'_i||^2
+    (over S for gd), so that multiplying every weight by one constant leaves the data's
+    steps as they were.
     """
     X = obj.X
     norms = (
@@ -211,6 +215,9 @@ def auto_eta0(obj: Objective, solver: str, batch: int) -> float:
         else np.einsum("ij,ij->i", X, X, dtype=np.float64)
     )
     norms = norms + obj.c
+    if obj.weights is not None:
+        norms = norms * obj.weights
+        norms = norms * (norms.shape[0] / obj.rows.total_weight) if solver == "gd" else norms
     if solver == "gd":
         curv = obj.datafit.curvature_bound
         return 1.0 / max(curv * norms.mean() + obj.alpha, 1e-12)

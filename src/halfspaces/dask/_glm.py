@@ -53,6 +53,11 @@ class _Distributed:
     _solvers: tuple[str, ...]
 
     def _refuse_solver(self) -> None:
+        if getattr(self, "class_weight", None) is not None:
+            raise ValueError(
+                f"halfspaces.dask.{type(self).__name__}(class_weight="
+                f"{self.class_weight!r}): the distributed fit takes no weights yet; set "
+                "class_weight=None, or fit the serial estimator on data in memory.")
         if self.solver not in self._solvers:
             name = type(self).__name__
             raise ValueError(
@@ -152,6 +157,9 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LogisticRegression`.
+    class_weight : None, default=None
+        Kept for the serial class's signature: a distributed fit takes no weights yet, and
+        a value other than None is refused when fitting.
 
     Examples
     --------

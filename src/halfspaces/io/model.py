@@ -71,13 +71,14 @@ FORMAT_NAME = "halfspaces-model"
 FORMAT_VERSION = 3
 """The newest model format this version reads and writes. Version 2 added the kernel
 perceptrons' ``margin`` and ``burn_in`` (and ``_burn_in``); version 3 the ``class_weight``
-of the exact ERM classifiers (a dict keyed by numbers stored as ``$pairs``); a file is
-written in the oldest version that holds its class (:data:`FIRST_VERSION`), so that an older
-halfspaces reads what it can and names the version of what it cannot, rather than calling
-it corrupt (it would refuse the unknown parameter)."""
+of the exact ERM classifiers, LogisticRegression and LinearSVM (a dict keyed by numbers
+stored as ``$pairs``); a file is written in the oldest version that holds its class
+(:data:`FIRST_VERSION`), so that an older halfspaces reads what it can and names the
+version of what it cannot, rather than calling it corrupt (it would refuse the unknown
+parameter)."""
 FIRST_VERSION = {"KernelPerceptron": 2, "VotedKernelPerceptron": 2,
                  "LinearProgramClassifier": 3, "MaxMarginClassifier": 3,
-                 "ZeroOneERMClassifier": 3}
+                 "ZeroOneERMClassifier": 3, "LogisticRegression": 3, "LinearSVM": 3}
 """The format version that first held each class's current parameters (1 where absent)."""
 META = "__halfspaces__"
 
