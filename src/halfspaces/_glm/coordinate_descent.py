@@ -44,7 +44,7 @@ from halfspaces._fast import coordinate_descent as fast_cd
 from halfspaces._glm.penalties import ElasticNet
 from halfspaces._glm.sparse_duals import LOSSES, elastic_net_gap
 
-__all__ = ["CDRun", "alpha_max", "solve_cd"]
+__all__ = ["CDRun", "alpha_max", "solve_cd", "solve_svm_cd"]
 
 _CODES = {"squared": fast_cd.SQUARED, "logistic": fast_cd.LOGISTIC,
           "squared_hinge": fast_cd.SQUARED_HINGE}
@@ -249,3 +249,22 @@ def _inner(p: _Problem, w: NDArray, z: NDArray, lips: NDArray, ws: NDArray, opts
         worst = float(np.max(penalty.violations(w[ws], g_ws), initial=0.0))
         if max(worst, abs(p.c * float(r.sum()))) <= inner_tol:
             return
+
+
+def solve_svm_cd(X, y: NDArray, *, alpha: float, l1_ratio: float, fit_intercept: bool,
+                 tol: float, max_iter: int, weights: NDArray | None = None,
+                 start: NDArray | None = None):
+    """The squared hinge with the elastic net (LIBLINEAR's -s 5 when l1_ratio = 1) as an
+    :class:`~halfspaces._glm.svm_dual.SvmDualRun`; its ``dual`` is beta_i = 2 (1 - m_i)_+,
+    the dual variables of the L2 problem's convention (w = sum_i beta_i s_i y_i x_i /
+    (alpha n) at l1_ratio = 0), and its multiplier (b, 0)."""
+    from halfspaces._glm.svm_dual import SvmDualRun
+
+    run = solve_cd(X, y, loss="squared_hinge", alpha=alpha, l1_ratio=l1_ratio,
+                   fit_intercept=fit_intercept, tol=tol, max_iter=max_iter, weights=weights,
+                   start=start)
+    coef, b = run.w[:-1].copy(), float(run.w[-1])
+    margins = y * (np.asarray(X @ coef, dtype=np.float64).ravel() + b)
+    return SvmDualRun(coef=coef, intercept=b, dual=2.0 * np.maximum(1.0 - margins, 0.0),
+                      multiplier=np.array([b, 0.0]), n_iter=run.n_iter,
+                      objective=run.objective, gap=run.gap, converged=run.converged)
