@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -71,9 +72,9 @@ class CDRun:
 class _Problem:
     """The data as the loops read them: columns of X, targets, normalised weights."""
 
-    X: object
-    columns: object  # the compiled loop's XT (rows of X^T)
-    XT: object  # X^T for the gradients (dense or CSR)
+    X: Any
+    columns: Any  # the compiled loop's XT (rows of X^T): a (d, n) array or a CSR triple
+    XT: Any  # X^T for the gradients (dense or CSR)
     y: NDArray
     s: NDArray  # weights with mean 1 (all 1 without weights)
     weighted: bool
@@ -114,6 +115,7 @@ def _problem(X, y: NDArray, loss: str, fit_intercept: bool, weights: NDArray | N
     n = X.shape[0]
     s = (np.ones(n) if weights is None
          else np.asarray(weights, dtype=np.float64) * (n / math.fsum(weights)))
+    columns: Any
     if sp.issparse(X):
         csc = X.tocsc()
         csc.sort_indices()
