@@ -188,7 +188,7 @@ def solve_cd(X, y: NDArray, *, loss: str, alpha: float, l1_ratio: float, fit_int
     gradient_tol, curve, gap, objective = float(tol), [], math.inf, math.inf
     converged = stalled = False
     n_iter = 0
-    ws_size = _FIRST_WS
+    ws_size, previous = _FIRST_WS, math.inf
     for n_iter in range(1, max_iter + 1):
         g, g_b = p.gradient(z)
         curve.append(p.value(z) + penalty.value(w[:d]))
@@ -204,6 +204,13 @@ def solve_cd(X, y: NDArray, *, loss: str, alpha: float, l1_ratio: float, fit_int
             if gradient_tol < tol * _GRADIENT_FLOOR:
                 stalled = True
                 break
+        if len(curve) > 1 and curve[-1] >= curve[-2] and worst >= previous:
+            # neither J nor the violations decrease in floating point: rounding's are left
+            objective, gap = _gap(p, w, penalty)
+            converged = gap <= tol * objective
+            stalled = not converged
+            break
+        previous = worst
         ws = _working_set(w[:d], g, bad, ws_size, penalty, warm and n_iter == 1)
         ws_size = max(_FIRST_WS, min(2 * int(np.count_nonzero(w[:d])), d))
         _inner(p, w, z, lips, ws, opts, penalty, max(0.3 * worst, 0.1 * gradient_tol))
@@ -245,7 +252,10 @@ def _inner(p: _Problem, w: NDArray, z: NDArray, lips: NDArray, ws: NDArray, opts
         return
     XT_ws = p.XT[ws]
     for _ in range(_MAX_INNER):
-        fast_cd.cd_epochs(p.columns, p.y, p.s, w, z, lips, ws, p.code, opts, _INNER_PASSES)
+        moved = fast_cd.cd_epochs(p.columns, p.y, p.s, w, z, lips, ws, p.code, opts,
+                                  _INNER_PASSES)
+        if moved == 0.0:  # a fixed point in floating point
+            return
         r = p.s * p.derivatives(z) * p.inv_s
         g_ws = np.asarray(XT_ws @ r, dtype=np.float64).ravel()
         worst = float(np.max(penalty.violations(w[ws], g_ws), initial=0.0))
