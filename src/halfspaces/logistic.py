@@ -101,7 +101,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         each epoch (Shalev-Shwartz and Ben-David, Chapter 14).
         "minibatch": the same with ``batch_size`` examples per step.
         "cd": proximal coordinate descent over working sets of columns (Massias et al.
-        2018, skglm's working sets), the only solver of ``l1_ratio > 0``; two classes only.
+        2018, skglm's working sets), the only solver of ``l1_ratio > 0``; beyond two
+        classes the L1 part is elementwise on the k x d weights (no group penalty), and
+        each step moves one feature's k weights.
         "auto": "cd" when ``l1_ratio > 0``, "lbfgs" otherwise.
     alpha : float, default=0.0
         L2 penalty strength. With alpha = 0 on linearly separable data no maximiser of
@@ -300,7 +302,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
 
     def _set_fitted(self, obj: Objective, targets: Targets, run: SolverRun) -> None:
         W = run.w.reshape(-1, obj.shape[-1]).copy()
-        if obj.datafit.shift_invariant:  # the softmax ignores a shift common to all classes
+        # the softmax ignores a shift common to all classes; cd centres its intercepts
+        # itself, before its gap (the L1 part is not shift-invariant in the weights)
+        if obj.datafit.shift_invariant and self._solver() != "cd":
             free = slice(-1, None) if self.alpha > 0 else slice(None)
             W[:, free] -= W[:, free].mean(axis=0)
         self._w, self._state = W.ravel(), run.state

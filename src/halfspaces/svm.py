@@ -162,7 +162,6 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         same number of rows and the same classes); otherwise from zero. The dual variables
         are scale-free, so a refit at a new alpha (a regularisation path) starts from the
         same ``dual_coef_`` (clipped into the hinge's box [0, 1] if needed).
-
     l1_ratio : float in [0, 1], default=0.0
         The share rho of the L1 part of the elastic-net penalty: alpha (rho ||w||_1 +
         (1 - rho)/2 ||w||^2) replaces alpha/2 ||w||^2 (the convention of scikit-learn's
@@ -174,6 +173,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         2 max(0, 1 - m_i) and a warm start begins from the previous ``coef_`` and
         ``intercept_``. The hinge with an L1 part is refused, as LIBLINEAR does not offer
         it.
+
     Attributes
     ----------
     [fitted_attributes]

@@ -257,3 +257,70 @@ def test_running_out_of_iterations_warns():
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         LogisticRegression(solver="cd", alpha=0.001, l1_ratio=1.0, max_iter=1,
                            tol=1e-12).fit(X, y)
+
+
+def multiclass(seed=0, n=150, d=10, k=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    W = rng.normal(size=(k, d)) * (rng.random((k, d)) < 0.4)
+    return X, np.argmax(X @ W.T + rng.gumbel(size=(n, k)), axis=1)
+
+
+def softmax_value(X, y, coef, intercept, alpha, l1_ratio):
+    """The softmax J from its formula, the elastic net on every entry of coef (k, d)."""
+    from scipy.special import logsumexp
+
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    Z = X @ coef.T + intercept
+    data = np.mean(logsumexp(Z, axis=1) - Z[np.arange(len(y)), y])
+    return (data + alpha * l1_ratio * np.abs(coef).sum()
+            + 0.5 * alpha * (1 - l1_ratio) * np.sum(coef**2))
+
+
+@pytest.mark.parametrize("l1_ratio", [1.0, 0.5])
+@pytest.mark.parametrize("fmt", ["dense64", "csr32"])
+def test_softmax_reaches_scikit_learns_objective(l1_ratio, fmt):
+    X, y = multiclass(0)
+    alpha = 0.01
+    ours = LogisticRegression(solver="cd", alpha=alpha, l1_ratio=l1_ratio, **TIGHT).fit(
+        in_format(X, fmt), y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = SkLogisticRegression(C=1.0 / (len(y) * alpha), l1_ratio=l1_ratio, solver="saga",
+                                  tol=1e-14, max_iter=1_000_000).fit(X, y)
+    J = softmax_value(X, y, ours.coef_, ours.intercept_, alpha, l1_ratio)
+    J_sk = softmax_value(X, y, sk.coef_, sk.intercept_, alpha, l1_ratio)
+    assert abs(J - J_sk) <= 1e-8 * J_sk
+    assert J - min(J, J_sk) <= ours.gap_
+    assert 0 < np.count_nonzero(ours.coef_) < ours.coef_.size or l1_ratio < 1
+
+
+@pytest.mark.parametrize("max_iter", [1, 3, 5])
+def test_softmax_gap_is_honest_after_early_stops(max_iter):
+    X, y = multiclass(1)
+    alpha = 0.005
+    best = solve_cd(X, y, loss="softmax", n_classes=4, alpha=alpha, l1_ratio=1.0,
+                    fit_intercept=True, tol=1e-13, max_iter=1000)
+    W = best.w.reshape(4, -1)
+    J_best = softmax_value(X, y, W[:, :-1], W[:, -1], alpha, 1.0)
+    run = solve_cd(X, y, loss="softmax", n_classes=4, alpha=alpha, l1_ratio=1.0,
+                   fit_intercept=True, tol=1e-13, max_iter=max_iter)
+    W = run.w.reshape(4, -1)
+    assert softmax_value(X, y, W[:, :-1], W[:, -1], alpha, 1.0) - J_best <= run.gap
+
+
+def test_softmax_alpha_max_is_where_the_weights_become_zero():
+    X, y = multiclass(2)
+    n = len(y)
+    share = np.bincount(y) / n
+    P = np.tile(share, (n, 1))
+    P[np.arange(n), y] -= 1.0
+    want = np.abs(X.T @ P).max() / n  # at W = 0 with the log-share intercepts
+    top = alpha_max(X, y, loss="softmax", n_classes=4, l1_ratio=1.0, fit_intercept=True)
+    assert_allclose(top, want, rtol=1e-10)
+    at = solve_cd(X, y, loss="softmax", n_classes=4, alpha=top, l1_ratio=1.0,
+                  fit_intercept=True, tol=1e-12, max_iter=100)
+    below = solve_cd(X, y, loss="softmax", n_classes=4, alpha=0.99 * top, l1_ratio=1.0,
+                     fit_intercept=True, tol=1e-12, max_iter=100)
+    assert not np.any(at.w.reshape(4, -1)[:, :-1])
+    assert np.any(below.w.reshape(4, -1)[:, :-1])

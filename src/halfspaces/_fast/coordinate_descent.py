@@ -185,3 +185,133 @@ def column_lipschitz(XT, s: np.ndarray, curvature: float, inv_s: float) -> np.nd
     else:
         sums = np.square(XT, dtype=np.float64) @ s
     return sums * (curvature * inv_s)
+
+
+def _softmax_grad_dense(XT, j, P, labels, s, g):
+    for a in range(g.shape[0]):
+        g[a] = 0.0
+    for i in range(XT.shape[1]):
+        x = XT[j, i]
+        if x != 0.0:
+            for a in range(g.shape[0]):
+                g[a] += s[i] * x * P[i, a]
+            g[labels[i]] -= s[i] * x
+
+
+def _softmax_grad_csr(XT, j, P, labels, s, g):
+    data, indices, indptr = XT
+    for a in range(g.shape[0]):
+        g[a] = 0.0
+    for q in range(indptr[j], indptr[j + 1]):
+        i, x = indices[q], data[q]
+        for a in range(g.shape[0]):
+            g[a] += s[i] * x * P[i, a]
+        g[labels[i]] -= s[i] * x
+
+
+def softmax_column_grad(XT, j, P, labels, s, g):
+    """g[a] = sum_i s_i x_ij (p_ia - [y_i = a]): S times the softmax's dF/dw_aj."""
+    (_softmax_grad_csr if isinstance(XT, tuple) else _softmax_grad_dense)(XT, j, P, labels,
+                                                                          s, g)
+
+
+@overload(softmax_column_grad)
+def _overload_softmax_column_grad(XT, j, P, labels, s, g):
+    from numba import types
+
+    if isinstance(XT, types.Array) and XT.ndim == 2:
+        return _softmax_grad_dense
+    if isinstance(XT, types.BaseTuple) and len(XT) == 3:
+        return _softmax_grad_csr
+    return None
+
+
+@njit(cache=True, nogil=True)
+def _softmax_row(Z, P, i):
+    """P[i] = softmax(Z[i]), the exponentials of non-positive numbers."""
+    top = Z[i, 0]
+    for a in range(Z.shape[1]):
+        top = max(top, Z[i, a])
+    total = 0.0
+    for a in range(Z.shape[1]):
+        P[i, a] = math.exp(Z[i, a] - top)
+        total += P[i, a]
+    for a in range(Z.shape[1]):
+        P[i, a] /= total
+
+
+def _softmax_update_dense(XT, j, delta, Z, P):
+    for i in range(XT.shape[1]):
+        x = XT[j, i]
+        if x != 0.0:
+            for a in range(delta.shape[0]):
+                Z[i, a] += x * delta[a]
+            _softmax_row(Z, P, i)
+
+
+def _softmax_update_csr(XT, j, delta, Z, P):
+    data, indices, indptr = XT
+    for q in range(indptr[j], indptr[j + 1]):
+        i, x = indices[q], data[q]
+        for a in range(delta.shape[0]):
+            Z[i, a] += x * delta[a]
+        _softmax_row(Z, P, i)
+
+
+def softmax_column_update(XT, j, delta, Z, P):
+    """Z[i] += x_ij delta and P[i] = softmax(Z[i]) for the rows of column j."""
+    (_softmax_update_csr if isinstance(XT, tuple) else _softmax_update_dense)(XT, j, delta, Z, P)
+
+
+@overload(softmax_column_update)
+def _overload_softmax_column_update(XT, j, delta, Z, P):
+    from numba import types
+
+    if isinstance(XT, types.Array) and XT.ndim == 2:
+        return _softmax_update_dense
+    if isinstance(XT, types.BaseTuple) and len(XT) == 3:
+        return _softmax_update_csr
+    return None
+
+
+@njit(cache=True, nogil=True)
+def softmax_cd_epochs(XT, labels, s, W, Z, P, lips, ws, opts, n_epochs):
+    """:func:`cd_epochs` for the softmax: W of shape (k, d + 1), a step on the k weights of
+    one feature at a time (a block step, ``lips[j]`` bounding that block's curvature), then
+    on the k intercepts; Z (n, k) the scores and P their softmax, kept in step."""
+    alpha1, alpha2, c, inv_s, curvature = opts
+    k, d = W.shape[0], W.shape[1] - 1
+    g, delta = np.empty(k), np.empty(k)
+    n = Z.shape[0]
+    moved = 0.0
+    for _ in range(n_epochs):
+        moved = 0.0
+        for p in range(ws.shape[0]):
+            j = ws[p]
+            softmax_column_grad(XT, j, P, labels, s, g)
+            changed = False
+            for a in range(k):
+                new = prox_step(W[a, j], g[a] * inv_s, lips[j], alpha1, alpha2)
+                delta[a] = new - W[a, j]
+                if delta[a] != 0.0:
+                    changed = True
+                    W[a, j] = new
+                    moved = max(moved, abs(delta[a]) * math.sqrt(lips[j]))
+            if changed:
+                softmax_column_update(XT, j, delta, Z, P)
+        if c != 0.0:
+            for a in range(k):
+                g[a] = 0.0
+            for i in range(n):
+                for a in range(k):
+                    g[a] += s[i] * P[i, a]
+                g[labels[i]] -= s[i]
+            for a in range(k):
+                delta[a] = -g[a] * inv_s / curvature
+                W[a, d] += delta[a]
+                moved = max(moved, abs(delta[a]) * math.sqrt(curvature))
+            for i in range(n):
+                for a in range(k):
+                    Z[i, a] += delta[a]
+                _softmax_row(Z, P, i)
+    return moved

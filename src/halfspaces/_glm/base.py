@@ -182,13 +182,12 @@ class GLM(SparseInputMixin, BaseEstimator):
         loss = obj.datafit.sparse_loss
         if loss is None or not isinstance(obj, Objective):
             raise ValueError(
-                f"{type(self).__name__}: solver='cd' (and l1_ratio > 0) fits the squared, "
-                "logistic and squared hinge losses on data in memory; use solver='lbfgs' "
-                "with l1_ratio=0.")
+                f"{type(self).__name__}: solver='cd' (and l1_ratio > 0) fits data in "
+                "memory; use solver='lbfgs' with l1_ratio=0.")
         max_iter = CD_MAX_ITER if self.max_iter is None else int(self.max_iter)
         run = solve_cd(obj.X, obj.y, loss=loss, alpha=obj.alpha, l1_ratio=float(self.l1_ratio),
                        fit_intercept=obj.fit_intercept, tol=float(self.tol), max_iter=max_iter,
-                       start=self._start(obj))
+                       start=self._start(obj), n_classes=obj.n_outputs)
         return SolverRun(run.w, run.n_iter, run.converged, run.loss_curve, stalled=run.stalled,
                          objective=run.objective, gap=run.gap)
 

@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
-from scipy.special import expit
+from scipy.special import expit, logsumexp, softmax
 
 from halfspaces._fast import coordinate_descent as fast_cd
 from halfspaces._glm.penalties import ElasticNet
-from halfspaces._glm.sparse_duals import LOSSES, elastic_net_gap
+from halfspaces._glm.sparse_duals import LOSSES, elastic_net_gap, softmax_elastic_net_gap
 
 __all__ = ["CDRun", "alpha_max", "solve_cd", "solve_svm_cd"]
 
@@ -70,48 +70,112 @@ class CDRun:
 
 @dataclass(frozen=True)
 class _Problem:
-    """The data as the loops read them: columns of X, targets, normalised weights."""
+    """The data as the loops read them: columns of X, targets, normalised weights; the
+    parameters as a (k, d + 1) matrix W (k = 1 but for the softmax), scores Z."""
 
     X: Any
     columns: Any  # the compiled loop's XT (rows of X^T): a (d, n) array or a CSR triple
     XT: Any  # X^T for the gradients (dense or CSR)
-    y: NDArray
+    y: NDArray  # ±1 or values; class indices for the softmax
     s: NDArray  # weights with mean 1 (all 1 without weights)
     weighted: bool
     loss: str
     c: float
+    k: int = 1
 
     @property
     def code(self) -> int:
         return _CODES[self.loss]
 
     @property
+    def curvature(self) -> float:
+        return fast_cd.CURVATURE[self.code]
+
+    @property
     def inv_s(self) -> float:
         return 1.0 / float(self.s.sum())
 
-    def derivatives(self, z: NDArray) -> NDArray:
+    def derivatives(self, Z: NDArray) -> NDArray:
+        """s_i loss'(z_i) / S per row (and class)."""
         y = self.y
         if self.loss == "squared":
-            return z - y
-        if self.loss == "logistic":
-            return -y * expit(-y * z)
-        return -2.0 * y * np.maximum(1.0 - y * z, 0.0)
+            r = Z - y
+        elif self.loss == "logistic":
+            r = -y * expit(-y * Z)
+        else:
+            r = -2.0 * y * np.maximum(1.0 - y * Z, 0.0)
+        return self.s * r * self.inv_s
 
-    def gradient(self, z: NDArray) -> tuple[NDArray, float]:
-        """(dJ/dw of the datafit, dJ/db) at the scores z."""
-        r = self.s * self.derivatives(z) * self.inv_s
-        return np.asarray(self.XT @ r, dtype=np.float64).ravel(), self.c * float(r.sum())
+    def gradient(self, Z: NDArray) -> tuple[NDArray, NDArray]:
+        """(dF/dW of the datafit F, shape (k, d); dF/db, shape (k,)) at the scores Z."""
+        r = self.derivatives(Z)
+        G = np.asarray(self.XT @ r, dtype=np.float64).reshape(-1, self.k).T
+        return G, self.c * np.atleast_1d(r.sum(axis=0))
 
-    def value(self, z: NDArray) -> float:
-        return float(fast_cd.datafit_value(self.y, self.s, z, self.code, self.inv_s))
+    def value(self, Z: NDArray) -> float:
+        return float(fast_cd.datafit_value(self.y, self.s, Z, self.code, self.inv_s))
 
-    def scores(self, w: NDArray) -> NDArray:
-        return np.asarray(self.X @ w[:-1], dtype=np.float64).ravel() + self.c * w[-1]
+    def scores(self, W: NDArray) -> NDArray:
+        return np.asarray(self.X @ W[0, :-1], dtype=np.float64).ravel() + self.c * W[0, -1]
+
+    def epochs(self, W: NDArray, Z: NDArray, lips: NDArray, ws: NDArray, opts: tuple) -> float:
+        return fast_cd.cd_epochs(self.columns, self.y, self.s, W[0], Z, lips, ws, self.code,
+                                 opts, _INNER_PASSES)
+
+    def intercepts(self) -> NDArray:
+        """The optimal intercepts with W = 0 (0 without an intercept)."""
+        return np.array([_intercept_only(self)])
+
+    def gap(self, W: NDArray, penalty: ElasticNet) -> tuple[float, float]:
+        return elastic_net_gap(self.X, self.y, W[0, :-1], float(W[0, -1]), loss=self.loss,
+                               penalty=penalty, fit_intercept=self.c == 1.0,
+                               weights=self.s if self.weighted else None)
 
 
-def _problem(X, y: NDArray, loss: str, fit_intercept: bool, weights: NDArray | None):
-    if loss not in LOSSES:
-        raise ValueError(f"coordinate descent fits the losses {LOSSES}, not {loss!r}")
+class _SoftmaxProblem(_Problem):
+    """The softmax's k scores per row: W holds a row per class; Z the (n, k) scores and P
+    their softmax probabilities, which the compiled loop keeps in step."""
+
+    @property
+    def curvature(self) -> float:
+        return 0.5  # ||diag(p) - p p^T||_2 <= 1/2: a block bound for a feature's k weights
+
+    def derivatives(self, Z: NDArray) -> NDArray:
+        P = softmax(Z, axis=1)
+        P[np.arange(P.shape[0]), self.y] -= 1.0
+        return self.s[:, None] * P * self.inv_s
+
+    def value(self, Z: NDArray) -> float:
+        rows = np.arange(Z.shape[0])
+        losses = logsumexp(Z, axis=1) - Z[rows, self.y]
+        return float(self.s @ losses) * self.inv_s
+
+    def scores(self, W: NDArray) -> NDArray:
+        return np.asarray(self.X @ W[:, :-1].T, dtype=np.float64) + self.c * W[:, -1]
+
+    def epochs(self, W, Z, lips, ws, opts):
+        P = softmax(Z, axis=1)
+        return fast_cd.softmax_cd_epochs(self.columns, self.y, self.s, W, Z, P, lips, ws,
+                                         opts, _INNER_PASSES)
+
+    def intercepts(self) -> NDArray:
+        if self.c == 0.0:
+            return np.zeros(self.k)
+        share = np.bincount(self.y, weights=self.s, minlength=self.k) * self.inv_s
+        logs = np.log(np.where(share > 0, share, 1.0))
+        return np.where(share > 0, logs - logs[share > 0].mean(), 0.0)
+
+    def gap(self, W, penalty):
+        return softmax_elastic_net_gap(self.X, self.y, W[:, :-1], W[:, -1], penalty=penalty,
+                                       fit_intercept=self.c == 1.0,
+                                       weights=self.s if self.weighted else None)
+
+
+def _problem(X, y: NDArray, loss: str, fit_intercept: bool, weights: NDArray | None,
+             n_classes: int = 1) -> _Problem:
+    if loss not in (*LOSSES, "softmax"):
+        raise ValueError(f"coordinate descent fits the losses {LOSSES} and the softmax, "
+                         f"not {loss!r}")
     n = X.shape[0]
     s = (np.ones(n) if weights is None
          else np.asarray(weights, dtype=np.float64) * (n / math.fsum(weights)))
@@ -122,12 +186,16 @@ def _problem(X, y: NDArray, loss: str, fit_intercept: bool, weights: NDArray | N
         columns, XT = (csc.data, csc.indices, csc.indptr), csc.T
     else:
         columns = XT = np.ascontiguousarray(X.T)
+    c = 1.0 if fit_intercept else 0.0
+    if loss == "softmax":
+        return _SoftmaxProblem(X, columns, XT, np.asarray(y, dtype=np.intp), s,
+                               weights is not None, "logistic", c, n_classes)
     return _Problem(X, columns, XT, np.asarray(y, dtype=np.float64), s, weights is not None,
-                    loss, 1.0 if fit_intercept else 0.0)
+                    loss, c)
 
 
 def _intercept_only(p: _Problem) -> float:
-    """The optimal intercept with w = 0 (0 without an intercept)."""
+    """The optimal intercept with w = 0 (0 without an intercept), binary or squared."""
     if p.c == 0.0:
         return 0.0
     total = math.fsum(p.s.tolist())
@@ -142,7 +210,7 @@ def _intercept_only(p: _Problem) -> float:
 
 
 def alpha_max(X, y: NDArray, *, loss: str, l1_ratio: float, fit_intercept: bool,
-              weights: NDArray | None = None) -> float:
+              weights: NDArray | None = None, n_classes: int = 1) -> float:
     r"""The smallest alpha at which w = 0 solves the elastic-net problem.
 
     At w = 0 the subdifferential of alpha rho ||w||_1 is the box [-alpha rho, alpha rho]^d
@@ -154,49 +222,56 @@ def alpha_max(X, y: NDArray, *, loss: str, l1_ratio: float, fit_intercept: bool,
         \qquad r_i = s_i\,\ell'(y_i, b_0).
 
     Beyond it the solution stays at 0, below it not (Friedman et al. 2010, Section 2.5).
-    rho = 0 (no L1 part) gives inf.
+    rho = 0 (no L1 part) gives inf. For the softmax (``loss="softmax"``, y the class
+    indices, ``n_classes`` = k) the same holds entrywise on the k x d gradient, b_0 the
+    log class shares.
     """
-    p = _problem(X, y, loss, fit_intercept, weights)
-    b0 = _intercept_only(p)
-    g, _ = p.gradient(np.full(X.shape[0], p.c * b0))
-    top = float(np.max(np.abs(g), initial=0.0))
+    p = _problem(X, y, loss, fit_intercept, weights, n_classes)
+    W = np.zeros((p.k, X.shape[1] + 1))
+    W[:, -1] = p.intercepts()
+    G, _ = p.gradient(p.scores(W))
+    top = float(np.max(np.abs(G), initial=0.0))
     return math.inf if l1_ratio == 0 else top / float(l1_ratio)
 
 
 def solve_cd(X, y: NDArray, *, loss: str, alpha: float, l1_ratio: float, fit_intercept: bool,
              tol: float, max_iter: int, weights: NDArray | None = None,
-             start: NDArray | None = None) -> CDRun:
-    """Minimise the elastic-net problem from ``start`` (w' = (w, b), or zero).
+             start: NDArray | None = None, n_classes: int = 1) -> CDRun:
+    """Minimise the elastic-net problem from ``start`` (w' = (w, b) flat, or zero).
 
-    ``max_iter`` bounds the outer iterations (gradient checks over all columns); the run
-    always ends with its certified gap, wherever it stopped.
+    ``loss="softmax"`` takes y as class indices and ``n_classes`` = k, and w' as the rows
+    (w_a, b_a) of a (k, d + 1) matrix, flat; the intercepts come back centred (the loss
+    ignores a shift common to them). ``max_iter`` bounds the outer iterations (gradient
+    checks over all columns); the run always ends with its certified gap, wherever it
+    stopped.
     """
-    p = _problem(X, y, loss, fit_intercept, weights)
+    p = _problem(X, y, loss, fit_intercept, weights, n_classes)
     penalty = ElasticNet(float(alpha), float(l1_ratio))
     d = X.shape[1]
-    lips = fast_cd.column_lipschitz(p.columns, p.s, fast_cd.CURVATURE[p.code], p.inv_s)
+    lips = fast_cd.column_lipschitz(p.columns, p.s, p.curvature, p.inv_s)
     idle = lips == 0.0  # all-zero columns: w_j = 0 is optimal and the step undefined
-    warm = start is not None and start.shape == (d + 1,)
-    w = np.array(start, dtype=np.float64) if warm else np.zeros(d + 1)
-    w[:d][idle] = 0.0
+    warm = start is not None and start.size == p.k * (d + 1)
+    W = (np.array(start, dtype=np.float64).reshape(p.k, d + 1) if warm
+         else np.zeros((p.k, d + 1)))
+    W[:, :d][:, idle] = 0.0
     if not fit_intercept:
-        w[d] = 0.0
+        W[:, d] = 0.0
     elif not warm:
-        w[d] = _intercept_only(p)
-    z = p.scores(w)
-    opts = (penalty.alpha1, penalty.alpha2, p.c, p.inv_s, fast_cd.CURVATURE[p.code])
+        W[:, d] = p.intercepts()
+    Z = p.scores(W)
+    opts = (penalty.alpha1, penalty.alpha2, p.c, p.inv_s, p.curvature)
     gradient_tol, curve, gap, objective = float(tol), [], math.inf, math.inf
     converged = stalled = False
     n_iter = 0
     ws_size, previous = _FIRST_WS, math.inf
     for n_iter in range(1, max_iter + 1):
-        g, g_b = p.gradient(z)
-        curve.append(p.value(z) + penalty.value(w[:d]))
-        bad = penalty.violations(w[:d], g)
+        G, g_b = p.gradient(Z)
+        curve.append(p.value(Z) + penalty.value(W[:, :d]))
+        bad = penalty.violations(W[:, :d], G).max(axis=0)  # per feature, over the classes
         bad[idle] = 0.0
-        worst = max(float(np.max(bad, initial=0.0)), abs(g_b))
+        worst = max(float(np.max(bad, initial=0.0)), float(np.max(np.abs(g_b))))
         if worst <= gradient_tol:
-            objective, gap = _gap(p, w, penalty)
+            objective, gap = _gap(p, W, penalty)
             if gap <= tol * objective or not math.isfinite(gap):
                 converged = True  # no dual point (alpha = 0): the gradient rule decides
                 break
@@ -206,30 +281,33 @@ def solve_cd(X, y: NDArray, *, loss: str, alpha: float, l1_ratio: float, fit_int
                 break
         if len(curve) > 1 and curve[-1] >= curve[-2] and worst >= previous:
             # neither J nor the violations decrease in floating point: rounding's are left
-            objective, gap = _gap(p, w, penalty)
+            objective, gap = _gap(p, W, penalty)
             converged = gap <= tol * objective
             stalled = not converged
             break
         previous = worst
-        ws = _working_set(w[:d], g, bad, ws_size, penalty, warm and n_iter == 1)
-        ws_size = max(_FIRST_WS, min(2 * int(np.count_nonzero(w[:d])), d))
-        _inner(p, w, z, lips, ws, opts, penalty, max(0.3 * worst, 0.1 * gradient_tol))
+        support = np.any(W[:, :d] != 0, axis=0)
+        ws = _working_set(support, np.abs(G).max(axis=0), bad, ws_size, penalty,
+                          warm and n_iter == 1)
+        ws_size = max(_FIRST_WS, min(2 * int(np.count_nonzero(support)), d))
+        _inner(p, W, Z, lips, ws, opts, penalty, max(0.3 * worst, 0.1 * gradient_tol))
     else:
-        objective, gap = _gap(p, w, penalty)
+        objective, gap = _gap(p, W, penalty)
         converged = gap <= tol * objective
-    return CDRun(w, n_iter, converged, objective, gap, tuple(curve), stalled)
+    return CDRun(W.ravel(), n_iter, converged, objective, gap, tuple(curve), stalled)
 
 
-def _gap(p: _Problem, w: NDArray, penalty: ElasticNet) -> tuple[float, float]:
-    return elastic_net_gap(p.X, p.y, w[:-1], float(w[-1]), loss=p.loss, penalty=penalty,
-                           fit_intercept=p.c == 1.0, weights=p.s if p.weighted else None)
+def _gap(p: _Problem, W: NDArray, penalty: ElasticNet) -> tuple[float, float]:
+    if p.k > 1 and p.c == 1.0:  # the softmax's intercepts centred: the same J
+        W[:, -1] -= W[:, -1].mean()
+    return p.gap(W, penalty)
 
 
-def _working_set(w: NDArray, g: NDArray, bad: NDArray, size: int, penalty: ElasticNet,
-                 screen: bool) -> NDArray:
+def _working_set(support: NDArray, g: NDArray, bad: NDArray, size: int,
+                 penalty: ElasticNet, screen: bool) -> NDArray:
     """The support, then the columns of largest violation, ``size`` in all (at least the
-    support); on a warm start the strong rule's survivors instead of a fixed count."""
-    support = w != 0
+    support); on a warm start the strong rule's survivors instead of a fixed count.
+    ``g`` is the largest |dF/dw_aj| of each column j over the classes."""
     if screen:
         off = np.abs(g[~support])
         previous = float(np.max(off, initial=0.0))
@@ -238,28 +316,26 @@ def _working_set(w: NDArray, g: NDArray, bad: NDArray, size: int, penalty: Elast
         if keep.any():
             return np.flatnonzero(keep).astype(np.intp)
     priority = np.where(support, np.inf, bad)
-    size = min(max(size, int(support.sum())), w.shape[0])
-    chosen = np.argpartition(-priority, size - 1)[:size] if size < w.shape[0] else \
-        np.arange(w.shape[0])
+    d = support.shape[0]
+    size = min(max(size, int(support.sum())), d)
+    chosen = np.argpartition(-priority, size - 1)[:size] if size < d else np.arange(d)
     chosen = chosen[(priority[chosen] > 0)]
     return np.sort(chosen).astype(np.intp)
 
 
-def _inner(p: _Problem, w: NDArray, z: NDArray, lips: NDArray, ws: NDArray, opts: tuple,
+def _inner(p: _Problem, W: NDArray, Z: NDArray, lips: NDArray, ws: NDArray, opts: tuple,
            penalty: ElasticNet, inner_tol: float) -> None:
     """Passes over the working set until its violations are at most ``inner_tol``."""
     if ws.size == 0 and p.c == 0.0:
         return
     XT_ws = p.XT[ws]
     for _ in range(_MAX_INNER):
-        moved = fast_cd.cd_epochs(p.columns, p.y, p.s, w, z, lips, ws, p.code, opts,
-                                  _INNER_PASSES)
-        if moved == 0.0:  # a fixed point in floating point
+        if p.epochs(W, Z, lips, ws, opts) == 0.0:  # a fixed point in floating point
             return
-        r = p.s * p.derivatives(z) * p.inv_s
-        g_ws = np.asarray(XT_ws @ r, dtype=np.float64).ravel()
-        worst = float(np.max(penalty.violations(w[ws], g_ws), initial=0.0))
-        if max(worst, abs(p.c * float(r.sum()))) <= inner_tol:
+        r = p.derivatives(Z)
+        G_ws = np.asarray(XT_ws @ r, dtype=np.float64).reshape(-1, p.k).T
+        worst = float(np.max(penalty.violations(W[:, ws], G_ws), initial=0.0))
+        if max(worst, float(np.max(np.abs(p.c * r.sum(axis=0))))) <= inner_tol:
             return
 
 

@@ -200,6 +200,7 @@ class Softmax(Datafit):
     # for the softmax's own bound of 1/2
     curvature_bound = 0.25
     shift_invariant = True
+    sparse_loss = "softmax"
 
     @property
     def n_outputs(self) -> int:

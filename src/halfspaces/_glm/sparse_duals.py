@@ -39,7 +39,7 @@ from halfspaces._glm import duals
 from halfspaces._glm.gaps import UNIT_ROUNDOFF, gamma, lower_sum, up
 from halfspaces._glm.penalties import ElasticNet
 
-__all__ = ["LOSSES", "elastic_net_gap"]
+__all__ = ["LOSSES", "elastic_net_gap", "softmax_elastic_net_gap"]
 
 LOSSES = ("squared", "logistic", "squared_hinge")
 
@@ -159,3 +159,58 @@ def _intercept_bound(X, y: NDArray, s: NDArray, loss: str, primal: float,
         return up(slope + worst, 2)
     # (1 + |b| - R ||w||)^2 <= n P / s_i
     return up(slope + up(math.sqrt(worst) * (1.0 + 4.0 * UNIT_ROUNDOFF)), 2)
+
+
+@duals._guarded
+def softmax_elastic_net_gap(X, labels: NDArray, W: NDArray, b: NDArray, *,
+                            penalty: ElasticNet, fit_intercept: bool,
+                            weights: NDArray | None = None) -> tuple[float, float]:
+    """(J(W, b) bounded above, a certified bound on J(W, b) - J*) for the softmax loss with
+    the elastic net on every entry of W (k, d).
+
+    The dual point is that of :func:`halfspaces._glm.duals.softmax_gap`, the rows p_i of
+    the simplex (balanced to the class totals with an intercept); the lasso's rescaling
+    a -> c a is p_i -> c p_i + (1 - c) e_{y_i}, which stays in the simplex and keeps the
+    balance. The intercepts' residual is charged with ||b*||_inf <= 2 R ||W*||_F +
+    n P / min_c max_{y_i = c} s_i, ||W*||_F bounded by h(W*) <= P.
+    """
+    n, k = X.shape[0], W.shape[0]
+    s = duals._weights(n, weights)
+    abs_X = duals.absolute(X)
+    Z, E = duals.scores_with_errors(X, W, b, abs_X)
+    primal = up(duals._mean_upper(duals._upv(s * duals._softmax_loss_upper(Z, E, labels)), n)
+                + penalty.upper(W))
+    if not (penalty.alpha1 > 0 or penalty.alpha2 > 0) or not math.isfinite(primal):
+        return primal, math.inf
+    from scipy.special import softmax
+
+    P = softmax(Z, axis=1)
+    Y = np.zeros((n, k))
+    Y[np.arange(n), labels] = 1.0
+    totals = np.bincount(labels, weights=s, minlength=k).astype(np.float64)
+    if fit_intercept:
+        P = duals._balanced_rows(P, s, totals)
+    scale = 1.0
+    for attempt in range(12):
+        Q = duals._on_the_grid(P if scale == 1.0 else scale * P + (1.0 - scale) * Y)
+        u = _adjoint_upper(X, abs_X, s[:, None] * (Q - Y), n)
+        top = float(np.max(u, initial=0.0))
+        if penalty.alpha2 > 0 or top <= penalty.alpha1:
+            break
+        scale *= penalty.alpha1 / top * (1.0 - _SHRINK * 4.0**attempt)
+    else:
+        return primal, math.inf
+    residual, bound = 0.0, 0.0
+    if fit_intercept:
+        unit = None if weights is None else s
+        residual = sum(duals._weighted_sum_bound(unit, Q[:, a] - Y[:, a]) for a in range(k))
+        present = np.flatnonzero(totals > 0)
+        heaviest = [float(np.max(s[labels == a])) for a in present]
+        if residual > 0 and (present.size < 2 or min(heaviest) <= 0.0):
+            bound = math.inf
+        elif residual > 0:
+            slope = up(duals.largest_row_norm(X) * penalty.norm_bound(primal))
+            bound = up(up(2.0 * slope) + up(up(n * primal) / min(heaviest)), 2)
+    conjugates = lower_sum(duals._down(s * duals._entropy_lower(Q)))
+    return primal, duals._certified(primal, conjugates, penalty.conjugate_upper(u.ravel()),
+                                    residual, bound, n)
