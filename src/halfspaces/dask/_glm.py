@@ -53,6 +53,12 @@ class _Distributed:
     _solvers: tuple[str, ...]
 
     def _refuse_solver(self) -> None:
+        if self.l1_ratio > 0:
+            raise ValueError(
+                f"halfspaces.dask.{type(self).__name__}(l1_ratio={self.l1_ratio}): the L1 "
+                "part needs coordinate descent over columns in memory; fit "
+                f"halfspaces.{type(self).__name__}(solver='cd') on data that fit in memory, "
+                "or set l1_ratio=0.")
         if self.solver not in self._solvers:
             name = type(self).__name__
             raise ValueError(
@@ -152,6 +158,9 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LogisticRegression`.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
 
     Examples
     --------
@@ -331,6 +340,9 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LinearRegression`.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
 
     Examples
     --------
