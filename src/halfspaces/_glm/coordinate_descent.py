@@ -135,16 +135,19 @@ class _Problem:
         moved = fast_cd.newton_passes(self.columns, ws, wn, dz, r, h, opts, _INNER_PASSES)
         if moved == 0.0:
             return 0.0
-        penalty = ElasticNet.of(opts)
         d = w.shape[0] - 1
-        before = self.value(z) + penalty.value(w[:d])
+
+        def penalty(v: NDArray) -> float:  # opts = (alpha_1, alpha_2, ...), as the loop's
+            return opts[0] * float(np.abs(v[:d]).sum()) + 0.5 * opts[1] * float(v[:d] @ v[:d])
+
+        before = self.value(z) + penalty(w)
         # the model's predicted decrease (Tseng and Yun's Armijo rule for composite steps)
-        drop = float(r @ dz) + penalty.value(wn[:d]) - penalty.value(w[:d])
+        drop = float(r @ dz) + penalty(wn) - penalty(w)
         t = 1.0
         for _ in range(30):
             trial_w = w + t * (wn - w)
             trial_z = z + t * dz
-            after = self.value(trial_z) + penalty.value(trial_w[:d])
+            after = self.value(trial_z) + penalty(trial_w)
             if after <= before + 1e-4 * t * drop:
                 w[:] = trial_w
                 z[:] = trial_z

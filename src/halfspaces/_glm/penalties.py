@@ -39,12 +39,6 @@ class ElasticNet:
     alpha: float
     l1_ratio: float
 
-    @classmethod
-    def of(cls, opts: tuple) -> ElasticNet:
-        """The penalty of the compiled loops' options (alpha_1, alpha_2, ...)."""
-        alpha = opts[0] + opts[1]
-        return cls(alpha, opts[0] / alpha if alpha > 0 else 0.0)
-
     @property
     def alpha1(self) -> float:
         return float(self.alpha) * float(self.l1_ratio)
