@@ -106,3 +106,35 @@ def naive_sgd_epoch(X, y, w, order, batch, alpha, eta, loss, k=1, s=None):
         W = W - eta * (R.T @ X[rows] / len(rows) + alpha * W * mask)
         iterates.append(W.ravel())
     return W.ravel(), np.mean(iterates, axis=0)
+
+
+def elastic_net_value(X, y, coef, intercept, alpha, l1_ratio, loss, weights=None):
+    """The elastic-net J from its formula: the weighted mean loss (squared (z - y)^2 / 2,
+    logistic, squared hinge max(0, 1 - y z)^2) + alpha (rho ||w||_1 + (1 - rho)/2 ||w||^2)."""
+    X = dense(X)
+    z = X @ np.ravel(coef) + intercept
+    if loss == "squared":
+        losses = 0.5 * (z - y) ** 2
+    elif loss == "logistic":
+        losses = np.logaddexp(0.0, -y * z)
+    else:
+        losses = np.maximum(0.0, 1.0 - y * z) ** 2
+    s = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = np.ravel(coef)
+    return (s @ losses / s.sum() + alpha * l1_ratio * np.abs(w).sum()
+            + 0.5 * alpha * (1.0 - l1_ratio) * w @ w)
+
+
+def elastic_net_gradient(X, y, coef, intercept, loss, weights=None):
+    """(the datafit's gradient in w, in b) from the loss derivatives, in NumPy."""
+    X = dense(X)
+    z = X @ np.ravel(coef) + intercept
+    if loss == "squared":
+        r = z - y
+    elif loss == "logistic":
+        r = -y * expit(-y * z)
+    else:
+        r = -2.0 * y * np.maximum(0.0, 1.0 - y * z)
+    s = np.ones(len(y)) if weights is None else np.asarray(weights, dtype=np.float64)
+    r = s * r / s.sum()
+    return X.T @ r, r.sum()

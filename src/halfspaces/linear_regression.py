@@ -27,6 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from halfspaces._glm.base import (
     GAP_DOC,
     GLM,
+    L1_RATIO_DOC,
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
@@ -55,7 +56,7 @@ from halfspaces._validation import LOOP_CHECKS_FINITE, sample_weights, validate_
 __all__ = ["LinearRegression"]
 
 
-@fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
+@fill_doc(glm_parameters=SHARED_PARAMETERS_DOC + L1_RATIO_DOC)
 class LinearRegression(RegressorMixin, GLM):
     r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
 
@@ -79,26 +80,29 @@ class LinearRegression(RegressorMixin, GLM):
 
     Parameters
     ----------
-    solver : {"lstsq", "cholesky", "gd", "sgd", "minibatch"}, default="lstsq"
+    solver : {"lstsq", "cholesky", "gd", "sgd", "minibatch", "cd", "auto"}, default="lstsq"
         "lstsq": an SVD-based least-squares solve of the centred problem (the minimum-norm
         solution when X is rank deficient; on sparse X the normal equations as for
         "cholesky"). "cholesky": the normal equations (X'^T X' / N + alpha I) w' = X'^T y / N.
-        "gd", "sgd", "minibatch": as in :class:`halfspaces.LogisticRegression`.
+        "gd", "sgd", "minibatch": as in :class:`halfspaces.LogisticRegression`. "cd":
+        coordinate descent over working sets, the only solver of ``l1_ratio > 0`` (the
+        lasso and the elastic net). "auto": "cd" when ``l1_ratio > 0``, "lstsq" otherwise.
     fit_intercept : bool, default=True
         Learn the intercept b (never penalised).
     alpha : float, default=0.0
         L2 penalty strength.
     max_iter : int or None, default=None
         Iterations (epochs) of the iterative solvers; None: 2000 for gd, 30 for sgd, 200 for
-        minibatch.
+        minibatch, 100 for cd (its gradient checks over all columns).
     tol : float, default=1e-6
         gd stops when every partial derivative is small on the scale of its feature,
         ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept) and, then, the
         certified duality gap ``gap_`` is at most tol J (the gradient rule is tightened
         tenfold while it is not, as in :class:`halfspaces.LogisticRegression`); sgd and
         minibatch when J changes by at most tol (relative) between epochs, reporting
-        ``gap_`` without stopping on it. The direct solvers report ``gap_`` too.
-    [glm_parameters: learning_rate ... warm_start]
+        ``gap_`` without stopping on it. The direct solvers report ``gap_`` too. cd stops
+        as gd does, on the elastic-net problem's certified gap.
+    [glm_parameters: learning_rate ... l1_ratio]
 
     Attributes
     ----------
@@ -123,22 +127,23 @@ class LinearRegression(RegressorMixin, GLM):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "solver": [StrOptions({"lstsq", "cholesky", "gd", "sgd", "minibatch"})],
+        "solver": [StrOptions({"lstsq", "cholesky", "gd", "sgd", "minibatch", "cd", "auto"})],
         **SOLVER_PARAMETERS,
     }
     _instead = "lstsq"
+    _auto = "lstsq"
 
     def __init__(self, solver: str = "lstsq", fit_intercept: bool = True, alpha: float = 0.0,
                  max_iter: int | None = None, tol: float = 1e-6,
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False) -> None:
+                 random_state=None, warm_start: bool = False, l1_ratio: float = 0.0) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
-            random_state=random_state, warm_start=warm_start)
+            random_state=random_state, warm_start=warm_start, l1_ratio=l1_ratio)
 
     # what fit sets; w' = (w, b), which a warm start continues; the solver's random state and
     # the SGD state that partial_fit continues (None after a direct or full-batch fit), which
@@ -187,7 +192,7 @@ class LinearRegression(RegressorMixin, GLM):
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept, weights)
         self._rng = check_random_state(self.random_state)
-        if self.solver in ("lstsq", "cholesky"):
+        if self._solver() in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())
         else:
             run = self._solve(obj, self._rng)
@@ -260,7 +265,7 @@ class LinearRegression(RegressorMixin, GLM):
         self.gap_ = self._gap_at(obj, run, w)  # of the last batch, after partial_fit
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
-        if self.solver == "lstsq" and not sp.issparse(X):
+        if self._solver() == "lstsq" and not sp.issparse(X):
             return lstsq(X, y, obj.alpha, self.fit_intercept, obj.rows.column_max_abs,
                          obj.weights)
         return by_normal_equations(X, y, obj)

@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
+from halfspaces._glm.coordinate_descent import solve_svm_cd
 from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singer
 from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
 from halfspaces._glm.svm_newton import pick_svm_solver, solve_svm_newton
@@ -162,6 +163,17 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         same number of rows and the same classes); otherwise from zero. The dual variables
         are scale-free, so a refit at a new alpha (a regularisation path) starts from the
         same ``dual_coef_`` (clipped into the hinge's box [0, 1] if needed).
+    l1_ratio : float in [0, 1], default=0.0
+        The share rho of the L1 part of the elastic-net penalty: alpha (rho ||w||_1 +
+        (1 - rho)/2 ||w||^2) replaces alpha/2 ||w||^2 (the convention of scikit-learn's
+        ``SGDClassifier``). rho > 0 needs the squared hinge: with rho = 1 it is
+        LIBLINEAR's ``-s 5`` (L1-regularised L2-loss SVM) with an unpenalised intercept,
+        fitted by proximal coordinate descent over working sets of columns (Massias et al.
+        2018) until the certified gap of the elastic-net problem is at most tol J;
+        ``max_iter`` then bounds its outer iterations, ``dual_coef_`` holds
+        2 max(0, 1 - m_i) and a warm start begins from the previous ``coef_`` and
+        ``intercept_``. The hinge with an L1 part is refused, as LIBLINEAR does not offer
+        it.
     class_weight : dict, "balanced" or None, default=None
         Weights of the classes: row i weighs s_i = ``sample_weight[i]`` times the weight of
         its own label, in every one-vs-rest problem and in Crammer and Singer's (LIBLINEAR's
@@ -207,13 +219,15 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         "multi_class": [StrOptions({"ovr", "crammer_singer"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "l1_ratio": [FloatInterval(0, 1, closed="both")],
         "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, alpha: float = 1e-4, loss: str = "squared_hinge",
                  fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
                  solver: str = "auto", multi_class: str = "ovr", random_state=None,
-                 warm_start: bool = False, class_weight=None) -> None:
+                 warm_start: bool = False, l1_ratio: float = 0.0,
+                 class_weight=None) -> None:
         self.alpha = alpha
         self.loss = loss
         self.fit_intercept = fit_intercept
@@ -223,6 +237,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         self.multi_class = multi_class
         self.random_state = random_state
         self.warm_start = warm_start
+        self.l1_ratio = l1_ratio
         self.class_weight = class_weight
 
     @fit_context
@@ -251,6 +266,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             raise ValueError("solver='newton' needs loss='squared_hinge' and "
                              "multi_class='ovr' (the hinge has no Hessian): use "
                              "solver='dual' or 'auto'.")
+        self._refuse_l1()
         targets = encode_targets(labels)
         n_samples, n_features = data.shape
         # coef_, each problem's w and its checked copy, and the absolute row sums of the gap
@@ -268,14 +284,35 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         solve = solve_svm_newton if solver == "newton" else solve_svm_dual
         runs = []
         for k, start in enumerate(starts):
-            runs.append(solve(
-                X_kept, targets.plus_minus(k, rows), loss=loss, alpha=float(alpha),
-                fit_intercept=self.fit_intercept, tol=float(self.tol),
-                max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
+            y_k = targets.plus_minus(k, rows)
+            if self.l1_ratio > 0:
+                runs.append(solve_svm_cd(
+                    X_kept, y_k, alpha=float(alpha), l1_ratio=float(self.l1_ratio),
+                    fit_intercept=self.fit_intercept, tol=float(self.tol),
+                    max_iter=int(self.max_iter), weights=scaled,
+                    start=None if start is None else np.append(start.coef, start.intercept)))
+            else:
+                runs.append(solve(
+                    X_kept, y_k, loss=loss, alpha=float(alpha),
+                    fit_intercept=self.fit_intercept, tol=float(self.tol),
+                    max_iter=int(self.max_iter), seed=seed, weights=scaled, start=start))
             report(k + 1, len(starts))  # problems solved, for a progress bar
         self._set_fitted(targets, runs, n_samples, rows)
         self._warn_unfinished(targets, runs)
         return self
+
+    def _refuse_l1(self) -> None:
+        """l1_ratio > 0 needs the squared hinge, one-vs-rest and coordinate descent."""
+        if self.l1_ratio == 0:
+            return
+        if self.loss != "squared_hinge" or self.multi_class != "ovr" or self.solver != "auto":
+            raise ValueError(
+                f"LinearSVM(l1_ratio={self.l1_ratio}) fits the squared hinge with the "
+                "elastic net by coordinate descent (LIBLINEAR's -s 5): it needs "
+                "loss='squared_hinge', multi_class='ovr' and solver='auto' (got "
+                f"loss={self.loss!r}, multi_class={self.multi_class!r}, solver="
+                f"{self.solver!r}); the hinge with an L1 penalty is not offered, as "
+                "LIBLINEAR does not offer it.")
 
     def _fit_crammer_singer(self, targets: Targets, X, rows, weights, n_samples: int):
         """One joint problem over k > 2 classes: Crammer and Singer's."""

@@ -313,6 +313,14 @@ def test_solvers_that_need_rows_are_refused(client, digits):
     assert not hasattr(LogisticRegression(solver="sgd"), "partial_fit")
 
 
+@pytest.mark.parametrize("estimator", [LogisticRegression, LinearRegression])
+def test_an_l1_part_is_refused_by_name_before_any_pass(estimator, digits):
+    # refused before the partitions are read: no client is needed to say so
+    dX, dy = dask_chunked(*digits, (1797,))
+    with pytest.raises(ValueError, match=r"l1_ratio=0.5.*solver='cd'"):
+        estimator(l1_ratio=0.5).fit(dX, dy.astype(float))
+
+
 def test_serial_estimators_refuse_dask_collections(client, digits):
     X, y = digits
     dX, dy = dask_chunked(X, y, (1797,))

@@ -10,7 +10,10 @@
 - :mod:`.least_squares`: the least-squares problem by its normal equations;
 - :mod:`.duals`: certified duality gaps of the datafits' objectives (the primitives that
   bound rounding in :mod:`.gaps`), and :mod:`.runs`, what a solver returns and its stop on the gap;
-- :mod:`.base`: the estimator base the GLM classes share, with their shared parameters.
+- :mod:`.base`: the estimator base the GLM classes share, with their shared parameters;
+- :mod:`.coordinate_descent`: the elastic-net fits (``l1_ratio > 0``) by coordinate descent
+  over working sets, and ``alpha_max``; :mod:`.penalties` the elastic net itself and
+  :mod:`.sparse_duals` its certified gaps.
 
 Its modules are imported by their own names; this file imports nothing.
 """

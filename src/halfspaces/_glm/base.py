@@ -15,16 +15,18 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from halfspaces._glm.objective import GLMObjective
+from halfspaces._glm.coordinate_descent import solve_cd
+from halfspaces._glm.objective import GLMObjective, Objective
 from halfspaces._glm.solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
-__all__ = ["GAP_DOC", "GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
-           "step_rule"]
+__all__ = ["CD_MAX_ITER", "GAP_DOC", "GLM", "L1_RATIO_DOC", "SHARED_PARAMETERS_DOC",
+           "SOLVER_PARAMETERS", "STOCHASTIC", "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
+CD_MAX_ITER = 100  # outer iterations (gradient checks over all columns) of "cd"
 
 SOLVER_PARAMETERS: dict = {
     "alpha": [FloatInterval(0, None, closed="left")],
@@ -40,6 +42,7 @@ SOLVER_PARAMETERS: dict = {
     "average": ["boolean"],
     "random_state": ["random_state"],
     "warm_start": ["boolean"],
+    "l1_ratio": [FloatInterval(0, 1, closed="both")],
 }
 """The declared constraints of the shared parameters (each estimator adds ``solver``)."""
 
@@ -77,6 +80,18 @@ SHARED_PARAMETERS_DOC = """\
         scikit-learn's LogisticRegression does; so does a ``partial_fit`` after
         ``set_params(fit_intercept=False)``.
 """
+L1_RATIO_DOC = """\
+    l1_ratio : float in [0, 1], default=0.0
+        The share rho of the L1 part of the elastic-net penalty alpha (rho ||w||_1 +
+        (1 - rho)/2 ||w||^2), the intercepts never penalised (the convention of
+        scikit-learn's ``ElasticNet`` and ``SGDClassifier`` and of glum): 0 the L2 penalty
+        alpha/2 ||w||^2, 1 the lasso. rho > 0 is fitted by coordinate descent
+        (``solver="cd"``, which ``"auto"`` picks); the other solvers refuse it. A warm
+        start at a new alpha (a regularisation path) begins from the previous support and
+        the columns the sequential strong rule keeps (Tibshirani et al. 2012).
+"""
+"""The numpydoc entry of ``l1_ratio``, shared by the GLM estimators."""
+
 """The numpydoc entries of the parameters from ``learning_rate`` to ``warm_start``, which each
 estimator's docstring takes at its marker line ``[glm_parameters]``
 (:func:`halfspaces._utils.contract.fill_doc`)."""
@@ -118,7 +133,8 @@ class GLM(SparseInputMixin, BaseEstimator):
     _instead = "lbfgs"  # the solver the max_iter warning suggests
 
     def __init__(self, *, solver, alpha, fit_intercept, max_iter, tol, learning_rate, eta0,
-                 power_t, batch_size, line_search, average, random_state, warm_start) -> None:
+                 power_t, batch_size, line_search, average, random_state, warm_start,
+                 l1_ratio=0.0) -> None:
         self.solver = solver
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -132,16 +148,49 @@ class GLM(SparseInputMixin, BaseEstimator):
         self.average = average
         self.random_state = random_state
         self.warm_start = warm_start
+        self.l1_ratio = l1_ratio
 
     def _start(self, obj: GLMObjective) -> np.ndarray:
         """The first iterate: with warm_start the last solution when its shape fits, else 0."""
         resume = self.warm_start and getattr(self, "_w", np.empty(0)).shape == (obj.size,)
         return self._w if resume else np.zeros(obj.size)
 
+    _auto = "lbfgs"  # what solver="auto" means without an L1 part
+
+    def _solver(self) -> str:
+        """The solver that runs: "auto" resolved; an L1 part refused by the smooth solvers."""
+        if self.solver == "auto":
+            return "cd" if self.l1_ratio > 0 else self._auto
+        if self.l1_ratio > 0 and self.solver != "cd":
+            raise ValueError(
+                f"{type(self).__name__}(solver={self.solver!r}) cannot fit l1_ratio="
+                f"{self.l1_ratio} > 0: the L1 penalty is not differentiable at 0, where a "
+                "sparse solution sits. Use solver='cd' (coordinate descent) or 'auto'.")
+        return self.solver
+
     def _solve(self, obj: GLMObjective, rng) -> SolverRun:
         """Minimise ``obj`` with the estimator's solver and step rule."""
-        return self._finite(solve(obj, self.solver, self._start(obj), float(self.tol),
+        solver = self._solver()
+        if solver == "cd":
+            return self._finite(self._coordinate_descent(obj))
+        return self._finite(solve(obj, solver, self._start(obj), float(self.tol),
                                   self.max_iter, step_rule(self), rng))
+
+    def _coordinate_descent(self, obj: GLMObjective) -> SolverRun:
+        """The elastic-net fit of ``obj``'s data by :func:`~halfspaces._glm.coordinate_descent.
+        solve_cd`, as a SolverRun with its certified gap."""
+        loss = obj.datafit.sparse_loss
+        if loss is None or not isinstance(obj, Objective):
+            raise ValueError(
+                f"{type(self).__name__}: solver='cd' (and l1_ratio > 0) fits data in "
+                "memory; use solver='lbfgs' with l1_ratio=0.")
+        max_iter = CD_MAX_ITER if self.max_iter is None else int(self.max_iter)
+        run = solve_cd(obj.X, obj.y, loss=loss, alpha=obj.alpha, l1_ratio=float(self.l1_ratio),
+                       fit_intercept=obj.fit_intercept, tol=float(self.tol), max_iter=max_iter,
+                       weights=obj.weights, start=self._start(obj),
+                       n_classes=obj.n_outputs)
+        return SolverRun(run.w, run.n_iter, run.converged, run.loss_curve, stalled=run.stalled,
+                         objective=run.objective, gap=run.gap)
 
     @staticmethod
     def _gap_at(obj: GLMObjective, run: SolverRun, w: NDArray) -> float:
@@ -156,6 +205,7 @@ class GLM(SparseInputMixin, BaseEstimator):
                   start: NDArray | None = None) -> SolverRun:
         """One epoch of the stochastic solver over ``obj`` (partial_fit), from ``state``, or
         without one from the parameters ``start`` (a full-batch fit's; zeros if None)."""
+        self._solver()  # an L1 part is refused by name
         if isinstance(state, tuple):  # older model files: (iterate, average, n_avg, t)
             state = SgdState(*state)
         w0 = np.zeros(obj.size) if start is None else start

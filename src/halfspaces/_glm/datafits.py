@@ -84,6 +84,9 @@ class Datafit:
     # a bound on the loss's second derivative in z, for gd's first step (1/L)
     curvature_bound = 1.0
     shift_invariant = False  # the loss ignores a shift common to all k scores
+    # the loss's name for coordinate descent (:mod:`halfspaces._glm.coordinate_descent`);
+    # None where it has no elastic-net fit
+    sparse_loss: str | None = None
 
     @property
     def n_outputs(self) -> int:
@@ -180,6 +183,7 @@ class Logistic(_Pointwise):
 
     code = fast_logistic.LOGISTIC
     curvature_bound = 0.25
+    sparse_loss = "logistic"
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         return weighted_mean_gap(duals.logistic_gap, X, y, w[:-1], float(w[-1]),
@@ -195,6 +199,7 @@ class Squared(_Pointwise):
 
     code = fast_logistic.SQUARED
     curvature_bound = 1.0
+    sparse_loss = "squared"
 
     def duality_gap(self, X, y, w, alpha, fit_intercept, weights=None):
         if alpha == 0:
@@ -225,6 +230,7 @@ class Softmax(Datafit):
     # for the softmax's own bound of 1/2
     curvature_bound = 0.25
     shift_invariant = True
+    sparse_loss = "softmax"
 
     @property
     def n_outputs(self) -> int:

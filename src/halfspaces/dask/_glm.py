@@ -58,6 +58,12 @@ class _Distributed:
                 f"halfspaces.dask.{type(self).__name__}(class_weight="
                 f"{self.class_weight!r}): the distributed fit takes no weights yet; set "
                 "class_weight=None, or fit the serial estimator on data in memory.")
+        if self.l1_ratio > 0:
+            raise ValueError(
+                f"halfspaces.dask.{type(self).__name__}(l1_ratio={self.l1_ratio}): the L1 "
+                "part needs coordinate descent over columns in memory; fit "
+                f"halfspaces.{type(self).__name__}(solver='cd') on data that fit in memory, "
+                "or set l1_ratio=0.")
         if self.solver not in self._solvers:
             name = type(self).__name__
             raise ValueError(
@@ -160,6 +166,9 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
     class_weight : None, default=None
         Kept for the serial class's signature: a distributed fit takes no weights yet, and
         a value other than None is refused when fitting.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
 
     Examples
     --------
@@ -339,6 +348,9 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LinearRegression`.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
 
     Examples
     --------
