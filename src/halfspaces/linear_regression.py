@@ -30,6 +30,7 @@ from halfspaces._glm.base import (
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
+    VALIDATION_SCORES,
 )
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
@@ -124,12 +125,14 @@ class LinearRegression(RegressorMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False) -> None:
+                 random_state=None, warm_start: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
-            random_state=random_state, warm_start=warm_start)
+            random_state=random_state, warm_start=warm_start, early_stopping=early_stopping,
+            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change)
 
     # what fit sets; w' = (w, b), which a warm start continues; the solver's random state and
     # the SGD state that partial_fit continues (None after a direct or full-batch fit), which
@@ -144,6 +147,7 @@ class LinearRegression(RegressorMixin, GLM):
                   "J after each iteration of the iterative solvers (empty for the direct ones)."),
         Attribute("converged_", Bool(), "bool", "Whether the stopping rule was met."),
         Attribute("gap_", Float(finite=False), "float", GAP_DOC, optional=True),
+        *VALIDATION_SCORES,
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("d+1",))),
@@ -172,12 +176,13 @@ class LinearRegression(RegressorMixin, GLM):
         X, y = validate_data(self, X, y, y_numeric=True, **LOOP_CHECKS_FINITE)
         y = np.asarray(y, dtype=np.float64)
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
+        X, y, X_held, y_held = self._hold_out(X, y, stratify=False)
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept)
         self._rng = check_random_state(self.random_state)
         if self.solver in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())
         else:
-            run = self._solve(obj, self._rng)
+            run = self._solve(obj, self._rng, self._held_out(X_held, y_held, "regression"))
         self._set_fitted(run, obj)
         self._warn_unfinished(run)
         return self
@@ -249,6 +254,7 @@ class LinearRegression(RegressorMixin, GLM):
         self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, w)  # of the last batch, after partial_fit
+        self._set_validation_scores(run)
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self.solver == "lstsq" and not sp.issparse(X):

@@ -34,6 +34,7 @@ from halfspaces._glm.base import (
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
+    VALIDATION_SCORES,
 )
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
@@ -159,12 +160,14 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False) -> None:
+                 random_state=None, warm_start: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
-            random_state=random_state, warm_start=warm_start)
+            random_state=random_state, warm_start=warm_start, early_stopping=early_stopping,
+            validation_fraction=validation_fraction, n_iter_no_change=n_iter_no_change)
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
@@ -184,9 +187,13 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
+        X, y, X_held, y_held = self._hold_out(X, y, stratify=True)
+        if X_held is not None:
+            targets = encode_targets(y, targets.classes)
         obj = self._objective(X, targets)
+        held_out = self._held_out(X_held, *_encoded(y_held, targets.classes))
         self._rng = check_random_state(self.random_state)
-        run = self._solve(obj, self._rng)
+        run = self._solve(obj, self._rng, held_out)
         self._set_fitted(obj, targets, run)
         if not self._warn_if_separable(X, targets, obj.max_abs):
             self._warn_unfinished(run)
@@ -278,6 +285,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         Attribute("converged_", Bool(), "bool",
                   "Whether the stopping rule was met within max_iter."),
         Attribute("gap_", Float(finite=False), "float", GAP_DOC, optional=True),
+        *VALIDATION_SCORES,
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("w",))),
@@ -303,6 +311,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self.loss_curve_ = np.asarray(run.loss_curve)
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, W.ravel())
+        self._set_validation_scores(run)
 
     def _warn_if_separable(self, X, targets: Targets, max_abs: float) -> bool:
         """Without a penalty, warn (and return True) when the data are separable."""
@@ -380,6 +389,16 @@ def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
     own = pred[rows, true]
     pred[rows, true] = -np.inf
     return bool(np.all(own > pred.max(axis=1)))
+
+
+def _encoded(y: NDArray | None, classes: NDArray) -> tuple[NDArray | None, str]:
+    """Held-out labels as the objective encodes them (±1, or class indices), and the task."""
+    if y is None:
+        return None, "binary"
+    labels = np.searchsorted(classes, y)
+    if classes.size == 2:
+        return np.where(labels == 1, 1.0, -1.0), "binary"
+    return labels, "multiclass"
 
 
 def _labels_of(targets: Targets, classes: NDArray) -> NDArray:

@@ -152,6 +152,9 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LogisticRegression`.
+    early_stopping, validation_fraction, n_iter_no_change
+        As in :class:`halfspaces.LogisticRegression`; early stopping needs a stochastic solver, so a
+        distributed fit refuses ``early_stopping=True`` by name.
 
     Examples
     --------
@@ -331,6 +334,9 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LinearRegression`.
+    early_stopping, validation_fraction, n_iter_no_change
+        As in :class:`halfspaces.LinearRegression`; early stopping needs a stochastic solver, so a
+        distributed fit refuses ``early_stopping=True`` by name.
 
     Examples
     --------
