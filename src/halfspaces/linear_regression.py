@@ -88,8 +88,9 @@ class LinearRegression(RegressorMixin, GLM):
         ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept) and, then, the
         certified duality gap ``gap_`` is at most tol J (the gradient rule is tightened
         tenfold while it is not, as in :class:`halfspaces.LogisticRegression`); sgd and
-        minibatch when J changes by at most tol (relative) between epochs, reporting
-        ``gap_`` without stopping on it. The direct solvers report ``gap_`` too.
+        minibatch when J changes by at most tol (relative) between epochs (with
+        ``early_stopping``, when the held-out R^2 has not improved by more than tol),
+        reporting ``gap_`` without stopping on it. The direct solvers report ``gap_`` too.
     [glm_parameters: learning_rate ... warm_start]
 
     Attributes

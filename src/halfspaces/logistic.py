@@ -119,8 +119,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         tightened tenfold at a time (down to 1e-8 tol; beyond, rounding holds the gap up
         and the fit warns that it stalled). With alpha = 0 the gap is inf and the gradient
         rule alone decides. sgd and minibatch stop when J changes by at most tol
-        (relative) between epochs; they report ``gap_`` but do not stop on it (it costs a
-        pass over X and exact sums of n terms).
+        (relative) between epochs (with ``early_stopping``, when the held-out accuracy has
+        not improved by more than tol); they report ``gap_`` but do not stop on it (it
+        costs a pass over X and exact sums of n terms).
     [glm_parameters: learning_rate ... warm_start]
 
     Attributes
