@@ -139,3 +139,20 @@ def test_too_few_rows_for_a_split_are_refused_by_name():
         LogisticRegression(solver="sgd", early_stopping=True).fit(X, [0, 0, 0, 1, 1])
     with pytest.raises(ValueError, match="validation_fraction=0.1"):
         LinearRegression(solver="sgd", early_stopping=True).fit(X[:1], [1.0])
+
+
+def test_a_run_that_overflows_is_not_rescued_by_its_best_epoch():
+    # a step too long makes J overflow after some epochs: the run ends there as it does
+    # without early stopping, rather than returning the best epoch before the overflow
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = X @ [1.0, 2.0, 3.0, 4.0] + rng.normal(size=200)
+    train, _ = split(y, 0.1, 0, stratify=False)
+    params = dict(solver="sgd", eta0=0.5, average=False, tol=0.0, max_iter=1000,
+                  random_state=0)
+    with np.errstate(all="ignore"):
+        stopped = quiet(LinearRegression(early_stopping=True, n_iter_no_change=1000, **params),
+                        X, y)
+        plain = quiet(LinearRegression(**params), X[train], y[train])
+    assert 1 < stopped.n_iter_ == plain.n_iter_ < 1000
+    assert_array_equal(stopped.coef_, plain.coef_)

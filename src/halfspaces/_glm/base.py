@@ -99,8 +99,8 @@ SHARED_PARAMETERS_DOC = """\
     n_iter_no_change : int, default=5
         Epochs in a row without an improvement of the held-out score that stop the run.
 """
-"""The numpydoc entries of the parameters from ``learning_rate`` to ``warm_start``, which each
-estimator's docstring takes at its marker line ``[glm_parameters]``
+"""The numpydoc entries of the parameters from ``learning_rate`` to ``n_iter_no_change``,
+which each estimator's docstring takes at its marker line ``[glm_parameters]``
 (:func:`halfspaces._utils.contract.fill_doc`)."""
 
 

@@ -502,7 +502,9 @@ def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: Ste
         else:
             converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
     scores = None
-    if watch is not None and watch.best is not None:
+    # a run that overflowed is returned as it is, so that the estimator refuses it: the
+    # best epoch before it would hide a step size that diverges
+    if watch is not None and watch.best is not None and np.isfinite(curve[-1]):
         best, _ = watch.best
         it, avg, n_avg, t = best.iterate, best.average, best.n_avg, best.t
         scores = tuple(watch.scores)

@@ -87,7 +87,7 @@ def run_epochs(one_epoch: OneEpoch, n: int, *, max_epochs: int, selection: str =
     --------
     >>> passes = iter([3, 1, 0, 2])
     >>> run_epochs(lambda order: next(passes), 5, max_epochs=10, bad_row=IndexError)
-    Epochs(n_updates=4, n_epochs=3, converged=True)
+    Epochs(n_updates=4, n_epochs=3, converged=True, stopped=False)
     """
     budget = n if selection == "worst" else 1
     n_updates, epoch = 0, 0

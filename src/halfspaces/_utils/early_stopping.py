@@ -87,6 +87,15 @@ class Watch:
         (snapshot, record) of the first epoch that reached ``best_score``.
     stopped : bool
         Whether the rule stopped the run.
+
+    Examples
+    --------
+    >>> scores = iter([0.5, 0.9, 0.8, 0.9])
+    >>> watch = Watch(lambda: next(scores), lambda: "weights", n_iter_no_change=2)
+    >>> [watch(epoch) for epoch in (1, 2, 3, 4)]
+    [False, False, False, True]
+    >>> watch.best_score, watch.best
+    (0.9, ('weights', 2))
     """
 
     def __init__(self, score: Callable[[], float], snapshot: Callable[[], Any],
