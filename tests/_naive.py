@@ -170,3 +170,32 @@ def coordinate_descent_pass(X, y, w, b, alpha1, alpha2, loss, fit_intercept):
     if fit_intercept:
         b = b - np.mean(derivative(X @ w + b)) / c
     return w, b
+
+
+def early_stopped(hypotheses, score, n_iter_no_change, tol=0.0):
+    """Early stopping by hand over the hypotheses after epochs 1, 2, ... (an iterable).
+
+    An epoch improves when its held-out score beats the best before it by more than tol;
+    the run stops after n_iter_no_change epochs in a row that do not. Returns (the best
+    hypothesis, the first to reach the best score; the scores of the epochs made).
+    """
+    scores, best, kept, stale = [], -np.inf, None, 0
+    for hypothesis in hypotheses:
+        scores.append(score(hypothesis))
+        stale = 0 if scores[-1] > best + tol else stale + 1
+        if scores[-1] > best:
+            best, kept = scores[-1], hypothesis
+        if stale >= n_iter_no_change:
+            break
+    return kept, scores
+
+
+def epoch_prefixes(run, max_epochs):
+    """The hypotheses after epochs 1, 2, ...: ``run(e)`` is a run of at most e epochs from
+    the start (for a fixed order or seed, the first e epochs of any longer run), which
+    returns (hypothesis, converged); the last is the one that converged."""
+    for e in range(1, max_epochs + 1):
+        hypothesis, converged = run(e)
+        yield hypothesis
+        if converged:
+            return

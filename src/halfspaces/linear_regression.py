@@ -31,6 +31,7 @@ from halfspaces._glm.base import (
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
+    VALIDATION_SCORES,
 )
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
@@ -99,9 +100,10 @@ class LinearRegression(RegressorMixin, GLM):
         ``|dJ/dw_j| <= tol min(1, max_i |x_ij|)`` (tol for the intercept) and, then, the
         certified duality gap ``gap_`` is at most tol J (the gradient rule is tightened
         tenfold while it is not, as in :class:`halfspaces.LogisticRegression`); sgd and
-        minibatch when J changes by at most tol (relative) between epochs, reporting
-        ``gap_`` without stopping on it. The direct solvers report ``gap_`` too. cd stops
-        as gd does, on the elastic-net problem's certified gap.
+        minibatch when J changes by at most tol (relative) between epochs (with
+        ``early_stopping``, when the held-out R^2 has not improved by more than tol),
+        reporting ``gap_`` without stopping on it. The direct solvers report ``gap_`` too.
+        cd stops as gd does, on the elastic-net problem's certified gap.
     [glm_parameters: learning_rate ... l1_ratio]
 
     Attributes
@@ -138,12 +140,16 @@ class LinearRegression(RegressorMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False, l1_ratio: float = 0.0) -> None:
+                 random_state=None, warm_start: bool = False, l1_ratio: float = 0.0,
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
-            random_state=random_state, warm_start=warm_start, l1_ratio=l1_ratio)
+            random_state=random_state, warm_start=warm_start, l1_ratio=l1_ratio,
+            early_stopping=early_stopping, validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change)
 
     # what fit sets; w' = (w, b), which a warm start continues; the solver's random state and
     # the SGD state that partial_fit continues (None after a direct or full-batch fit), which
@@ -158,6 +164,7 @@ class LinearRegression(RegressorMixin, GLM):
                   "J after each iteration of the iterative solvers (empty for the direct ones)."),
         Attribute("converged_", Bool(), "bool", "Whether the stopping rule was met."),
         Attribute("gap_", Float(finite=False), "float", GAP_DOC, optional=True),
+        *VALIDATION_SCORES,
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("d+1",))),
@@ -190,12 +197,14 @@ class LinearRegression(RegressorMixin, GLM):
         y = np.asarray(y, dtype=np.float64)
         weights = sample_weights(sample_weight, X.shape[0])
         check_dense_vectors(X.shape[1], 3)  # the column scales, the weights, a gradient
+        X, y, weights, X_held, y_held = self._hold_out(X, y, stratify=False,
+                                                       weights=weights)
         obj = Objective(X, y, Squared(), self.alpha, self.fit_intercept, weights)
         self._rng = check_random_state(self.random_state)
         if self._solver() in ("lstsq", "cholesky"):
             run = SolverRun(self._direct(X, y, obj), 1, True, ())
         else:
-            run = self._solve(obj, self._rng)
+            run = self._solve(obj, self._rng, self._held_out(X_held, y_held, "regression"))
         self._set_fitted(run, obj)
         self._warn_unfinished(run)
         return self
@@ -263,6 +272,7 @@ class LinearRegression(RegressorMixin, GLM):
         self.n_iter_, self.loss_curve_ = run.n_iter, np.asarray(run.loss_curve)
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, w)  # of the last batch, after partial_fit
+        self._set_validation_scores(run)
 
     def _direct(self, X, y: NDArray, obj: Objective) -> NDArray:
         if self._solver() == "lstsq" and not sp.issparse(X):

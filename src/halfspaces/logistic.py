@@ -35,6 +35,7 @@ from halfspaces._glm.base import (
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
+    VALIDATION_SCORES,
 )
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
@@ -136,8 +137,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         tightened tenfold at a time (down to 1e-8 tol; beyond, rounding holds the gap up
         and the fit warns that it stalled). With alpha = 0 the gap is inf and the gradient
         rule alone decides. sgd and minibatch stop when J changes by at most tol
-        (relative) between epochs; they report ``gap_`` but do not stop on it (it costs a
-        pass over X and exact sums of n terms). cd stops when every coordinate's
+        (relative) between epochs (with ``early_stopping``, when the held-out accuracy has
+        not improved by more than tol); they report ``gap_`` but do not stop on it (it
+        costs a pass over X and exact sums of n terms). cd stops when every coordinate's
         optimality condition holds within tol and then its certified gap (of the
         elastic-net problem) is at most tol J, tightening the first rule as the others do.
     [glm_parameters: learning_rate ... l1_ratio]
@@ -188,12 +190,15 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
                  random_state=None, warm_start: bool = False, l1_ratio: float = 0.0,
-                 class_weight=None) -> None:
+                 early_stopping: bool = False, validation_fraction: float = 0.1,
+                 n_iter_no_change: int = 5, class_weight=None) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
             batch_size=batch_size, line_search=line_search, average=average,
-            random_state=random_state, warm_start=warm_start, l1_ratio=l1_ratio)
+            random_state=random_state, warm_start=warm_start, l1_ratio=l1_ratio,
+            early_stopping=early_stopping, validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change)
         self.class_weight = class_weight
 
     @fit_context
@@ -218,9 +223,13 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
         weights = row_weights(sample_weight, self.class_weight, targets.classes, np.asarray(y))
+        X, y, weights, X_held, y_held = self._hold_out(X, y, stratify=True, weights=weights)
+        if X_held is not None:
+            targets = encode_targets(y, targets.classes)
         obj = self._objective(X, targets, weights)
+        held_out = self._held_out(X_held, *_encoded(y_held, targets.classes))
         self._rng = check_random_state(self.random_state)
-        run = self._solve(obj, self._rng)
+        run = self._solve(obj, self._rng, held_out)
         self._set_fitted(obj, targets, run)
         if not self._warn_if_separable(X, targets, obj.max_abs, weights):
             self._warn_unfinished(run)
@@ -323,6 +332,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         Attribute("converged_", Bool(), "bool",
                   "Whether the stopping rule was met within max_iter."),
         Attribute("gap_", Float(finite=False), "float", GAP_DOC, optional=True),
+        *VALIDATION_SCORES,
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
         Attribute("_w", Array("float64", ("w",))),
@@ -350,6 +360,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         self.loss_curve_ = np.asarray(run.loss_curve)
         self.converged_ = run.converged
         self.gap_ = self._gap_at(obj, run, W.ravel())
+        self._set_validation_scores(run)
 
     def _warn_if_separable(self, X, targets: Targets, max_abs: float,
                            weights: NDArray | None = None) -> bool:
@@ -435,6 +446,16 @@ def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
     own = pred[rows, true]
     pred[rows, true] = -np.inf
     return bool(np.all(own > pred.max(axis=1)))
+
+
+def _encoded(y: NDArray | None, classes: NDArray) -> tuple[NDArray | None, str]:
+    """Held-out labels as the objective encodes them (±1, or class indices), and the task."""
+    if y is None:
+        return None, "binary"
+    labels = np.searchsorted(classes, y)
+    if classes.size == 2:
+        return np.where(labels == 1, 1.0, -1.0), "binary"
+    return labels, "multiclass"
 
 
 def _labels_of(targets: Targets, classes: NDArray) -> NDArray:

@@ -25,6 +25,8 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
 from halfspaces._perceptron.advice import not_converged_advice
+from halfspaces._perceptron.docs import EARLY_STOPPING_DOC
+from halfspaces._perceptron.early_stopping import CONSTRAINTS, HeldOut, split_rows
 from halfspaces._perceptron.run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
     BaseEstimator,
@@ -41,7 +43,9 @@ from halfspaces._utils.contract import (
     Bool,
     Classes,
     Fitted,
+    Float,
     Int,
+    OrNone,
     fill_doc,
 )
 from halfspaces._utils.memory import check_dense_vectors
@@ -58,7 +62,7 @@ from halfspaces.exceptions import ConvergenceWarning
 __all__ = ["MulticlassPerceptron", "MulticlassRun", "run_multiclass_perceptron"]
 
 
-@fill_doc()
+@fill_doc(early_stopping=EARLY_STOPPING_DOC)
 class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """The multiclass perceptron: predict argmax_j <w_j, x> + b_j, fix the two rows on a mistake.
 
@@ -88,6 +92,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
     average : bool, default=False
         Predict with the mean of the weights after every step (kept as a running sum, as
         :class:`~halfspaces.AveragedPerceptron` does): steadier on non-separable data.
+    [early_stopping]
 
     Attributes
     ----------
@@ -122,17 +127,22 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
         "average": ["boolean"],
+        **CONSTRAINTS,
     }
 
     def __init__(self, fit_intercept: bool = True, max_epochs: int = 1000,
                  selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
-                 average: bool = False) -> None:
+                 average: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.selection = selection
         self.random_state = random_state
         self.average = average
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     # what fit sets: one row of weights per class, also for two classes
     _fitted_attributes = Fitted("all", (
@@ -145,6 +155,12 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         Attribute("n_updates_", Int(), "int", "Mistakes (= updates) in all passes."),
         Attribute("n_epochs_", Int(), "int", "Passes made."),
         Attribute("converged_", Bool(), "bool", "Whether the last pass made no mistake."),
+        Attribute("validation_scores_", OrNone(Array("float64", ("e",))), "ndarray or None",
+                  "With ``early_stopping``, the held-out accuracy after each pass; else None.",
+                  optional=True),
+        Attribute("best_validation_score_", OrNone(Float()), "float or None",
+                  "The best of them, the score of the weights kept; else None.",
+                  optional=True),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
     ))
@@ -169,15 +185,24 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         classes = encode_targets(y).classes
         check_dense_vectors(X.shape[1], 2 * classes.size)  # W and its running sum U
         labels = np.searchsorted(classes, y).astype(np.int64)
+        held = None
+        if self.early_stopping:
+            X, labels, X_held, held_labels = split_rows(X, labels, self.validation_fraction,
+                                                        self.random_state)
+            held = HeldOut(X_held, held_labels, self.n_iter_no_change)
         run = run_multiclass_perceptron(
             X, labels, classes.size, fit_intercept=self.fit_intercept,
             max_epochs=self.max_epochs, selection=self.selection, average=self.average,
             rng=check_random_state(self.random_state),
+            watch_for=None if held is None else held.multiclass(self.average),
         )
         self.classes_, self.coef_, self.intercept_ = classes, run.coef, run.intercept
         self.n_updates_, self.n_epochs_, self.converged_ = (
             run.n_updates, run.n_epochs, run.converged)
-        if not self.converged_:
+        scores = run.validation_scores
+        self.validation_scores_ = scores
+        self.best_validation_score_ = None if scores is None else float(scores.max())
+        if not (self.converged_ or run.stopped):
             warnings.warn(not_converged_advice(
                 "MulticlassPerceptron", self.max_epochs,
                 made_for_it="average=True: the mean of all the weights" if self.average else None,

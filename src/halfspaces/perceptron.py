@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._perceptron import docs
 from halfspaces._perceptron.advice import not_converged_advice
+from halfspaces._perceptron.early_stopping import CONSTRAINTS, hold_out, validation_attributes
 from halfspaces._perceptron.online import OnlineRun, online_perceptron
 from halfspaces._perceptron.run import PerceptronRun, run_perceptron
 from halfspaces._perceptron.vote_log import (
@@ -83,6 +84,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         "selection": [StrOptions({"cyclic", "shuffle", "worst"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        **CONSTRAINTS,
     }
 
     def __init__(
@@ -92,12 +94,15 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         selection: str = "cyclic",
         random_state: int | np.random.RandomState | None = None,
         warm_start: bool = False,
+        early_stopping: bool = False, validation_fraction: float = 0.1, n_iter_no_change: int = 5,
     ) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.selection = selection
         self.random_state = random_state
         self.warm_start = warm_start
+        self.early_stopping, self.validation_fraction, self.n_iter_no_change = (
+            early_stopping, validation_fraction, n_iter_no_change)
 
     @fit_context
     def fit(self, X: ArrayLike, y: ArrayLike):
@@ -119,10 +124,12 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         targets = encode_targets(y)
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
         resume = self.warm_start and self._resume_problem(targets.classes, X.shape[1]) is None
+        X, targets, held = (hold_out(X, y, targets.classes, self, self._mode, resume)
+                            if self.early_stopping else (X, targets, None))
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
-                         check_random_state(self.random_state))
+                         check_random_state(self.random_state), held)
         self._set_fitted(X, targets, runs, resume)
-        if not self.converged_:
+        if not all(run.converged or run.stopped for run in runs):
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
@@ -131,8 +138,8 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         """One pass of the online protocol over a batch, continuing from the current state.
 
         Each example in the given order is predicted, then the weights are updated if
-        y_i(<w, x_i> + b) <= 0, exactly as in :func:`online_perceptron`; ``selection`` does
-        not apply. ``n_updates_`` accumulates over calls.
+        y_i(<w, x_i> + b) <= 0, exactly as in :func:`online_perceptron`; ``selection`` and
+        ``early_stopping`` do not apply. ``n_updates_`` accumulates over calls.
 
         Parameters
         ----------
@@ -252,13 +259,16 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 and len(states) == (1 if classes.size == 2 else classes.size)
                 and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
-    def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
+    def _run(self, X, targets: Targets, resume, max_epochs, selection, rng,
+             held=None) -> list[PerceptronRun]:
         states = self._states if resume else [None] * len(targets.positives)
         return [
             run_perceptron(
                 X, targets.labels, positive=positive, mode=self._mode,
                 fit_intercept=self.fit_intercept, max_epochs=max_epochs, selection=selection,
                 rng=rng, state=state, record_updates=self._mode == "voted",
+                watch_for=None if held is None else held.binary(
+                    X, targets.labels, positive, self._mode, self.fit_intercept),
             )
             for positive, state in zip(targets.positives, states, strict=True)
         ]
@@ -282,6 +292,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         self.n_updates_ = per_problem(updates)
         self.n_epochs_ = max(run.n_epochs for run in runs)
         self.converged_ = all(run.converged for run in runs)
+        vars(self).update(validation_attributes(runs))
 
     def _not_converged_message(self) -> str:
         return not_converged_advice(type(self).__name__, self.max_epochs)

@@ -33,7 +33,9 @@ FAST = {"ZeroOneERMClassifier": {"time_limit": 2.0}, "LogisticRegression": {"max
 # attributes a fitted model may lack: feature names come only from X with string column
 # names, and model files written before _fit_intercept (VotedPerceptron) and _burn_in (the
 # kernel perceptrons) were kept do not hold them (the format's history, io.model)
-MAY_BE_ABSENT = {"feature_names_in_", "_fit_intercept", "_burn_in", "gap_"}
+MAY_BE_ABSENT = {"feature_names_in_", "_fit_intercept", "_burn_in", "gap_",
+                 # and early stopping's scores, before it existed
+                 "validation_scores_", "best_validation_score_"}
 # ... and for one class each: LinearRegression's random and SGD states, kept since its
 # partial_fit (which goes on from the weights with t = 0 without them), and the weight of
 # ZeroOneERMClassifier's errors, kept since it takes weights
@@ -75,6 +77,8 @@ def fits(cls):
         yield "sgd", make(solver="sgd", random_state=0).fit(X, t)
         model = make(solver="sgd", random_state=0)
         yield "partial_fit", model.partial_fit(X[:9], t[:9]).partial_fit(X[9:], t[9:])
+        yield "early stopping", make(solver="sgd", random_state=0, early_stopping=True,
+                                     validation_fraction=0.34).fit(X, t)
         return
     X2, y2 = clusters(2)
     yield "two classes", make().fit(X2, y2)
@@ -85,6 +89,11 @@ def fits(cls):
         yield "warm start", make(warm_start=True).fit(X, y).fit(X, y)
     if "kernel" in params:
         yield "precomputed", make(kernel="precomputed").fit(X @ X.T, y)
+    if "early_stopping" in params:
+        stochastic = {"solver": "sgd"} if "solver" in params else {}
+        for data in ((X2, y2), (X, y)):
+            yield "early stopping", make(early_stopping=True, validation_fraction=0.34,
+                                         random_state=0, **stochastic).fit(*data)
     if "multi_class" in params:  # LinearSVM: its other solver, its joint multiclass problem
         yield "dual", make(solver="dual").fit(X, y)
         yield "crammer_singer", make(multi_class="crammer_singer").fit(X, y)

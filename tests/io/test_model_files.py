@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _model_equality import assert_same, assert_same_model
-from sklearn.base import BaseEstimator, is_regressor
+from sklearn.base import BaseEstimator, clone, is_regressor
 
 import halfspaces
 from halfspaces.io.model import ModelFileError, load_with_extra
@@ -195,6 +195,44 @@ def test_a_streamed_regression_continues_exactly_after_load(solver, tmp_path):
         model.partial_fit(X, y)
         loaded.partial_fit(X, y)
     assert_same_model(model, loaded)  # bit for bit, the state included
+
+
+EARLY_STOPPED = [
+    *(getattr(halfspaces, name)(early_stopping=True, validation_fraction=0.25, random_state=0,
+                                max_epochs=30)
+      for name in ("Perceptron", "AveragedPerceptron", "PocketPerceptron", "VotedPerceptron",
+                   "MulticlassPerceptron")),
+    halfspaces.LogisticRegression(solver="sgd", early_stopping=True, validation_fraction=0.25,
+                                  n_iter_no_change=2, random_state=0),
+    halfspaces.LogisticRegression(solver="minibatch", batch_size=8, early_stopping=True,
+                                  validation_fraction=0.25, random_state=0),
+    halfspaces.LinearRegression(solver="sgd", early_stopping=True, validation_fraction=0.25,
+                                random_state=0),
+]
+
+
+@pytest.mark.parametrize("model", EARLY_STOPPED, ids=lambda m: type(m).__name__)
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_early_stopped_models_round_trip(model, n_classes, tmp_path):
+    # the parameters, the held-out scores (an array, a list of arrays per one-vs-rest
+    # problem) and the state of the best epoch, which training then continues
+    if n_classes == 3 and is_regressor(model):
+        pytest.skip("a regression has no classes")
+    model = clone(model)
+    X, y = three_clusters(40) if n_classes == 3 else make_data(type(model), n=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model.fit(X, y)
+        assert model.validation_scores_ is not None
+        loaded = halfspaces.load(halfspaces.save(model, tmp_path / "m"))
+        assert_same_model(model, loaded)
+        assert loaded.get_params() == model.get_params()
+        for est in (model, loaded):
+            if hasattr(est, "partial_fit"):
+                est.partial_fit(X, y)
+            else:  # MulticlassPerceptron: fit again, the same split from the same seed
+                est.fit(X, y)
+    assert_same_model(model, loaded)
 
 
 def test_loaded_arrays_are_writable(tmp_path):

@@ -16,14 +16,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from halfspaces._glm.coordinate_descent import solve_cd
+from halfspaces._glm.early_stopping import HeldOut
 from halfspaces._glm.objective import GLMObjective, Objective
 from halfspaces._glm.solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
+from halfspaces._utils.contract import Array, Attribute, Float, OrNone
+from halfspaces._utils.early_stopping import validation_split
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["CD_MAX_ITER", "GAP_DOC", "GLM", "L1_RATIO_DOC", "SHARED_PARAMETERS_DOC",
-           "SOLVER_PARAMETERS", "STOCHASTIC", "step_rule"]
+           "SOLVER_PARAMETERS", "STOCHASTIC", "VALIDATION_SCORES", "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 CD_MAX_ITER = 100  # outer iterations (gradient checks over all columns) of "cd"
@@ -43,6 +46,9 @@ SOLVER_PARAMETERS: dict = {
     "random_state": ["random_state"],
     "warm_start": ["boolean"],
     "l1_ratio": [FloatInterval(0, 1, closed="both")],
+    "early_stopping": ["boolean"],
+    "validation_fraction": [FloatInterval(0, 1, closed="neither")],
+    "n_iter_no_change": [IntegerInterval(1, None, closed="left")],
 }
 """The declared constraints of the shared parameters (each estimator adds ``solver``)."""
 
@@ -79,7 +85,26 @@ SHARED_PARAMETERS_DOC = """\
         ``fit_intercept=False`` they start from its weights with the intercepts at 0, as
         scikit-learn's LogisticRegression does; so does a ``partial_fit`` after
         ``set_params(fit_intercept=False)``.
+    early_stopping : bool, default=False
+        sgd and minibatch (refused by name with the other solvers, which minimise J on all
+        the rows): hold out ``validation_fraction`` of the rows (drawn with
+        ``random_state`` as scikit-learn's ``train_test_split`` draws them, stratified by
+        class for a classifier), train on the rest, and score the model on them after each
+        epoch (accuracy, or R^2 for a regression), as scikit-learn's SGDClassifier and
+        SGDRegressor do. The run stops once the score has not improved by more than
+        ``tol`` for ``n_iter_no_change`` epochs in a row (this replaces the rule on J), and
+        keeps the state of the best epoch (the first to reach the best score), not the last
+        one as scikit-learn does: its held-out score is at least as good, for one copy of
+        the weights per improvement, and ``partial_fit`` continues from it. ``partial_fit``
+        itself trains on every row it is given.
+    validation_fraction : float, default=0.1
+        The share of the rows held out, in (0, 1).
+    n_iter_no_change : int, default=5
+        Epochs in a row without an improvement of the held-out score that stop the run.
 """
+"""The numpydoc entries of the parameters from ``learning_rate`` to ``n_iter_no_change``,
+which each estimator's docstring takes at its marker line ``[glm_parameters]``
+(:func:`halfspaces._utils.contract.fill_doc`)."""
 L1_RATIO_DOC = """\
     l1_ratio : float in [0, 1], default=0.0
         The share rho of the L1 part of the elastic-net penalty alpha (rho ||w||_1 +
@@ -92,10 +117,6 @@ L1_RATIO_DOC = """\
 """
 """The numpydoc entry of ``l1_ratio``, shared by the GLM estimators."""
 
-"""The numpydoc entries of the parameters from ``learning_rate`` to ``warm_start``, which each
-estimator's docstring takes at its marker line ``[glm_parameters]``
-(:func:`halfspaces._utils.contract.fill_doc`)."""
-
 
 GAP_DOC = """
     A certified upper bound on J(``coef_``, ``intercept_``) - J*, J* the minimum of J over the
@@ -106,6 +127,16 @@ GAP_DOC = """
     matrix); nan for the Dask twins, whose rows are not in memory. Absent from model
     files written before it existed."""
 """The numpydoc description of ``gap_``, shared by the GLM estimators."""
+
+
+VALIDATION_SCORES = (
+    Attribute("validation_scores_", OrNone(Array("float64", ("e",))), "ndarray or None",
+              "With ``early_stopping``, the held-out score after each epoch of the last fit; "
+              "None without.", optional=True),
+    Attribute("best_validation_score_", OrNone(Float()), "float or None",
+              "The best of them, the score of the weights kept; None without.", optional=True),
+)
+"""The early-stopping scores of the GLM estimators (absent from older model files)."""
 
 
 def step_rule(est) -> StepRule:
@@ -134,7 +165,8 @@ class GLM(SparseInputMixin, BaseEstimator):
 
     def __init__(self, *, solver, alpha, fit_intercept, max_iter, tol, learning_rate, eta0,
                  power_t, batch_size, line_search, average, random_state, warm_start,
-                 l1_ratio=0.0) -> None:
+                 l1_ratio=0.0, early_stopping=False, validation_fraction=0.1,
+                 n_iter_no_change=5) -> None:
         self.solver = solver
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -149,6 +181,9 @@ class GLM(SparseInputMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.l1_ratio = l1_ratio
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
 
     def _start(self, obj: GLMObjective) -> np.ndarray:
         """The first iterate: with warm_start the last solution when its shape fits, else 0."""
@@ -168,13 +203,45 @@ class GLM(SparseInputMixin, BaseEstimator):
                 "sparse solution sits. Use solver='cd' (coordinate descent) or 'auto'.")
         return self.solver
 
-    def _solve(self, obj: GLMObjective, rng) -> SolverRun:
-        """Minimise ``obj`` with the estimator's solver and step rule."""
+    def _solve(self, obj: GLMObjective, rng, held_out: HeldOut | None = None) -> SolverRun:
+        """Minimise ``obj`` with the estimator's solver and step rule (stopping early on
+        ``held_out``)."""
+        self._refuse_early_stopping()
         solver = self._solver()
         if solver == "cd":
             return self._finite(self._coordinate_descent(obj))
         return self._finite(solve(obj, solver, self._start(obj), float(self.tol),
-                                  self.max_iter, step_rule(self), rng))
+                                  self.max_iter, step_rule(self), rng, held_out=held_out))
+
+    def _refuse_early_stopping(self) -> None:
+        if self.early_stopping and self.solver not in STOCHASTIC:
+            raise ValueError(
+                f"early_stopping=True stops the epochs of solver='sgd' or 'minibatch' on a "
+                f"held-out score; solver={self.solver!r} minimises J on all the rows. Use "
+                "solver='sgd' or 'minibatch', or early_stopping=False.")
+
+    def _hold_out(self, X, y: NDArray, stratify: bool, weights: NDArray | None = None):
+        """(X, y, weights, X_held, y_held): the rows trained on (with their weights) and
+        those held out, or (X, y, weights, None, None) without early stopping. The held-out
+        score is unweighted."""
+        if not self.early_stopping:
+            return X, y, weights, None, None
+        self._refuse_early_stopping()
+        train, held = validation_split(y, self.validation_fraction, self.random_state,
+                                       stratify)
+        kept = None if weights is None else weights[train]
+        return X[train], y[train], kept, X[held], y[held]
+
+    def _held_out(self, X_held, y: NDArray, task: str) -> HeldOut | None:
+        """The solver's :class:`HeldOut`, or None without early stopping."""
+        if X_held is None:
+            return None
+        return HeldOut(X_held, y, task, self.n_iter_no_change, float(self.tol))
+
+    def _set_validation_scores(self, run: SolverRun) -> None:
+        scores = run.validation_scores
+        self.validation_scores_ = None if scores is None else np.array(scores)
+        self.best_validation_score_ = None if scores is None else float(max(scores))
 
     def _coordinate_descent(self, obj: GLMObjective) -> SolverRun:
         """The elastic-net fit of ``obj``'s data by :func:`~halfspaces._glm.coordinate_descent.

@@ -38,6 +38,8 @@ class SolverRun:
     # nan where the objective's rows are not in memory
     objective: float = math.nan
     gap: float = math.nan
+    # the held-out score after each epoch, with early stopping (sgd and minibatch)
+    validation_scores: tuple[float, ...] | None = None
 
 
 # while the gap exceeds tol J, the gradient rule is tightened tenfold at a time, at most

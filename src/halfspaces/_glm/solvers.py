@@ -42,6 +42,7 @@ from scipy.linalg import cholesky, solve_triangular
 from scipy.sparse.linalg import LinearOperator, cg
 
 from halfspaces._fast import logistic as fast_logistic
+from halfspaces._glm.early_stopping import HeldOut
 from halfspaces._glm.objective import GLMObjective, Objective
 from halfspaces._glm.runs import SolverRun, until_certified, with_gap
 from halfspaces._utils.blas import one_blas_thread, scipy_blas_one_thread
@@ -87,9 +88,11 @@ class StepRule:
 
 
 def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int | None,
-          steps: StepRule = StepRule(), rng=None, state: SgdState | None = None) -> SolverRun:
+          steps: StepRule = StepRule(), rng=None, state: SgdState | None = None,
+          held_out: HeldOut | None = None) -> SolverRun:
     """Minimise ``obj`` from ``w0`` with the named solver (from ``state`` for sgd and
-    minibatch, when given); the run carries its certified duality gap."""
+    minibatch, when given); the run carries its certified duality gap. ``held_out``
+    (sgd and minibatch) stops the run early on its score instead of on J."""
     _check_start(obj, w0, state)
     if not obj.fit_intercept:
         w0, state = _without_intercepts(obj, w0, state)
@@ -104,7 +107,8 @@ def solve(obj: GLMObjective, solver: str, w0: NDArray, tol: float, max_iter: int
             steps = replace(steps, eta0=auto_eta0(obj, solver, batch))
         if solver != "gd":
             assert isinstance(obj, Objective)
-            return with_gap(obj, stochastic(obj, w0, tol, max_iter, steps, batch, rng, state))
+            return with_gap(obj, stochastic(obj, w0, tol, max_iter, steps, batch, rng, state,
+                                            held_out))
 
     def again(w: NDArray, gradient_tol: float, budget: int) -> SolverRun:
         if solver == "lbfgs":
@@ -475,15 +479,20 @@ def gradient_descent(obj: GLMObjective, w: NDArray, tol: float, max_iter: int,
 
 
 def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: StepRule,
-               batch: int, rng, state: SgdState | None = None) -> SolverRun:
+               batch: int, rng, state: SgdState | None = None,
+               held_out: HeldOut | None = None) -> SolverRun:
     """Epochs of (mini-batch) SGD, each over a fresh permutation; J recorded after each.
 
     With ``steps.average`` the model is the mean of the iterates from the second epoch on
     (Polyak-Ruppert averaging; Shalev-Shwartz and Ben-David's SGD outputs the mean).
-    ``state`` continues an earlier run (partial_fit).
+    ``state`` continues an earlier run (partial_fit). With ``held_out`` the run stops on
+    its held-out score (:mod:`halfspaces._glm.early_stopping`) and returns to the state of
+    the best epoch; ``n_iter`` still counts every epoch made.
     """
     state = SgdState.start(w) if state is None else state
     it, avg, n_avg, t = state.iterate.copy(), state.average.copy(), state.n_avg, state.t
+    watch = None if held_out is None else held_out.watch(
+        lambda: avg if n_avg > 0 else it, lambda: SgdState(it.copy(), avg.copy(), n_avg, t))
     curve = [obj.value(avg if n_avg > 0 else it)]
     converged, epoch = False, 0
     while epoch < max_iter and not converged:
@@ -495,9 +504,20 @@ def stochastic(obj: Objective, w: NDArray, tol: float, max_iter: int, steps: Ste
         _record(curve, obj.value(avg if n_avg > 0 else it), max_iter)
         if not np.isfinite(curve[-1]):
             break
-        converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
+        if watch is not None:
+            converged = watch()
+        else:
+            converged = abs(curve[-2] - curve[-1]) <= tol * max(abs(curve[-1]), 1e-12)
+    scores = None
+    # a run that overflowed is returned as it is, so that the estimator refuses it: the
+    # best epoch before it would hide a step size that diverges
+    if watch is not None and watch.best is not None and np.isfinite(curve[-1]):
+        best, _ = watch.best
+        it, avg, n_avg, t = best.iterate, best.average, best.n_avg, best.t
+        scores = tuple(watch.scores)
     model = avg if n_avg > 0 else it
-    return SolverRun(model.copy(), epoch, converged, tuple(curve), SgdState(it, avg, n_avg, t))
+    return SolverRun(model.copy(), epoch, converged, tuple(curve), SgdState(it, avg, n_avg, t),
+                     validation_scores=scores)
 
 
 def run_epoch(obj: Objective, w: NDArray, u: NDArray, n_avg: int, order: NDArray, batch: int,

@@ -15,16 +15,37 @@ from halfspaces._utils.contract import (
     Array,
     Attribute,
     Bool,
+    Choice,
     Classes,
     Fitted,
+    Float,
     Instance,
     Int,
     Items,
+    OrNone,
     SampleMatrix,
 )
 
-__all__ = ["PERCEPTRON_FITTED", "PERCEPTRON_PARAMETERS_DOC", "POCKET_FITTED",
-           "VOTED_FITTED", "VOTE_LOG"]
+__all__ = ["EARLY_STOPPING_DOC", "PERCEPTRON_FITTED", "PERCEPTRON_PARAMETERS_DOC",
+           "POCKET_FITTED", "VALIDATION_SCORES", "VOTED_FITTED", "VOTE_LOG"]
+
+EARLY_STOPPING_DOC = """
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the rows (a split stratified by class, drawn
+        with ``random_state``: scikit-learn's ``train_test_split(..., stratify=y)``), train
+        on the rest, and score the hypothesis on them after each pass. The run stops once
+        the held-out accuracy has not beaten its best for ``n_iter_no_change`` passes in a
+        row, and keeps the weights of the best pass (the first to reach the best accuracy),
+        not the last ones as scikit-learn's SGD does: they score at least as well on the
+        held-out rows, for one copy of the weights per improvement. ``partial_fit`` trains
+        on every row it is given.
+    validation_fraction : float, default=0.1
+        The share of the rows held out, in (0, 1); each class needs a row in both parts.
+    n_iter_no_change : int, default=5
+        Passes in a row without a better held-out accuracy that stop the run.
+"""
+"""The early-stopping Parameters entries of every perceptron (binary and multiclass)."""
+
 
 PERCEPTRON_PARAMETERS_DOC = """
     fit_intercept : bool, default=True
@@ -44,8 +65,22 @@ PERCEPTRON_PARAMETERS_DOC = """
         ``partial_fit`` continues without the intercept the state may hold (b = 0);
         VotedPerceptron, whose vote cannot mix weight vectors with and without one,
         starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
-"""
+""" + EARLY_STOPPING_DOC
 """The Parameters entries of the four binary perceptrons."""
+
+VALIDATION_SCORES = (
+    Attribute("validation_scores_", OrNone(Choice(
+        Array("float64", ("e",)), Items(list, "p", Array("float64", ("e#",))))),
+              "ndarray, list of ndarray or None", """
+        With ``early_stopping``, the held-out accuracy after each pass of the last fit (per
+        binary problem beyond two classes, each scored on its own ±1 targets, as
+        scikit-learn's SGDClassifier scores them); None without.""", optional=True),
+    Attribute("best_validation_score_", OrNone(Choice(Float(), Array("float64", ("p",)))),
+              "float, ndarray of shape (n_classes,) or None", """
+        The best of them, the score of the weights kept; None without early stopping.""",
+              optional=True),
+)
+"""The early-stopping scores every binary perceptron sets (absent from older model files)."""
 
 PERCEPTRON_FITTED = Fitted("ovr", (
     Attribute("coef_", Array("float64", ("p", "d")),
@@ -70,6 +105,7 @@ PERCEPTRON_FITTED = Fitted("ovr", (
     Attribute("n_epochs_", Int(), "int", "Passes over the data made by the last call."),
     Attribute("converged_", Bool(), "bool",
               "Whether the last pass made no update (in every binary problem)."),
+    *VALIDATION_SCORES,
     N_FEATURES_IN,
     FEATURE_NAMES_IN,
 ))

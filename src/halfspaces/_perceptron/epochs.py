@@ -41,6 +41,7 @@ class Epochs:
     n_updates: int
     n_epochs: int
     converged: bool
+    stopped: bool = False  # ended by the ``stop`` rule (early stopping on held-out rows)
 
 
 def epoch_order(selection: str, n: int, rng) -> NDArray[np.int64]:
@@ -52,7 +53,8 @@ def epoch_order(selection: str, n: int, rng) -> NDArray[np.int64]:
 
 
 def run_epochs(one_epoch: OneEpoch, n: int, *, max_epochs: int, selection: str = "cyclic",
-               rng=None, bad_row: Callable[[int], Exception]) -> Epochs:
+               rng=None, bad_row: Callable[[int], Exception],
+               stop: Callable[[Epochs], bool] | None = None) -> Epochs:
     """Call ``one_epoch(order)`` for up to ``max_epochs`` passes over n rows.
 
     Parameters
@@ -72,6 +74,10 @@ def run_epochs(one_epoch: OneEpoch, n: int, *, max_epochs: int, selection: str =
         Draws the permutations of "shuffle", one per epoch before it runs.
     bad_row : callable
         ``bad_row(i)`` is the exception raised when the pass stops at row i.
+    stop : callable or None, default=None
+        ``stop(epochs)``, called after every pass with the record so far (the pass that
+        converged too), ends the run when it returns True (early stopping:
+        :class:`halfspaces._utils.early_stopping.Watch`).
 
     Returns
     -------
@@ -81,7 +87,7 @@ def run_epochs(one_epoch: OneEpoch, n: int, *, max_epochs: int, selection: str =
     --------
     >>> passes = iter([3, 1, 0, 2])
     >>> run_epochs(lambda order: next(passes), 5, max_epochs=10, bad_row=IndexError)
-    Epochs(n_updates=4, n_epochs=3, converged=True)
+    Epochs(n_updates=4, n_epochs=3, converged=True, stopped=False)
     """
     budget = n if selection == "worst" else 1
     n_updates, epoch = 0, 0
@@ -91,6 +97,8 @@ def run_epochs(one_epoch: OneEpoch, n: int, *, max_epochs: int, selection: str =
             raise bad_row(-1 - k)
         n_updates += k
         report(epoch, max_epochs)
+        if stop is not None and stop(Epochs(n_updates, epoch, k < budget)):
+            return Epochs(n_updates, epoch, k < budget, stopped=True)
         if k < budget:
             return Epochs(n_updates, epoch, True)
     return Epochs(n_updates, epoch, False)

@@ -22,6 +22,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -32,11 +33,12 @@ from halfspaces._fast import loop_input
 from halfspaces._fast import multiclass as fast_multiclass
 from halfspaces._fast import perceptron as fast_perceptron
 from halfspaces._perceptron.epochs import CYCLIC, non_finite_row_error, run_epochs
+from halfspaces._utils.early_stopping import Watch
 
 __all__ = [
     "MODES", "BlockEpoch", "MulticlassRun", "PerceptronRun", "PerceptronState", "TooManyUpdates",
-    "loop_targets", "non_finite_row_error", "perceptron_block_epoch", "run_multiclass_perceptron",
-    "run_perceptron", "survival_counts",
+    "loop_targets", "multiclass_weights", "non_finite_row_error", "perceptron_block_epoch",
+    "run_multiclass_perceptron", "run_perceptron", "survival_counts",
 ]
 
 MODES = {"plain": fast_perceptron.PLAIN, "averaged": fast_perceptron.AVERAGED,
@@ -76,7 +78,10 @@ class PerceptronRun:
 
     ``coef`` and ``intercept`` are the variant's hypothesis (the averaged weights, the pocket
     weights, or the last weights). ``update_rows`` and ``update_steps`` list the row and the
-    1-based step number of every update, in order, when the run recorded them.
+    1-based step number of every update, in order, when the run recorded them. With early
+    stopping, ``validation_scores`` holds the held-out accuracy after each epoch, the run
+    returns to the state of the best one (``n_updates`` counts the updates up to it,
+    ``n_epochs`` the epochs made), and ``stopped`` says whether the rule ended the run.
     """
 
     coef: NDArray[np.float64]
@@ -87,6 +92,8 @@ class PerceptronRun:
     state: PerceptronState
     update_rows: NDArray[np.int64] | None = None
     update_steps: NDArray[np.int64] | None = None
+    validation_scores: NDArray[np.float64] | None = None
+    stopped: bool = False
 
     @property
     def n_errors(self) -> int:
@@ -107,6 +114,7 @@ def run_perceptron(
     state: PerceptronState | None = None,
     record_updates: bool = False,
     max_recorded: int | None = None,
+    watch_for: Callable[[PerceptronState, list], Watch] | None = None,
 ) -> PerceptronRun:
     """Run the perceptron variant ``mode`` for up to ``max_epochs`` passes over (X, y).
 
@@ -119,6 +127,9 @@ def run_perceptron(
     With ``record_updates``, ``max_recorded`` stops the run by :class:`TooManyUpdates` as
     soon as the log holds more updates than that, so its memory stays bounded (an animation
     of 10^4 passes over 10^6 rows logged 312 million updates, 10 GB, before it refused).
+    ``watch_for(state, logs)`` makes the early-stopping rule of the run from its state and
+    its list of per-epoch update logs (:mod:`halfspaces._perceptron.early_stopping`); the
+    run then ends on the rule and returns to the state (and log) of the best epoch.
     """
     _check_run_sizes(X, y, state)
     state = PerceptronState.zeros(X.shape[1]) if state is None else state.copy()
@@ -141,6 +152,8 @@ def run_perceptron(
         else:
             k = fast_perceptron.perceptron_epoch(Xk, Y, order, c, mode_code, state.w, state.aux,
                                     state.counters, log)
+        if mode_code == fast_perceptron.POCKET and 0 <= k < (n if selection == "worst" else 1):
+            _pocket_the_separator(state)  # the pass converged: before a held-out score
         if record_updates and k >= 0:
             logs.append(log[:, :k].copy())
             recorded[0] += k
@@ -148,15 +161,20 @@ def run_perceptron(
                 raise TooManyUpdates(recorded[0], len(logs))
         return k
 
+    watch = None if watch_for is None else watch_for(state, logs)
     epochs = run_epochs(one_epoch, n, max_epochs=max_epochs, selection=selection, rng=rng,
-                        bad_row=partial(non_finite_row_error, X))
+                        bad_row=partial(non_finite_row_error, X), stop=watch)
     _refuse_underflowing_scores(X, state.w[:-1], fit_intercept)
-    if mode_code == fast_perceptron.POCKET and epochs.converged:
-        _pocket_the_separator(state)
+    made, scores = epochs.n_epochs, None
+    if watch is not None and watch.best is not None:
+        (best, n_logs), epochs = watch.best
+        state.w, state.aux, state.counters = best.w, best.aux, best.counters
+        del logs[n_logs:]
+        scores = np.array(watch.scores)
     coef, intercept = _hypothesis(mode_code, state)
     rows, steps = np.concatenate(logs, axis=1) if logs else (None, None)
-    return PerceptronRun(coef, intercept, epochs.n_updates, epochs.n_epochs, epochs.converged,
-                         state, rows, steps)
+    return PerceptronRun(coef, intercept, epochs.n_updates, made, epochs.converged,
+                         state, rows, steps, scores, watch is not None and watch.stopped)
 
 
 class TooManyUpdates(Exception):
@@ -384,9 +402,13 @@ class MulticlassRun:
     intercept : ndarray of shape (n_classes,)
         Their intercepts.
     n_updates, n_epochs : int
-        Mistakes and passes made.
+        Mistakes (up to the epoch returned) and passes made.
     converged : bool
-        Whether the last pass made no mistake.
+        Whether the pass that gave the weights made no mistake.
+    validation_scores : ndarray or None
+        With early stopping, the held-out accuracy after each epoch.
+    stopped : bool
+        Whether the early-stopping rule ended the run.
     """
 
     coef: NDArray[np.float64]
@@ -394,12 +416,15 @@ class MulticlassRun:
     n_updates: int
     n_epochs: int
     converged: bool
+    validation_scores: NDArray[np.float64] | None = None
+    stopped: bool = False
 
 
 def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
                               fit_intercept: bool = True, max_epochs: int = 1,
                               selection: str = "cyclic", average: bool = False,
-                              rng: np.random.RandomState | None = None) -> MulticlassRun:
+                              rng: np.random.RandomState | None = None,
+                              watch_for: Callable[..., Watch] | None = None) -> MulticlassRun:
     """Run the multiclass perceptron on validated X and class indices 0..n_classes-1.
 
     The argmax rule with the two-row update on a mistake (Collins 2002; Kesler's
@@ -425,6 +450,10 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
         Return the mean of the weights after every step.
     rng : numpy.random.RandomState or None, default=None
         Draws the permutations of ``selection="shuffle"``.
+    watch_for : callable or None, default=None
+        ``watch_for(W, U, counters)`` makes the early-stopping rule from the run's weights,
+        running sums and counters (:mod:`halfspaces._perceptron.early_stopping`); the run
+        then ends on it and returns the weights of its best epoch.
 
     Returns
     -------
@@ -443,10 +472,20 @@ def run_multiclass_perceptron(X, labels: NDArray[np.int64], n_classes: int, *,
     def one_epoch(order: NDArray[np.int64]) -> int:
         return fast_multiclass.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
 
+    watch = None if watch_for is None else watch_for(W, U, counters)
     epochs = run_epochs(one_epoch, X.shape[0], max_epochs=max_epochs, selection=selection,
-                        rng=rng, bad_row=partial(non_finite_row_error, X))
+                        rng=rng, bad_row=partial(non_finite_row_error, X), stop=watch)
     _refuse_underflowing_scores(X, W[:, :-1], fit_intercept)
-    steps = counters[fast_multiclass.STEP]
-    weights = W - U / steps if average and steps > 0 else W
+    made, scores = epochs.n_epochs, None
+    if watch is not None and watch.best is not None:
+        (W, U, counters), epochs = watch.best
+        scores = np.array(watch.scores)
+    weights = multiclass_weights(W, U, counters, average)
     return MulticlassRun(weights[:, :-1].copy(), weights[:, -1].copy(), epochs.n_updates,
-                         epochs.n_epochs, epochs.converged)
+                         made, epochs.converged, scores, watch is not None and watch.stopped)
+
+
+def multiclass_weights(W: NDArray, U: NDArray, counters: NDArray, average: bool) -> NDArray:
+    """The discriminants (k, d + 1) of a multiclass run: W, or its mean over the steps."""
+    steps = counters[fast_multiclass.STEP]
+    return W - U / steps if average and steps > 0 else W

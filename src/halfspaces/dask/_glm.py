@@ -169,6 +169,9 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
     l1_ratio : float, default=0.0
         Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
         a distributed fit refuses l1_ratio > 0 by name.
+    early_stopping, validation_fraction, n_iter_no_change
+        As in :class:`halfspaces.LogisticRegression`; early stopping needs a stochastic
+        solver, so a distributed fit refuses ``early_stopping=True`` by name.
 
     Examples
     --------
@@ -351,6 +354,9 @@ class LinearRegression(_Distributed, SerialLinearRegression):
     l1_ratio : float, default=0.0
         Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
         a distributed fit refuses l1_ratio > 0 by name.
+    early_stopping, validation_fraction, n_iter_no_change
+        As in :class:`halfspaces.LinearRegression`; early stopping needs a stochastic
+        solver, so a distributed fit refuses ``early_stopping=True`` by name.
 
     Examples
     --------

@@ -278,6 +278,7 @@ class _IPMPerceptron(BaseEstimator):
                      "converged_", "n_features_in_"):
             setattr(local, name, getattr(self, name))
         local._states = [s.copy() for s in self._states]
+        local.validation_scores_ = local.best_validation_score_ = None  # no early stopping
         return local
 
     def decision_function(self, X):
