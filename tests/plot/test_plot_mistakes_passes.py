@@ -8,6 +8,8 @@ one longer sequence), Freund-Schapire's computed on the sample written out K tim
 from __future__ import annotations
 
 import json
+import re
+import warnings
 
 import numpy as np
 import pytest
@@ -110,3 +112,81 @@ def test_cli_plot_mistakes_passes(capsys, tmp_path):
     assert record["mistakes"] == [int(expected.sum())]
     assert record["mistakes_per_pass"] == [expected.reshape(3, 30).sum(axis=1).tolist()]
     assert record["mistakes"][0] <= record["bound"]
+
+
+# -- beyond the QP's rows: Freund-Schapire's bound, and no QP solved ---------------------------
+
+@pytest.fixture
+def no_qp(monkeypatch):
+    """MAX_QP_ROWS = 30, and the max-margin problem an error wherever it is entered: the
+    hard-margin solver (``min_norm_separator``, under every name a module holds it by) and
+    any HiGHS quadratic program (it needs a Hessian). Novikoff's bound ran 300 s on 10^6
+    points in it, and then failed."""
+    import sys
+
+    import highspy
+
+    from halfspaces._exact import min_norm
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the maximum-margin problem was solved")
+
+    monkeypatch.setattr("halfspaces.plot._base.MAX_QP_ROWS", 30)
+    monkeypatch.setattr(highspy, "HighsHessian", refused)
+    entry = min_norm.min_norm_separator
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("halfspaces") and \
+                getattr(module, "min_norm_separator", None) is entry:
+            monkeypatch.setattr(module, "min_norm_separator", refused)
+
+
+BEYOND = (r"Novikoff's bound is not drawn for 31 rows: the maximum-margin QP is solved up to "
+          r"30 rows.* The best Freund-Schapire bound is drawn instead")
+
+
+@pytest.mark.parametrize("passes", [1, 3])
+def test_beyond_the_qps_rows_the_mistake_bound_is_freund_schapires(no_qp, passes):
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    with pytest.warns(UserWarning, match=BEYOND):
+        disp = MistakeBoundDisplay.from_online(X, y, n_orders=2, random_state=0,
+                                               n_passes=passes)
+    assert disp.bound_kind == "Freund-Schapire"
+    for order, mask in zip(disp.orders, disp.mistakes, strict=True):
+        expected = naive_passes(X[order], y[order], passes)
+        np.testing.assert_array_equal(mask, expected)
+        assert expected.sum() <= disp.bound_ < np.inf
+    assert disp.bound_line_.get_ydata()[0] == disp.bound_
+
+
+def test_at_the_qps_row_limit_the_bound_is_still_novikoffs(monkeypatch):
+    monkeypatch.setattr("halfspaces.plot._base.MAX_QP_ROWS", 31)
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    disp = MistakeBoundDisplay.from_online(X, y)
+    assert disp.bound_kind == "Novikoff"
+    assert disp.bound_ == theory.perceptron_mistake_bound(X, y)
+
+
+def test_beyond_the_qps_rows_inseparable_data_solve_no_qp_and_say_nothing(no_qp):
+    X, y = noisy(31, 2, seed=16, flip=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Novikoff's bound would not be drawn anyway
+        disp = MistakeBoundDisplay.from_online(X, y)
+    assert disp.bound_kind == "Freund-Schapire"
+    assert naive_passes(X, y, 1).sum() <= disp.bound_ < np.inf
+
+
+def test_cli_plot_mistakes_beyond_the_qps_rows_notes_the_fallback(no_qp, capsys, tmp_path):
+    from halfspaces.cli import main
+
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    path = tmp_path / "sep.csv"
+    np.savetxt(path, np.column_stack([y, X]), delimiter=",", header="label,x0,x1",
+               comments="")
+    with pytest.raises(SystemExit) as ended:
+        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"), "--json"])
+    assert ended.value.code in (0, None)
+    record = json.loads(capsys.readouterr().out)
+    assert record["bound_kind"] == "Freund-Schapire"
+    assert record["mistakes"] == [int(naive_passes(X, y, 1).sum())]
+    assert record["mistakes"][0] <= record["bound"]
+    assert any(re.search(BEYOND, note) for note in record["notes"])
