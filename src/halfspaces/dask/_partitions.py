@@ -86,6 +86,10 @@ class Partitions:
     workers : tuple of str
         The worker each partition was placed on (empty if the cluster had no workers then):
         every pass sends one task per worker, for all of its partitions.
+    feature_names : tuple of str or None
+        The columns' names (a CSV/TSV header's or a Parquet schema's, from
+        :func:`halfspaces.dask.read_files`); the estimators keep them as
+        ``feature_names_in_``. None where the data have none.
     """
 
     client: object
@@ -100,6 +104,7 @@ class Partitions:
     column_max_abs: NDArray
     zero_based: bool | None = None
     workers: tuple = ()
+    feature_names: tuple[str, ...] | None = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod

@@ -16,9 +16,9 @@ __all__ = ["column_names", "default_label_column"]
 
 def column_names(path: str | os.PathLike, *, format: str | None = None,
                  label_column: int | str | None = None) -> list[str] | None:
-    """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
-    returns them; None for a file without a header (or with a repeated name) or of another
-    format.
+    """The names of the feature columns of a CSV/TSV file's header or of a Parquet file's
+    schema, in the order :func:`read` returns them; None for a file without a header (or
+    with a repeated name) or of another format.
 
     Parameters
     ----------
@@ -40,7 +40,14 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     >>> column_names(path)
     ['x1', 'x2']
     """
-    if detect_format(path, format) != "csv":
+    fmt = detect_format(path, format)
+    if fmt == "parquet":
+        names = _parquet_names(path)
+        if names is None or len(set(names)) < len(names):
+            return None
+        label = tabular.label_index(path, label_column, names, len(names))
+        return [name for i, name in enumerate(names) if i != label]
+    if fmt != "csv":
         return None
     number, first = first_data_line(path)
     if first is None:
@@ -89,11 +96,19 @@ def default_label_column(path: str | os.PathLike, *, format: str | None = None) 
         layout = tabular.text_layout(path, first, None, line=number)
         return None if layout.label is None else layout.column_name(layout.label)
     if fmt == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
-        except Exception:  # noqa: BLE001 - the reader names the problem itself
+        names = _parquet_names(path)
+        if names is None:
             return None
         return f"column {names[tabular.label_index(path, None, names, len(names))]!r}"
     return "column 0" if fmt == "npy" else None
+
+
+def _parquet_names(path) -> tuple[str, ...] | None:
+    """The column names of a Parquet file's schema; None where it cannot be read (the
+    reader names that problem itself)."""
+    try:
+        import pyarrow.parquet as pq
+
+        return tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
+    except Exception:  # noqa: BLE001 - the reader names the problem itself
+        return None
