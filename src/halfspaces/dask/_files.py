@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from halfspaces.dask._gather import gather
 from halfspaces.dask._partitions import Partitions, _client
 from halfspaces.io import (
     check_count,
@@ -143,8 +144,8 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
         raise ValueError(f"the files are in formats {sorted(formats)}; read_files takes "
                          "files of one format among svmlight, csv and parquet.")
     fmt = formats.pop()
-    scanned = client.gather([client.submit(_scan, p, fmt, label_column, zero_based,
-                                           pure=True) for p in files])
+    scanned = gather(client, [client.submit(_scan, p, fmt, label_column, zero_based,
+                                            pure=True) for p in files])
     infos = [info for info, _ in scanned]
     width, zero = _agreed(files, infos, fmt, n_features, zero_based)
     names = _agreed_names(files, [n for _, n in scanned])
