@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from _datasets import noisy, separable
+from _naive import naive_mistakes
 
 from halfspaces import theory
 from halfspaces.plot import MistakeBoundDisplay
@@ -21,26 +22,11 @@ from halfspaces.plot import MistakeBoundDisplay
 pytest.importorskip("matplotlib")
 
 
-def naive_passes(X, y, passes):
-    """Plain perceptron on x' = (1, x), `passes` cyclic passes, stopped after a clean pass:
-    the mask of mistakes over every example seen (False past the stop)."""
-    w, b, mistakes = np.zeros(X.shape[1]), 0.0, []
-    for _ in range(passes):
-        clean = True
-        for x, t in zip(X, y, strict=True):
-            mistakes.append(t * (x @ w + b) <= 0)
-            if mistakes[-1]:
-                w, b, clean = w + t * x, b + t, False
-        if clean:
-            break
-    return np.r_[mistakes, np.zeros(passes * len(y) - len(mistakes), dtype=bool)]
-
-
 def test_several_passes_on_noisy_data_follow_a_plain_perceptron_under_the_repeated_bound():
     X, y = noisy(40, 2, seed=16, flip=0.2)
     disp = MistakeBoundDisplay.from_online(X, y, n_passes=5, n_orders=2, random_state=0)
     for order, mask, curve in zip(disp.orders, disp.mistakes, disp.curves_, strict=True):
-        expected = naive_passes(X[order], y[order], 5)
+        expected = naive_mistakes(X[order], y[order], 5)
         np.testing.assert_array_equal(mask, expected)
         np.testing.assert_array_equal(curve.get_xdata(), np.arange(1, 201))
         np.testing.assert_array_equal(curve.get_ydata(), np.cumsum(expected))
@@ -61,7 +47,7 @@ def test_on_separable_data_the_curve_flattens_under_novikoff_once_a_pass_is_clea
     disp = MistakeBoundDisplay.from_online(X, y, n_passes=20)
     mask = disp.mistakes[0]
     assert mask.size == 600
-    np.testing.assert_array_equal(mask, naive_passes(X, y, 20))
+    np.testing.assert_array_equal(mask, naive_mistakes(X, y, 20))
     per_pass = mask.reshape(20, 30).sum(axis=1)
     assert per_pass[-1] == 0 and per_pass[0] > 0
     assert disp.bound_kind == "Novikoff"
@@ -107,7 +93,7 @@ def test_cli_plot_mistakes_passes(capsys, tmp_path):
               "--passes", "3", "--json"])
     assert ended.value.code in (0, None)
     record = json.loads(capsys.readouterr().out)
-    expected = naive_passes(X, y, 3)
+    expected = naive_mistakes(X, y, 3)
     assert record["passes"] == 3
     assert record["mistakes"] == [int(expected.sum())]
     assert record["mistakes_per_pass"] == [expected.reshape(3, 30).sum(axis=1).tolist()]
@@ -152,7 +138,7 @@ def test_beyond_the_qps_rows_the_mistake_bound_is_freund_schapires(no_qp, passes
                                                n_passes=passes)
     assert disp.bound_kind == "Freund-Schapire"
     for order, mask in zip(disp.orders, disp.mistakes, strict=True):
-        expected = naive_passes(X[order], y[order], passes)
+        expected = naive_mistakes(X[order], y[order], passes)
         np.testing.assert_array_equal(mask, expected)
         assert expected.sum() <= disp.bound_ < np.inf
     assert disp.bound_line_.get_ydata()[0] == disp.bound_
@@ -172,7 +158,7 @@ def test_beyond_the_qps_rows_inseparable_data_solve_no_qp_and_say_nothing(no_qp)
         warnings.simplefilter("error")  # Novikoff's bound would not be drawn anyway
         disp = MistakeBoundDisplay.from_online(X, y)
     assert disp.bound_kind == "Freund-Schapire"
-    assert naive_passes(X, y, 1).sum() <= disp.bound_ < np.inf
+    assert naive_mistakes(X, y, 1).sum() <= disp.bound_ < np.inf
 
 
 def test_cli_plot_mistakes_beyond_the_qps_rows_notes_the_fallback(no_qp, capsys, tmp_path):
@@ -187,6 +173,6 @@ def test_cli_plot_mistakes_beyond_the_qps_rows_notes_the_fallback(no_qp, capsys,
     assert ended.value.code in (0, None)
     record = json.loads(capsys.readouterr().out)
     assert record["bound_kind"] == "Freund-Schapire"
-    assert record["mistakes"] == [int(naive_passes(X, y, 1).sum())]
+    assert record["mistakes"] == [int(naive_mistakes(X, y, 1).sum())]
     assert record["mistakes"][0] <= record["bound"]
     assert any(re.search(BEYOND, note) for note in record["notes"])
