@@ -81,18 +81,23 @@ def test_too_many_examples_seen_are_refused_before_any_run(monkeypatch):
         MistakeBoundDisplay.from_online(X, y, n_passes=4)
 
 
-def test_cli_plot_mistakes_passes(capsys, tmp_path):
+def plot_mistakes(capsys, tmp_path, X, y, *options):
+    """``halfspaces plot mistakes`` of (X, y), written as a CSV file, in process: its JSON."""
     from halfspaces.cli import main
 
-    X, y = noisy(30, 2, seed=16, flip=0.2)
-    path = tmp_path / "noisy.csv"
+    path = tmp_path / "data.csv"
     np.savetxt(path, np.column_stack([y, X]), delimiter=",", header="label,x0,x1",
                comments="")
     with pytest.raises(SystemExit) as ended:
-        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"),
-              "--passes", "3", "--json"])
+        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"), *options,
+              "--json"])
     assert ended.value.code in (0, None)
-    record = json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_plot_mistakes_passes(capsys, tmp_path):
+    X, y = noisy(30, 2, seed=16, flip=0.2)
+    record = plot_mistakes(capsys, tmp_path, X, y, "--passes", "3")
     expected = naive_mistakes(X, y, 3)
     assert record["passes"] == 3
     assert record["mistakes"] == [int(expected.sum())]
@@ -162,16 +167,8 @@ def test_beyond_the_qps_rows_inseparable_data_solve_no_qp_and_say_nothing(no_qp)
 
 
 def test_cli_plot_mistakes_beyond_the_qps_rows_notes_the_fallback(no_qp, capsys, tmp_path):
-    from halfspaces.cli import main
-
     X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
-    path = tmp_path / "sep.csv"
-    np.savetxt(path, np.column_stack([y, X]), delimiter=",", header="label,x0,x1",
-               comments="")
-    with pytest.raises(SystemExit) as ended:
-        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"), "--json"])
-    assert ended.value.code in (0, None)
-    record = json.loads(capsys.readouterr().out)
+    record = plot_mistakes(capsys, tmp_path, X, y)
     assert record["bound_kind"] == "Freund-Schapire"
     assert record["mistakes"] == [int(naive_mistakes(X, y, 1).sum())]
     assert record["mistakes"][0] <= record["bound"]
