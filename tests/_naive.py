@@ -199,3 +199,34 @@ def epoch_prefixes(run, max_epochs):
         yield hypothesis
         if converged:
             return
+
+
+def naive_updates(X, y, passes, record="steps"):
+    """A plain cyclic perceptron on x' = (1, x) over labels y in {-1, +1}, stopped after a
+    pass without a mistake (or after `passes`): one entry per update, in order.
+
+    `record` says what an entry holds: "steps", (step, row), the example seen (from 1, pass
+    after pass) and its row; "weights", (step, row, w, b) with the weights after the update.
+    """
+    if record not in ("steps", "weights"):
+        raise ValueError(f"record={record!r}: 'steps' or 'weights'")
+    X = _dense(X)
+    w, b, step, out = np.zeros(X.shape[1]), 0.0, 0, []
+    for _ in range(passes):
+        before = len(out)
+        for i in range(len(y)):
+            step += 1
+            if y[i] * (X[i] @ w + b) <= 0:
+                w, b = w + y[i] * X[i], b + y[i]
+                out.append((step, i) if record == "steps" else (step, i, w.copy(), b))
+        if len(out) == before:
+            break
+    return out
+
+
+def naive_mistakes(X, y, passes=1):
+    """:func:`naive_updates` as a mask over the `passes` x n examples seen: which caused a
+    mistake (all False after the pass without one, where the perceptron stops)."""
+    mask = np.zeros(passes * len(y), dtype=bool)
+    mask[[step - 1 for step, _ in naive_updates(X, y, passes)]] = True
+    return mask

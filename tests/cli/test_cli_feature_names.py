@@ -138,3 +138,21 @@ def test_a_model_fitted_on_a_dataframe_in_python_reads_a_csv_by_its_names(tmp_pa
         warnings.simplefilter("error")
         report = run_cli("predict", str(path), str(shuffled))
     assert report["predictions"] == model.predict(frame).tolist()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_parquet_schema_becomes_the_models_feature_names(tmp_path, stream):
+    pytest.importorskip("pyarrow")
+    X, y = shifted_problem(seed=14, n=90)
+    frame = pd.DataFrame(X, columns=COLUMNS)
+    data = tmp_path / "named.parquet"
+    frame.assign(income=y).to_parquet(data)
+    out = tmp_path / "p.hs"
+    run_cli("fit", str(data), "--label-column", "income", "--model", "perceptron", "--out",
+            str(out), *(["--stream", "--chunk-size", "30"] if stream else ["--epochs", "3"]))
+    model = halfspaces.load(out)
+    assert model.feature_names_in_.tolist() == COLUMNS
+    expected, _ = sklearn_messages(frame, y, frame[["b", "a", "c", "d"]])
+    with pytest.raises(ValueError) as caught:
+        model.predict(frame[["b", "a", "c", "d"]])
+    assert str(caught.value).replace("Perceptron", "") == expected.replace("Perceptron", "")

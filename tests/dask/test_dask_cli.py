@@ -273,3 +273,30 @@ def test_certify_on_a_scheduler_of_rows_beyond_float64_leaves_the_radius_empty(a
     assert ours["notes"] == theirs["notes"]
     assert ours["notes"][-1] == "radius not shown: inf, beyond float64"
     assert ours["mistake_bound"] == pytest.approx(theirs["mistake_bound"], rel=1e-9)
+
+
+def test_fit_on_a_scheduler_keeps_the_csv_headers_names_in_the_model(address, tmp_path):
+    # the model saved by --dask had no feature_names_in_: a DataFrame in another column
+    # order scored silently wrong in Python; scikit-learn's own check is the oracle
+    import pandas as pd
+    from sklearn.linear_model import Perceptron as Reference
+
+    X, y = separable(80, 3, seed=3)[:2]
+    frame = pd.DataFrame(X, columns=["u", "v", "w"])
+    for i, (a, b) in enumerate([(0, 30), (30, 80)]):
+        frame[a:b].assign(label=y[a:b]).to_csv(tmp_path / f"part-{i}.csv", index=False,
+                                               float_format="%.17g")
+    out = tmp_path / "named.hs"
+    run("fit", tmp_path / "part-*.csv", "--dask", address, "--model", "perceptron",
+        "--label-column", "label", "--out", out)
+    model = halfspaces.load(out)
+    assert model.feature_names_in_.tolist() == ["u", "v", "w"]
+    shuffled = frame[["w", "u", "v"]]
+    with pytest.raises(ValueError) as theirs:
+        Reference(max_iter=2, tol=None).fit(frame, y).predict(shuffled)
+    with pytest.raises(ValueError) as ours:
+        model.predict(shuffled)
+    assert str(ours.value) == str(theirs.value)
+    predicted = json.loads(run("predict", out, tmp_path / "part-0.csv", "--label-column",
+                               "label", "--json"))["predictions"]
+    assert predicted == model.predict(frame[:30]).tolist()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,72 @@ def test_a_numpy_integer_rows_per_partition_is_a_count(client, tmp_path):
     (tmp_path / "a.svm").write_text("1 1:2\n-1 1:-1\n1 1:1\n")
     parts = hd.read_files(tmp_path / "a.svm", rows_per_partition=np.int64(2))
     assert parts.n_rows.tolist() == [2, 1]
+
+
+# -- the files' column names --------------------------------------------------------------------
+
+def named_parts(tmp_path, ext, columns=("a", "b", "c")):
+    """(pattern, X, labels) of two files with a header (CSV) or a schema (Parquet)."""
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    X, y = noisy(60, 3, seed=4)
+    labels = np.where(y > 0, 1, -1)
+    for i, (a, b) in enumerate([(0, 25), (25, 60)]):
+        frame = pd.DataFrame(X[a:b], columns=list(columns)).assign(label=labels[a:b])
+        if ext == "csv":
+            frame.to_csv(tmp_path / f"part-{i}.csv", index=False, float_format="%.17g")
+        else:
+            frame.to_parquet(tmp_path / f"part-{i}.parquet")
+    return str(tmp_path / f"part-*.{ext}"), X, labels
+
+
+@pytest.mark.filterwarnings("ignore::halfspaces.ConvergenceWarning")
+@pytest.mark.parametrize("ext", ["csv", "parquet"])
+@pytest.mark.parametrize("name", ["Perceptron", "AveragedPerceptron", "LogisticRegression"])
+def test_the_files_column_names_become_the_models_feature_names(client, tmp_path, ext, name):
+    # the oracle is scikit-learn's own check of a DataFrame's columns against a model's
+    # feature_names_in_: a model without names scored one in another order silently wrong
+    import pandas as pd
+    from sklearn.linear_model import Perceptron as Reference
+
+    pattern, X, labels = named_parts(tmp_path, ext)
+    parts = hd.read_files(pattern, label_column="label")
+    assert parts.feature_names == ("a", "b", "c")
+    model = getattr(hd, name)(max_iter=5) if name == "LogisticRegression" else \
+        getattr(hd, name)(max_epochs=5)
+    model.fit(parts)
+    assert model.feature_names_in_.tolist() == ["a", "b", "c"]
+    path = halfspaces.save(model.to_local(), tmp_path / "m.hs")
+    local = halfspaces.load(path)
+    assert local.feature_names_in_.tolist() == ["a", "b", "c"]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same names in the same order: no warning
+        assert_array_equal(local.predict(frame), model.predict(frame))
+    reference = Reference(max_iter=2, tol=None).fit(frame, labels)
+    with pytest.raises(ValueError) as theirs:
+        reference.predict(frame[["c", "a", "b"]])
+    with pytest.raises(ValueError) as ours:
+        local.predict(frame[["c", "a", "b"]])
+    assert str(ours.value).replace(type(local).__name__, "") == \
+        str(theirs.value).replace("Perceptron", "")
+
+
+def test_svmlight_files_give_no_names(client, tmp_path):
+    X, y = noisy(30, 3, seed=5)
+    write_svmlight(tmp_path / "part-0.svm", X, y)
+    parts = hd.read_files(tmp_path / "part-0.svm")
+    assert parts.feature_names is None
+    assert not hasattr(hd.Perceptron(max_epochs=2).fit(parts), "feature_names_in_")
+
+
+def test_files_naming_their_columns_in_other_orders_are_refused(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    X, y = noisy(20, 2, seed=6)
+    pd.DataFrame(X, columns=["a", "b"]).assign(label=y).to_csv(tmp_path / "part-0.csv",
+                                                               index=False)
+    pd.DataFrame(X, columns=["b", "a"]).assign(label=y).to_csv(tmp_path / "part-1.csv",
+                                                               index=False)
+    with pytest.raises(ValueError, match=r"part-0.csv and .*part-1.csv name different feature "
+                                         r"columns \(\['a', 'b'\] and \['b', 'a'\]\)"):
+        hd.read_files(tmp_path / "part-*.csv", label_column="label")

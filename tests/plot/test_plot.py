@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _datasets import hidden_separator, noisy, separable
+from _naive import naive_mistakes, naive_updates
 from _oracles import hull_half_distance
 from scipy.optimize import nnls
 
@@ -286,23 +287,13 @@ def test_margin_display_has_no_gamma_line_on_data_that_are_not_separable():
 
 # -- MistakeBoundDisplay ------------------------------------------------------------------------
 
-def naive_online(X, y):
-    """Plain NumPy online perceptron on x' = (1, x): the mask of mistakes."""
-    w, b, mistakes = np.zeros(X.shape[1]), 0.0, []
-    for x, t in zip(X, y, strict=True):
-        mistakes.append(t * (x @ w + b) <= 0)
-        if mistakes[-1]:
-            w, b = w + t * x, b + t
-    return np.array(mistakes)
-
-
 def test_mistake_curves_and_markers_match_a_plain_perceptron_under_novikoff():
     X, y, _, _ = separable(60, 3, seed=10, gap=0.2)
     disp = MistakeBoundDisplay.from_online(X, y, n_orders=4, random_state=0)
     assert len(disp.curves_) == len(disp.markers_) == 4
     np.testing.assert_array_equal(disp.orders[0], np.arange(60))
     for order, curve, marks in zip(disp.orders, disp.curves_, disp.markers_, strict=True):
-        expected = naive_online(X[order], y[order])
+        expected = naive_mistakes(X[order], y[order])
         np.testing.assert_array_equal(curve.get_ydata(), np.cumsum(expected))
         np.testing.assert_array_equal(curve.get_xdata(), np.arange(1, 61))
         assert len(marks.get_xdata()) == expected.sum()
@@ -318,7 +309,7 @@ def test_mistake_bound_is_freund_schapire_on_data_that_are_not_separable():
     disp = MistakeBoundDisplay.from_online(X, y)
     assert disp.bound_kind == "Freund-Schapire"
     assert disp.bound_ == theory.best_freund_schapire_bound(X, y).bound
-    assert disp.mistakes[0].sum() == naive_online(X, y).sum() <= disp.bound_
+    assert disp.mistakes[0].sum() == naive_mistakes(X, y).sum() <= disp.bound_
     with pytest.raises(ValueError, match="n_orders"):
         MistakeBoundDisplay.from_online(X, y, n_orders=0)
 
@@ -536,27 +527,12 @@ def test_sample_complexity_curves_equal_the_theorem():
 
 # -- the animation ----------------------------------------------------------------------------
 
-def naive_updates(X, y, passes):
-    """A plain cyclic perceptron: (step, row, w, b) after every update, up to `passes`."""
-    w, b, step, out = np.zeros(X.shape[1]), 0.0, 0, []
-    for _ in range(passes):
-        before = len(out)
-        for i in range(len(y)):
-            step += 1
-            if y[i] * (X[i] @ w + b) <= 0:
-                w, b = w + y[i] * X[i], b + y[i]
-                out.append((step, i, w.copy(), b))
-        if len(out) == before:
-            break
-    return out
-
-
 @pytest.mark.parametrize("sparse", [False, True])
 def test_animation_has_one_frame_per_update_ending_at_the_fitted_weights(sparse):
     X, y, _, _ = separable(40, 3, seed=17, gap=0.1)
     anim = animate_perceptron(sp.csr_matrix(X) if sparse else X, y, passes=30,
                               features=(2, 0))
-    expected = naive_updates(X, y, 30)
+    expected = naive_updates(X, y, 30, record="weights")
     assert len(anim.frames) == len(expected) > 1
     for frame, (step, row, w, b) in zip(anim.frames, expected, strict=True):
         assert (frame.step, frame.row) == (step, row)
@@ -655,7 +631,7 @@ def test_cli_mistakes_margins_separability_numbers_and_pdf(capsys, tmp_path, csv
     record = run_plot(capsys, "mistakes", str(files["noisy"]), "--out",
                       str(tmp_path / "k.pdf"), "--orders", "2")
     assert (tmp_path / "k.pdf").read_bytes()[:5] == b"%PDF-"
-    assert record["mistakes"][0] == naive_online(X, y).sum()
+    assert record["mistakes"][0] == naive_mistakes(X, y).sum()
     assert record["bound"] == theory.best_freund_schapire_bound(X, y).bound
     assert record["bound_kind"] == "Freund-Schapire" and len(record["mistakes"]) == 2
     record = run_plot(capsys, "separability", str(files["noisy"]), "--out",
@@ -674,7 +650,7 @@ def test_cli_animate_writes_a_gif_and_prints_the_frames(capsys, tmp_path, csv_fi
     X, y = data["sep"]
     out = tmp_path / "a.gif"
     record = run_plot(capsys, "animate", str(files["sep"]), "--out", str(out), "--passes", "5")
-    expected = naive_updates(X, y, 5)
+    expected = naive_updates(X, y, 5, record="weights")
     assert [(f["step"], f["row"]) for f in record["frames"]] == [e[:2] for e in expected]
     np.testing.assert_allclose(record["coef"], expected[-1][2], rtol=1e-12)
     with Image.open(out) as gif:
@@ -806,7 +782,7 @@ def test_cli_mistakes_and_margins_fall_back_where_separability_is_undecided(
     record = run_plot(capsys, "mistakes", str(files["sep"]), "--out", str(tmp_path / "k.png"))
     assert record["bound_kind"] == "Freund-Schapire"
     assert record["bound"] == theory.best_freund_schapire_bound(X, y).bound
-    assert record["mistakes"][0] == naive_online(X, y).sum()
+    assert record["mistakes"][0] == naive_mistakes(X, y).sum()
     assert any("cannot be decided" in note for note in record["notes"])
     record = run_plot(capsys, "margins", str(files["sep"]), "--out", str(tmp_path / "m.png"))
     assert record["gamma"] is None

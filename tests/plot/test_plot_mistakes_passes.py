@@ -8,10 +8,13 @@ one longer sequence), Freund-Schapire's computed on the sample written out K tim
 from __future__ import annotations
 
 import json
+import re
+import warnings
 
 import numpy as np
 import pytest
 from _datasets import noisy, separable
+from _naive import naive_mistakes
 
 from halfspaces import theory
 from halfspaces.plot import MistakeBoundDisplay
@@ -19,26 +22,11 @@ from halfspaces.plot import MistakeBoundDisplay
 pytest.importorskip("matplotlib")
 
 
-def naive_passes(X, y, passes):
-    """Plain perceptron on x' = (1, x), `passes` cyclic passes, stopped after a clean pass:
-    the mask of mistakes over every example seen (False past the stop)."""
-    w, b, mistakes = np.zeros(X.shape[1]), 0.0, []
-    for _ in range(passes):
-        clean = True
-        for x, t in zip(X, y, strict=True):
-            mistakes.append(t * (x @ w + b) <= 0)
-            if mistakes[-1]:
-                w, b, clean = w + t * x, b + t, False
-        if clean:
-            break
-    return np.r_[mistakes, np.zeros(passes * len(y) - len(mistakes), dtype=bool)]
-
-
 def test_several_passes_on_noisy_data_follow_a_plain_perceptron_under_the_repeated_bound():
     X, y = noisy(40, 2, seed=16, flip=0.2)
     disp = MistakeBoundDisplay.from_online(X, y, n_passes=5, n_orders=2, random_state=0)
     for order, mask, curve in zip(disp.orders, disp.mistakes, disp.curves_, strict=True):
-        expected = naive_passes(X[order], y[order], 5)
+        expected = naive_mistakes(X[order], y[order], 5)
         np.testing.assert_array_equal(mask, expected)
         np.testing.assert_array_equal(curve.get_xdata(), np.arange(1, 201))
         np.testing.assert_array_equal(curve.get_ydata(), np.cumsum(expected))
@@ -59,7 +47,7 @@ def test_on_separable_data_the_curve_flattens_under_novikoff_once_a_pass_is_clea
     disp = MistakeBoundDisplay.from_online(X, y, n_passes=20)
     mask = disp.mistakes[0]
     assert mask.size == 600
-    np.testing.assert_array_equal(mask, naive_passes(X, y, 20))
+    np.testing.assert_array_equal(mask, naive_mistakes(X, y, 20))
     per_pass = mask.reshape(20, 30).sum(axis=1)
     assert per_pass[-1] == 0 and per_pass[0] > 0
     assert disp.bound_kind == "Novikoff"
@@ -93,20 +81,95 @@ def test_too_many_examples_seen_are_refused_before_any_run(monkeypatch):
         MistakeBoundDisplay.from_online(X, y, n_passes=4)
 
 
-def test_cli_plot_mistakes_passes(capsys, tmp_path):
+def plot_mistakes(capsys, tmp_path, X, y, *options):
+    """``halfspaces plot mistakes`` of (X, y), written as a CSV file, in process: its JSON."""
     from halfspaces.cli import main
 
-    X, y = noisy(30, 2, seed=16, flip=0.2)
-    path = tmp_path / "noisy.csv"
+    path = tmp_path / "data.csv"
     np.savetxt(path, np.column_stack([y, X]), delimiter=",", header="label,x0,x1",
                comments="")
     with pytest.raises(SystemExit) as ended:
-        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"),
-              "--passes", "3", "--json"])
+        main(["plot", "mistakes", str(path), "--out", str(tmp_path / "m.png"), *options,
+              "--json"])
     assert ended.value.code in (0, None)
-    record = json.loads(capsys.readouterr().out)
-    expected = naive_passes(X, y, 3)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_cli_plot_mistakes_passes(capsys, tmp_path):
+    X, y = noisy(30, 2, seed=16, flip=0.2)
+    record = plot_mistakes(capsys, tmp_path, X, y, "--passes", "3")
+    expected = naive_mistakes(X, y, 3)
     assert record["passes"] == 3
     assert record["mistakes"] == [int(expected.sum())]
     assert record["mistakes_per_pass"] == [expected.reshape(3, 30).sum(axis=1).tolist()]
     assert record["mistakes"][0] <= record["bound"]
+
+
+# -- beyond the QP's rows: Freund-Schapire's bound, and no QP solved ---------------------------
+
+@pytest.fixture
+def no_qp(monkeypatch):
+    """MAX_QP_ROWS = 30, and the max-margin problem an error wherever it is entered: the
+    hard-margin solver (``min_norm_separator``, under every name a module holds it by) and
+    any HiGHS quadratic program (it needs a Hessian). Novikoff's bound ran 300 s on 10^6
+    points in it, and then failed."""
+    import sys
+
+    import highspy
+
+    from halfspaces._exact import min_norm
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the maximum-margin problem was solved")
+
+    monkeypatch.setattr("halfspaces.plot._base.MAX_QP_ROWS", 30)
+    monkeypatch.setattr(highspy, "HighsHessian", refused)
+    entry = min_norm.min_norm_separator
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("halfspaces") and \
+                getattr(module, "min_norm_separator", None) is entry:
+            monkeypatch.setattr(module, "min_norm_separator", refused)
+
+
+BEYOND = (r"Novikoff's bound is not drawn for 31 rows: the maximum-margin QP is solved up to "
+          r"30 rows.* The best Freund-Schapire bound is drawn instead")
+
+
+@pytest.mark.parametrize("passes", [1, 3])
+def test_beyond_the_qps_rows_the_mistake_bound_is_freund_schapires(no_qp, passes):
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    with pytest.warns(UserWarning, match=BEYOND):
+        disp = MistakeBoundDisplay.from_online(X, y, n_orders=2, random_state=0,
+                                               n_passes=passes)
+    assert disp.bound_kind == "Freund-Schapire"
+    for order, mask in zip(disp.orders, disp.mistakes, strict=True):
+        expected = naive_mistakes(X[order], y[order], passes)
+        np.testing.assert_array_equal(mask, expected)
+        assert expected.sum() <= disp.bound_ < np.inf
+    assert disp.bound_line_.get_ydata()[0] == disp.bound_
+
+
+def test_at_the_qps_row_limit_the_bound_is_still_novikoffs(monkeypatch):
+    monkeypatch.setattr("halfspaces.plot._base.MAX_QP_ROWS", 31)
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    disp = MistakeBoundDisplay.from_online(X, y)
+    assert disp.bound_kind == "Novikoff"
+    assert disp.bound_ == theory.perceptron_mistake_bound(X, y)
+
+
+def test_beyond_the_qps_rows_inseparable_data_solve_no_qp_and_say_nothing(no_qp):
+    X, y = noisy(31, 2, seed=16, flip=0.2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Novikoff's bound would not be drawn anyway
+        disp = MistakeBoundDisplay.from_online(X, y)
+    assert disp.bound_kind == "Freund-Schapire"
+    assert naive_mistakes(X, y, 1).sum() <= disp.bound_ < np.inf
+
+
+def test_cli_plot_mistakes_beyond_the_qps_rows_notes_the_fallback(no_qp, capsys, tmp_path):
+    X, y, _, _ = separable(31, 2, seed=14, gap=0.3)
+    record = plot_mistakes(capsys, tmp_path, X, y)
+    assert record["bound_kind"] == "Freund-Schapire"
+    assert record["mistakes"] == [int(naive_mistakes(X, y, 1).sum())]
+    assert record["mistakes"][0] <= record["bound"]
+    assert any(re.search(BEYOND, note) for note in record["notes"])

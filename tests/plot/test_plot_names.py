@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from _cli import run_cli, run_cli_text
 from _datasets import noisy, separable
+from _naive import naive_updates
 
 from halfspaces import LogisticRegression, MulticlassPerceptron, Perceptron
 from halfspaces.plot import (
@@ -209,21 +210,6 @@ def test_regions_table_gives_each_class_its_corners(tmp_path):
         assert model.predict([np.mean(region, axis=0)])[0] == label  # the oracle: predict
         assert f"({region[0][0]:.4f}, {region[0][1]:.4f})" in text
     assert "[" not in out
-
-
-def naive_updates(X, y, passes):
-    """A plain cyclic perceptron: (step, row) of every update, up to `passes`."""
-    w, b, step, out = np.zeros(X.shape[1]), 0.0, 0, []
-    for _ in range(passes):
-        before = len(out)
-        for i in range(len(y)):
-            step += 1
-            if y[i] * (X[i] @ w + b) <= 0:
-                w, b = w + y[i] * X[i], b + y[i]
-                out.append((step, i))
-        if len(out) == before:
-            break
-    return out
 
 
 # -- the HTML animation, offline --------------------------------------------------------------

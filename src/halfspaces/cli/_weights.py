@@ -130,7 +130,7 @@ def split_weight_column(loaded, data, fmt: str | None, name: str, label_column):
     """`loaded` with column `name` taken out of X (and X_test) as its ``weights``."""
     import numpy as np
 
-    from halfspaces.io import DataFileError, detect_format, feature_column_names, row_line
+    from halfspaces.io import DataFileError, column_names, detect_format, row_line
 
     if loaded.format is None:  # a bundled data set
         raise ValueError(f"--weight-column {name!r} needs a data file DATA, not a bundled "
@@ -139,7 +139,7 @@ def split_weight_column(loaded, data, fmt: str | None, name: str, label_column):
     if fmt not in WEIGHT_FORMATS:
         raise DataFileError(data, f"--weight-column {name!r} needs a CSV/TSV or Parquet file "
                                   f"with named columns, not {fmt}.")
-    names = feature_column_names(data, format=fmt, label_column=label_column)
+    names = column_names(data, format=fmt, label_column=label_column)
     if names is None or name not in names:
         listed = "no header" if names is None else "feature columns " + ", ".join(
             repr(n) for n in names[:20])

@@ -278,8 +278,10 @@ def _fit_dask(data, test, model, params, defaults, label_column, format, out, da
                      test=None if fitted.test is None else
                      (fitted.test[0], scored(fitted.test[1])),
                      out=out, compile_time=fitted.compile_time)
-    _save(estimator.to_local(), out, detect_format(paths[0], format), fitted.zero_based,
-          label_column, None)
+    local = estimator.to_local()  # with the files' header names, where they have one
+    names = getattr(local, "feature_names_in_", None)
+    _save(local, out, detect_format(paths[0], format), fitted.zero_based, label_column,
+          None if names is None else list(names))
     return report
 
 

@@ -12,14 +12,24 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from halfspaces.dask._gather import gather
 from halfspaces.dask._partitions import Partitions, _client
-from halfspaces.io import check_count, detect_format, expand_paths, iter_chunks, scan
+from halfspaces.io import (
+    check_count,
+    column_names,
+    detect_format,
+    expand_paths,
+    iter_chunks,
+    scan,
+)
 
 __all__ = ["read_files"]
 
 
 def _scan(path, fmt, label_column, zero_based):
-    return scan(path, format=fmt, label_column=label_column, zero_based=zero_based)
+    """The file's :class:`~halfspaces.io.DataInfo` and its feature columns' names."""
+    return (scan(path, format=fmt, label_column=label_column, zero_based=zero_based),
+            column_names(path, format=fmt, label_column=label_column))
 
 
 def _read_block(path, fmt, skip, rows, n_features, label_column, zero_based, classes):
@@ -46,6 +56,23 @@ def _agreed(paths, infos, fmt, n_features, zero_based):
         raise ValueError(f"the files have different numbers of feature columns ({listed}); "
                          "give every file the same columns.")
     return (widths.pop() if n_features is None else n_features), zero_based
+
+
+def _agreed_names(paths, names) -> tuple[str, ...] | None:
+    """The feature columns' names every file gives, or None where one has none.
+
+    The blocks are read by position: files whose headers name their columns in different
+    orders would be stacked silently misaligned, so they are refused by name.
+    """
+    if any(n is None for n in names):
+        return None
+    first = names[0]
+    for path, other in zip(paths, names, strict=True):
+        if other != first:
+            raise ValueError(f"{paths[0]} and {path} name different feature columns ("
+                             f"{first!r} and {other!r}); the files are read by position: "
+                             "give every file the same columns in the same order.")
+    return tuple(first)
 
 
 def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
@@ -88,7 +115,9 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     Partitions
         Row blocks in file order, then row order; ``partitions.classes`` holds the labels,
         and ``partitions.zero_based`` the index base of svmlight files (pass it to read a
-        test set: a file without index 0 would otherwise read as one-based).
+        test set: a file without index 0 would otherwise read as one-based), and
+        ``partitions.feature_names`` the names of a CSV/TSV header's or a Parquet schema's
+        feature columns, which the estimators keep as ``feature_names_in_``.
 
     Examples
     --------
@@ -115,9 +144,13 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
         raise ValueError(f"the files are in formats {sorted(formats)}; read_files takes "
                          "files of one format among svmlight, csv and parquet.")
     fmt = formats.pop()
-    infos = client.gather([client.submit(_scan, p, fmt, label_column, zero_based, pure=True)
-                           for p in files])
+    scanned = gather(client, [client.submit(_scan, p, fmt, label_column, zero_based,
+                                            pure=True) for p in files])
+    infos = [info for info, _ in scanned]
     width, zero = _agreed(files, infos, fmt, n_features, zero_based)
+    names = _agreed_names(files, [n for _, n in scanned])
+    if names is not None and len(names) != width:  # n_features given, wider or narrower
+        names = None
     blocks = []
     for path, info in zip(files, infos, strict=True):
         if info.n_samples == 0:  # an empty file gives no partition (and no step of 0 rows)
@@ -130,4 +163,5 @@ def read_files(paths: str | os.PathLike | Sequence[str | os.PathLike], *,
     if not blocks:
         raise ValueError(f"{', '.join(files)}: the files hold no samples.")
     parts = Partitions.from_blocks(blocks, client)
-    return replace(parts, zero_based=bool(zero)) if fmt == "svmlight" else parts
+    return replace(parts, zero_based=bool(zero)) if fmt == "svmlight" else \
+        replace(parts, feature_names=names)

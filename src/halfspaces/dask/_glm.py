@@ -81,7 +81,8 @@ class _Distributed:
         check_dense_vectors(parts.n_features,
                             parts.n_features + 2 if targets == "continuous" else 3)
         self.n_features_in_ = parts.n_features
-        columns = getattr(X, "columns", None)
+        # a DataFrame's columns, or the files' header read_files found
+        columns = X.feature_names if isinstance(X, Partitions) else getattr(X, "columns", None)
         if columns is not None and len(columns) and all(isinstance(c, str) for c in columns):
             self.feature_names_in_ = np.asarray(columns, dtype=object)
         elif hasattr(self, "feature_names_in_"):

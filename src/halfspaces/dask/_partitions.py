@@ -30,6 +30,7 @@ from halfspaces._validation import (
     checked_input,
     column_max_abs,
 )
+from halfspaces.dask._gather import gather
 
 __all__ = ["Partitions", "map_row_blocks"]
 
@@ -86,6 +87,10 @@ class Partitions:
     workers : tuple of str
         The worker each partition was placed on (empty if the cluster had no workers then):
         every pass sends one task per worker, for all of its partitions.
+    feature_names : tuple of str or None
+        The columns' names (a CSV/TSV header's or a Parquet schema's, from
+        :func:`halfspaces.dask.read_files`); the estimators keep them as
+        ``feature_names_in_``. None where the data have none.
     """
 
     client: object
@@ -100,6 +105,7 @@ class Partitions:
     column_max_abs: NDArray
     zero_based: bool | None = None
     workers: tuple = ()
+    feature_names: tuple[str, ...] | None = None
 
     # -- construction ----------------------------------------------------------------------
     @classmethod
@@ -172,8 +178,8 @@ class Partitions:
                    for i, (item, on) in enumerate(zip(raw, where, strict=True))]
         X_blocks = [client.submit(operator.getitem, c, 0, pure=True) for c in checked]
         y_blocks = [client.submit(operator.getitem, c, 1, pure=True) for c in checked]
-        stats = client.gather([client.submit(operator.getitem, c, 2, pure=True)
-                               for c in checked])
+        stats = gather(client, [client.submit(operator.getitem, c, 2, pure=True)
+                                for c in checked])
         placed = tuple(on["workers"][0] for on in where) if all(where) else ()
         return cls._from_stats(client, X_blocks, y_blocks, stats, mode, placed)
 
@@ -279,7 +285,7 @@ class Partitions:
                 [self.y_blocks[i] for i in members], members if with_index else None, args,
                 kwargs, pure=True, **on))
         results: list = [None] * self.n_partitions
-        for members, found in zip(groups.values(), self.client.gather(futures), strict=True):
+        for members, found in zip(groups.values(), gather(self.client, futures), strict=True):
             for i, result in zip(members, found, strict=True):
                 results[i] = result
         return results
@@ -347,8 +353,8 @@ class Partitions:
                    for i, (xb, yb) in enumerate(zip(self.X_blocks, self.y_blocks, strict=True))]
         X_blocks = [self.client.submit(operator.getitem, c, 0, pure=True) for c in checked]
         y_blocks = [self.client.submit(operator.getitem, c, 1, pure=True) for c in checked]
-        stats = self.client.gather([self.client.submit(operator.getitem, c, 2, pure=True)
-                                    for c in checked])
+        stats = gather(self.client, [self.client.submit(operator.getitem, c, 2, pure=True)
+                                     for c in checked])
         # each new block is made where its partition lives (its only large input)
         return self._from_stats(self.client, X_blocks, y_blocks, stats, mode, self.workers)
 

@@ -190,7 +190,7 @@ class _IPMPerceptron(BaseEstimator):
         self : object
         """
         parts = as_partitions(X, y)
-        classes = parts.classes
+        classes, names = parts.classes, parts.feature_names
         if classes.size < 2:
             raise ValueError(f"y contains only one class ({classes.tolist()[0]!r}); a "
                              "classifier needs samples of at least 2 classes.")
@@ -206,6 +206,10 @@ class _IPMPerceptron(BaseEstimator):
             problems = [_Problem(p, np.zeros(d + 1), np.zeros(d + 1), 0) for p in positives]
         mistakes, mu = self._run(parts, problems)
         self._set_fitted(parts, classes, problems, mistakes, mu, resume)
+        if names is not None:  # the files' header (read_files), as the serial fit keeps them
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+        else:
+            self.__dict__.pop("feature_names_in_", None)
         if not self.converged_:
             warnings.warn(not_converged_advice(type(self).__name__, self.max_epochs),
                           ConvergenceWarning, stacklevel=2)
@@ -279,6 +283,8 @@ class _IPMPerceptron(BaseEstimator):
             setattr(local, name, getattr(self, name))
         local._states = [s.copy() for s in self._states]
         local.validation_scores_ = local.best_validation_score_ = None  # no early stopping
+        if hasattr(self, "feature_names_in_"):
+            local.feature_names_in_ = self.feature_names_in_
         return local
 
     def decision_function(self, X):
@@ -336,6 +342,7 @@ class _IPMPerceptron(BaseEstimator):
         check_is_fitted(self)
         local = self.to_local()
         if hasattr(X, "map_blocks") and hasattr(X, "chunks"):
+            local.__dict__.pop("feature_names_in_", None)  # the blocks are plain arrays
             binary = len(self.classes_) == 2 or method == "predict"
             dtype = self.classes_.dtype if method == "predict" else np.float64
             return map_row_blocks(X, local, method, None if binary else self.coef_.shape[0],

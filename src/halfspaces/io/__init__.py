@@ -11,7 +11,6 @@ from halfspaces.exceptions import DataFileError, OutputFileError
 from halfspaces.io._columns import (
     column_names,
     default_label_column,
-    feature_column_names,
     row_line,
 )
 from halfspaces.io._files import (
@@ -47,7 +46,6 @@ __all__ = [
     "default_label_column",
     "detect_format",
     "expand_paths",
-    "feature_column_names",
     "iter_chunks",
     "read",
     "read_svmlight",

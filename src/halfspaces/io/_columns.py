@@ -1,6 +1,6 @@
 """Which columns of a tabular file are which: the feature columns' header names
-(:func:`column_names`, by which predict matches a file's columns to a model's; with
-Parquet's, :func:`feature_column_names`), the column taken as the label when none is given
+of CSV/TSV and Parquet files (:func:`column_names`, by which predict matches a file's
+columns to a model's), the column taken as the label when none is given
 (:func:`default_label_column`), and the line a row was read from (:func:`row_line`)."""
 
 from __future__ import annotations
@@ -12,14 +12,14 @@ from halfspaces.io._files import detect_format
 from halfspaces.io._source import open_data, raw_source
 from halfspaces.io._table_chunks import first_data_line, is_data_line
 
-__all__ = ["column_names", "default_label_column", "feature_column_names", "row_line"]
+__all__ = ["column_names", "default_label_column", "row_line"]
 
 
 def column_names(path: str | os.PathLike, *, format: str | None = None,
                  label_column: int | str | None = None) -> list[str] | None:
-    """The header names of the feature columns of a CSV/TSV file, in the order :func:`read`
-    returns them; None for a file without a header (or with a repeated name) or of another
-    format.
+    """The names of the feature columns of a CSV/TSV file's header or of a Parquet file's
+    schema, in the order :func:`read` returns them; None for a file without a header (or
+    with a repeated name) or of another format.
 
     Parameters
     ----------
@@ -41,7 +41,14 @@ def column_names(path: str | os.PathLike, *, format: str | None = None,
     >>> column_names(path)
     ['x1', 'x2']
     """
-    if detect_format(path, format) != "csv":
+    fmt = detect_format(path, format)
+    if fmt == "parquet":
+        names = _parquet_names(path)
+        if names is None or len(set(names)) < len(names):
+            return None
+        label = tabular.label_index(path, label_column, names, len(names))
+        return [name for i, name in enumerate(names) if i != label]
+    if fmt != "csv":
         return None
     number, first = first_data_line(path)
     if first is None:
@@ -90,53 +97,22 @@ def default_label_column(path: str | os.PathLike, *, format: str | None = None) 
         layout = tabular.text_layout(path, first, None, line=number)
         return None if layout.label is None else layout.column_name(layout.label)
     if fmt == "parquet":
-        try:
-            import pyarrow.parquet as pq
-
-            names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
-        except Exception:  # noqa: BLE001 - the reader names the problem itself
+        names = _parquet_names(path)
+        if names is None:
             return None
         return f"column {names[tabular.label_index(path, None, names, len(names))]!r}"
     return "column 0" if fmt == "npy" else None
 
 
-def feature_column_names(path: str | os.PathLike, *, format: str | None = None,
-                         label_column: int | str | None = None) -> list[str] | None:
-    """The names of the feature columns of a CSV/TSV file with a header (as
-    :func:`column_names`) or of a Parquet file, in the order :func:`read` returns them;
-    None for other formats and for text without a header.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The data file.
-    format, label_column
-        As for :func:`read`.
-
-    Returns
-    -------
-    list of str or None
-        The feature columns' names.
-
-    Examples
-    --------
-    >>> import pathlib, tempfile
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.csv"
-    >>> _ = path.write_text("x1,label,w\\n0.5,yes,2\\n")
-    >>> feature_column_names(path)
-    ['x1', 'w']
-    """
-    fmt = detect_format(path, format)
-    if fmt != "parquet":
-        return column_names(path, format=fmt, label_column=label_column)
+def _parquet_names(path) -> tuple[str, ...] | None:
+    """The column names of a Parquet file's schema; None where it cannot be read (the
+    reader names that problem itself)."""
     try:
         import pyarrow.parquet as pq
 
-        names = tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
+        return tuple(pq.ParquetFile(raw_source(path)).schema_arrow.names)
     except Exception:  # noqa: BLE001 - the reader names the problem itself
         return None
-    label = tabular.label_index(path, label_column, names, len(names))
-    return [name for i, name in enumerate(names) if i != label]
 
 
 def row_line(path: str | os.PathLike, row: int, *, format: str | None = None) -> int | None:

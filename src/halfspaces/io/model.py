@@ -174,7 +174,9 @@ def load(path: str | os.PathLike) -> Any:
     Returns
     -------
     estimator
-        A new instance of the saved class with the saved parameters and fitted state.
+        A new instance of the saved class with the saved parameters and fitted state; a
+        model that ``halfspaces fit --out`` saved with a CSV header's names has them as
+        ``feature_names_in_`` (files of earlier versions kept them beside the model only).
 
     Raises
     ------
@@ -220,7 +222,28 @@ def load_with_extra(path: str | os.PathLike) -> tuple[Any, dict]:
             raise ValueError(f"'extra' is a {type(extra).__name__}, not a dict")
     except _DAMAGE as exc:
         raise ModelFileError(f"{shown(path)}: corrupt model file ({_describe(exc)})") from None
+    _names_from_the_command_line(model, extra)
     return model, extra
+
+
+def _names_from_the_command_line(model: Any, extra: dict) -> None:
+    """Give `model` the column names that ``halfspaces fit --out`` recorded beside it.
+
+    Earlier versions of the command kept a CSV header's names only in their own reading
+    options (``extra["data"]["feature_names"]``), and a model loaded in Python scored a
+    DataFrame in another column order silently wrong; as ``feature_names_in_`` they are
+    checked as scikit-learn checks a model fitted on a DataFrame. Only names the command
+    could have written are taken (one distinct string per feature); others are left to
+    the command, which refuses them naming the field.
+    """
+    data = extra.get("data")
+    names = data.get("feature_names") if isinstance(data, dict) else None
+    if getattr(model, "feature_names_in_", None) is not None or not isinstance(names, list):
+        return
+    count = getattr(model, "n_features_in_", None)
+    if all(isinstance(name, str) for name in names) and len(names) == count \
+            and len(set(names)) == len(names):
+        model.feature_names_in_ = np.asarray(names, dtype=object)
 
 
 def _members(document: dict, key: str) -> dict:

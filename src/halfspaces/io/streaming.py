@@ -41,6 +41,7 @@ from halfspaces.io._checkpoint import (
     unreadable,
     whole_file_hash,
 )
+from halfspaces.io._columns import column_names
 from halfspaces.io._files import (
     DEFAULT_CHUNK_SIZE,
     check_count,
@@ -66,7 +67,9 @@ class StreamFit:
     Attributes
     ----------
     model : estimator
-        The trained model (the one passed in, or the one loaded from the checkpoint).
+        The trained model (the one passed in, or the one loaded from the checkpoint), with
+        ``feature_names_in_`` from a CSV/TSV header or a Parquet schema
+        (:func:`halfspaces.io.column_names`).
     n_features : int
         The model's feature count: the file's widest index, in its index base (found while
         training in a one-pass run).
@@ -184,16 +187,23 @@ def fit_stream(
              else (n_features, classes))
     fresh = copy.deepcopy(model.__dict__)
     try:
-        return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, resume, (on_progress, on_epoch), settings, known,
-                    one_pass=True)
+        run = _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
+                   checkpoint, resume, (on_progress, on_epoch), settings, known,
+                   one_pass=True)
     except Unforeseen:
         # the one-pass guess about the labels was wrong: start again, after a first pass
         model.__dict__.clear()
         model.__dict__.update(fresh)
-        return _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
-                    checkpoint, False, (on_progress, on_epoch), settings, known,
-                    one_pass=False)
+        run = _fit(model, path, epochs, chunk_size, every, format, label_column, zero_based,
+                   checkpoint, False, (on_progress, on_epoch), settings, known,
+                   one_pass=False)
+    # the columns' names, as fit on a DataFrame keeps them, so that the saved model checks a
+    # DataFrame's columns (one in another order scored silently wrong); set only now: the
+    # chunks trained on are arrays without names, which the model would warn about
+    names = column_names(path, format=format, label_column=label_column)
+    if names is not None:
+        run.model.feature_names_in_ = np.asarray(names, dtype=object)
+    return run
 
 
 def _check_arguments(path, epochs, chunk_size, checkpoint, checkpoint_every) -> int:
@@ -215,6 +225,8 @@ def _fit(model, path, epochs, chunk_size, every, format, label_column, zero_base
     on_progress, on_epoch = listeners
     model, plan = _start(model, path, settings, checkpoint if resume else None, format,
                          label_column, zero_based, chunk_size, known, one_pass)
+    # names from an earlier fit: its partial_fit would warn at every chunk (arrays have none)
+    model.__dict__.pop("feature_names_in_", None)
 
     def read(skip, rows=chunk_size):
         if plan.growing:

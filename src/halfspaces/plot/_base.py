@@ -17,7 +17,8 @@ from numpy.typing import NDArray
 __all__ = ["DRAWABLE", "INSTALL_HINT", "box_limits", "check_features", "check_known_labels",
            "class_index", "clip_line", "colormap", "column_means", "column_names", "dense",
            "estimator_hyperplane", "estimator_scores", "label_text", "new_axes", "normalised_line",
-           "plus_minus_labels", "require_matplotlib", "row_count", "target_vector"]
+           "plus_minus_labels", "require_matplotlib", "row_count", "target_vector",
+           "too_many_for_the_qp", "within_the_qp"]
 
 INSTALL_HINT = "halfspaces.plot needs Matplotlib: pip install 'halfspaces[plot]'"
 
@@ -254,13 +255,20 @@ with a warning: HiGHS's QP time grows about as n^1.8 on two features (0.3 s at 1
 takes 1.4 s at 10^6 and is kept."""
 
 
-def too_many_for_the_qp(n_rows: int, what: str) -> bool:
-    """Whether `n_rows` exceed :data:`MAX_QP_ROWS`; if so, warn that `what` is not drawn."""
-    if n_rows <= MAX_QP_ROWS:
+def within_the_qp(n_rows: int) -> bool:
+    """Whether the maximum-margin QP is solved for `n_rows` (at most :data:`MAX_QP_ROWS`)."""
+    return n_rows <= MAX_QP_ROWS
+
+
+def too_many_for_the_qp(n_rows: int, what: str, instead: str = "") -> bool:
+    """Whether `n_rows` exceed :data:`MAX_QP_ROWS`; if so, warn that `what` is not drawn
+    (and what is drawn `instead`, a sentence, when given)."""
+    if within_the_qp(n_rows):
         return False
     warnings.warn(f"{what} is not drawn for {n_rows:,} rows: the maximum-margin QP is solved "
                   f"up to {MAX_QP_ROWS:,} rows (its time grows about as n^1.8); pass a sample "
-                  "of the rows to see it.", UserWarning, stacklevel=4)
+                  f"of the rows to see it.{' ' + instead if instead else ''}", UserWarning,
+                  stacklevel=4)
     return True
 
 

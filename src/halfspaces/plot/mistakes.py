@@ -10,7 +10,13 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from halfspaces.exceptions import SolverError
-from halfspaces.plot._base import new_axes, target_vector
+from halfspaces.plot._base import (
+    new_axes,
+    row_count,
+    target_vector,
+    too_many_for_the_qp,
+    within_the_qp,
+)
 
 __all__ = ["MAX_ORDERS", "MAX_SEEN", "MistakeBoundDisplay"]
 
@@ -31,7 +37,9 @@ class MistakeBoundDisplay:
     9.1), however long: over several passes too, where the curve flattens once a pass makes
     no mistake; on data that are not separable the display draws the best Freund-Schapire
     bound found, ((R' + D)/\gamma)^2 (Freund and Schapire 1999, Theorem 2), which holds on
-    any data: also where separability cannot be decided in float64 (with a warning). Over
+    any data: also where separability cannot be decided in float64, and beyond
+    :data:`~halfspaces.plot._base.MAX_QP_ROWS` rows, where Novikoff's margin needs a QP too
+    slow to solve (each with a warning). Over
     K passes that theorem is applied to the sample repeated K times: R' is the same and D
     grows to sqrt(K) D, at the (u, gamma) found best for one pass. The curves come from
     :func:`halfspaces.perceptron.online_perceptron`, the bound from
@@ -218,19 +226,25 @@ def _passes(X, y, fit_intercept: bool, n_passes: int) -> np.ndarray:
 
 def _mistake_bound(X, y, fit_intercept: bool, n_passes: int = 1) -> tuple[float, str]:
     """Novikoff's bound on separable data, else the best Freund-Schapire bound: also where
-    separability (or the margin) cannot be decided in float64, as ``certify`` does, since
-    that bound holds on any data; a warning says why. Over `n_passes` passes Novikoff's is
-    the same, and Freund-Schapire's is that of the sample repeated, at the best (u, gamma)
-    found for one pass."""
+    separability (or the margin) cannot be decided in float64, as ``certify`` does, and
+    beyond :data:`~halfspaces.plot._base.MAX_QP_ROWS` rows, where Novikoff's margin needs
+    a QP that ran 300 s and then failed on 10^6 rows, since that bound holds on any data
+    (its search then leaves out the same QP); a warning says why. Over `n_passes` passes
+    Novikoff's is the same, and Freund-Schapire's is that of the sample repeated, at the
+    best (u, gamma) found for one pass."""
     import halfspaces.theory as theory
 
+    n_rows = row_count(X)
     try:
-        if theory.separability(X, y, fit_intercept=fit_intercept).separable:
+        if theory.separability(X, y, fit_intercept=fit_intercept).separable and not \
+                too_many_for_the_qp(n_rows, "Novikoff's bound", "The best Freund-Schapire "
+                                    "bound is drawn instead: it holds on any data."):
             return theory.perceptron_mistake_bound(X, y, fit_intercept=fit_intercept), "Novikoff"
     except SolverError as error:
         warnings.warn(f"{error} The best Freund-Schapire bound is drawn instead: it holds on "
                       "any data, separable or not.", UserWarning, stacklevel=3)
-    best = theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept)
+    best = theory.best_freund_schapire_bound(X, y, fit_intercept=fit_intercept,
+                                             hard_margin=within_the_qp(n_rows))
     if n_passes == 1 or not 0.0 < best.gamma < np.inf:
         # K times one pass's bound holds for K passes: R + sqrt(K) D <= sqrt(K) (R + D)
         bound = best.bound if n_passes == 1 else np.nextafter(best.bound * n_passes, np.inf)

@@ -277,8 +277,8 @@ def freund_schapire_bound(X: ArrayLike, y: ArrayLike, u: ArrayLike, gamma: float
     return mistake_bound(R * norm, deficit, gamma, Z.shape[0] * int(passes), Z.shape[1])
 
 
-def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
-                               fit_intercept: bool = True) -> FreundSchapireBound:
+def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True, *,
+                               hard_margin: bool = True) -> FreundSchapireBound:
     r"""The smallest Freund-Schapire bound found over u and gamma; valid on any data.
 
     With v = u / gamma the bound is a convex function of v alone,
@@ -304,6 +304,11 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
         Labels in {-1, +1}, or any two values (the larger one is +1).
     fit_intercept : bool, default=True
         Bound the perceptron that learns an intercept (runs on x').
+    hard_margin : bool, default=True
+        Add the hard-margin solution to the search when the data are separable. It is a
+        quadratic program whose time grows about as n^1.8 (300 s, then a failure, at 10^6
+        rows in the plane): pass False on many rows; the bound stays valid (and near
+        Novikoff's on separable data, where the path's small lam approaches that solution).
 
     Returns
     -------
@@ -322,7 +327,7 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     (True, [1.0])
     """
     X, Z = signed_sample(X, y, fit_intercept)
-    found = best_freund_schapire_bound_of_rows(SignedRows(Z))
+    found = best_freund_schapire_bound_of_rows(SignedRows(Z), hard_margin=hard_margin)
     if not 0.0 < found.gamma < math.inf:  # gamma of the scaled rows, unscaled, left floats
         return found
     bound = freund_schapire_bound(X, y, found.u, found.gamma, fit_intercept)
@@ -331,9 +336,10 @@ def best_freund_schapire_bound(X: ArrayLike, y: ArrayLike,
     return FreundSchapireBound(bound, found.u, found.gamma) if bound < math.inf else found
 
 
-def best_freund_schapire_bound_of_rows(rows: SignedRows) -> FreundSchapireBound:
+def best_freund_schapire_bound_of_rows(rows: SignedRows, *,
+                                       hard_margin: bool = True) -> FreundSchapireBound:
     """:func:`best_freund_schapire_bound` of signed rows held anywhere (e.g. in partitions on
-    a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`).
+    a cluster, :func:`halfspaces.dask.best_freund_schapire_bound`); `hard_margin` as there.
 
     The bound is ((R + D)/gamma)^2 at the (u, gamma) found, R = max_i ||z_i|| and D
     computed from the rows, each in one more pass. All-zero rows (R = 0, possible without
@@ -353,7 +359,7 @@ def best_freund_schapire_bound_of_rows(rows: SignedRows) -> FreundSchapireBound:
         u = np.zeros(p)
         u[0] = 1.0
         return FreundSchapireBound(rounded_up(float(n), n, p), u, 1.0)
-    u, gamma = _unit_and_gamma(smallest_root(rows, R))
+    u, gamma = _unit_and_gamma(smallest_root(rows, R, hard_margin))
     squares, _ = rows.squared_hinge(u / gamma)
     return FreundSchapireBound(mistake_bound(R, gamma * math.sqrt(squares), gamma, n, p), u,
                                _times_power_of_two(gamma, -shift))
