@@ -59,12 +59,14 @@ def kernel_perceptron(K, y, fit_intercept=True, max_epochs=1000, selection="cycl
 
 
 def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1000,
-                          selection="cyclic", rng=None, average=False):
+                          selection="cyclic", rng=None, average=False, weights=None):
     """The argmax rule with W[y] += x', W[p] -= x' on a mistake (x' = (x, c)).
 
     Returns (W (k, d + 1) with the biases last, n_updates, n_epochs, converged); with
-    ``average`` W is the mean of the weight matrices after every example.
+    ``average`` W is the mean of the weight matrices after every example. With ``weights``
+    s, a mistake moves the two rows by s_i x'_i and a row of weight 0 never updates.
     """
+    s = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64)
     X = dense(X)
     Xp = np.hstack([X, np.full((len(X), 1), float(fit_intercept))])
     W = np.zeros((n_classes, Xp.shape[1]))
@@ -76,9 +78,9 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
         for i in order:
             scores = [float(np.sum(W[j] * Xp[i])) for j in range(n_classes)]
             p = scores.index(max(scores))  # the first maximum: the lowest class index
-            if p != labels[i]:
-                W[labels[i]] += Xp[i]
-                W[p] -= Xp[i]
+            if p != labels[i] and s[i] > 0:
+                W[labels[i]] += s[i] * Xp[i]
+                W[p] -= s[i] * Xp[i]
                 updates += 1
             history.append(W.copy())
         n_updates += updates

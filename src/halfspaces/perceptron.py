@@ -42,8 +42,10 @@ from halfspaces._perceptron.vote_log import (
     vote_scores,
     vote_sums,
 )
+from halfspaces._perceptron.weights import refuse_balanced_batches, weight_range
 from halfspaces._perceptron.widen import widened
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     IntegerInterval,
     LinearClassifierMixin,
@@ -59,6 +61,7 @@ from halfspaces._validation import (
     encode_targets,
     partial_fit_classes,
     per_problem,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -83,6 +86,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         "selection": [StrOptions({"cyclic", "shuffle", "worst"})],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -92,15 +96,17 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         selection: str = "cyclic",
         random_state: int | np.random.RandomState | None = None,
         warm_start: bool = False,
+        class_weight: dict | str | None = None,
     ) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.selection = selection
         self.random_state = random_state
         self.warm_start = warm_start
+        self.class_weight = class_weight
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run the perceptron until a pass makes no update, or for ``max_epochs`` passes.
 
         Parameters
@@ -109,6 +115,10 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
             Training data. float32 and float64 are kept as they are; CSR is used directly.
         y : array-like of shape (n_samples,)
             Labels: any two values, or more for one-vs-rest.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight s_i (times its class's weight, ``class_weight``): a mistake
+            on row i adds s_i y_i x_i, as scikit-learn's Perceptron scales its step; a row
+            of weight 0 never updates. None: every row weighs 1.
 
         Returns
         -------
@@ -117,17 +127,19 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
         resume = self.warm_start and self._resume_problem(targets.classes, X.shape[1]) is None
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
-                         check_random_state(self.random_state))
-        self._set_fitted(X, targets, runs, resume)
+                         check_random_state(self.random_state), weights)
+        self._set_fitted(X, targets, runs, resume, weights)
         if not self.converged_:
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
     @fit_context
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One pass of the online protocol over a batch, continuing from the current state.
 
         Each example in the given order is predicted, then the weights are updated if
@@ -143,22 +155,28 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         classes : array-like of shape (n_classes,), default=None
             All the labels the stream can hold. Needed on the first call unless that batch
             already holds two labels or more; checked against ``classes_`` afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The batch's row weights, as in :meth:`fit`. ``class_weight="balanced"`` is
+            refused here, as scikit-learn's SGDClassifier refuses it: the class counts of
+            one batch are not those of the stream; pass a dict.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        refuse_balanced_batches(self.class_weight)
         first = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
         problem = None if first else self._resume_problem(classes, X.shape[1])
         if problem is not None:
             raise ValueError(f"partial_fit: {problem}")
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))
-        runs = self._run(X, targets, not first, 1, "cyclic", None)
-        self._set_fitted(X, targets, runs, not first)
+        runs = self._run(X, targets, not first, 1, "cyclic", None, weights)
+        self._set_fitted(X, targets, runs, not first, weights)
         return self
 
     def widen(self, n_features: int, *, offset: int = 0):
@@ -252,13 +270,14 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 and len(states) == (1 if classes.size == 2 else classes.size)
                 and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
-    def _run(self, X, targets: Targets, resume, max_epochs, selection, rng) -> list[PerceptronRun]:
+    def _run(self, X, targets: Targets, resume, max_epochs, selection, rng,
+             weights=None) -> list[PerceptronRun]:
         states = self._states if resume else [None] * len(targets.positives)
         return [
             run_perceptron(
                 X, targets.labels, positive=positive, mode=self._mode,
                 fit_intercept=self.fit_intercept, max_epochs=max_epochs, selection=selection,
-                rng=rng, state=state, record_updates=self._mode == "voted",
+                rng=rng, state=state, record_updates=self._mode == "voted", weights=weights,
             )
             for positive, state in zip(targets.positives, states, strict=True)
         ]
@@ -271,7 +290,10 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
 
     _fitted_attributes = docs.PERCEPTRON_FITTED
 
-    def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
+    def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool,
+                    weights=None) -> None:
+        self._weight_range = weight_range(
+            weights, getattr(self, "_weight_range", None) if resume else None)
         updates = np.array([run.n_updates for run in runs])
         if resume:
             updates += np.atleast_1d(self.n_updates_)
@@ -296,7 +318,7 @@ class Perceptron(LinearClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -332,7 +354,7 @@ class AveragedPerceptron(LinearClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -362,15 +384,24 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     """The pocket perceptron with ratchet (Gallant 1990), for non-separable data.
 
     Runs the perceptron and keeps in its "pocket" the weights with the fewest training
-    errors seen. The training errors of the current weights are counted (one pass over the
-    data) only when their run of consecutive correct predictions first exceeds the pocket's
-    run; they replace the pocket if they make fewer errors. With ``selection="worst"`` every
-    step scans all margins, so every weight vector is judged. ``partial_fit`` judges the
-    pocket on each batch.
+    errors among those it judged. It judges (counts the training errors of, one pass over
+    the data, and pockets if they make fewer errors than the pocket):
+
+    - the current weights when their run of consecutive correct predictions first exceeds
+      the pocket's run (Gallant's ratchet);
+    - the weights at the end of every pass, and so at the end of the run, unless already
+      judged: the pocket's training error is then never above that of the weights any pass
+      ended with (at most one more pass over the data per pass);
+    - with ``selection="worst"``, every weight vector of the run (each step scans all
+      margins anyway).
+
+    ``partial_fit`` judges the pocket, and the weights its pass ends with, on each batch.
+    With weights (``sample_weight``, ``class_weight``) the errors are weighted: each
+    misclassified row counts its weight, and ``n_errors_`` still counts the rows.
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -397,8 +428,8 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     _mode = "pocket"
     _fitted_attributes = docs.POCKET_FITTED
 
-    def _set_fitted(self, X, targets, runs, resume) -> None:
-        super()._set_fitted(X, targets, runs, resume)
+    def _set_fitted(self, X, targets, runs, resume, weights=None) -> None:
+        super()._set_fitted(X, targets, runs, resume, weights)
         self.n_errors_ = per_problem(np.array([run.n_errors for run in runs]))
 
 
@@ -414,7 +445,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -454,7 +485,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     _mode = "voted"
     _fitted_attributes = docs.VOTED_FITTED
 
-    def _set_fitted(self, X, targets, runs, resume) -> None:
+    def _set_fitted(self, X, targets, runs, resume, weights=None) -> None:
         # the new log is built before any attribute is replaced, then assigned in a row; a
         # reader in another thread may still see them change one by one, which
         # decision_function detects (read_vote_log)
@@ -466,8 +497,9 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         old = [(self.update_support_[k], self.update_signs_[k], self._update_steps[k])
                for k in range(len(runs))] if resume else None
         support, signs, steps, counts = extend_votes(
-            old, runs, targets, rows, offset, [run.state.n_steps for run in runs])
-        super()._set_fitted(X, targets, runs, resume)
+            old, runs, targets, rows, offset, [run.state.n_steps for run in runs],
+            weights=weights)
+        super()._set_fitted(X, targets, runs, resume, weights)
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
         self.vote_counts_ = counts
