@@ -251,9 +251,9 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
 
     Returns the number of updates: fewer than ``max_updates`` means every margin is now
     positive (rows of weight 0 take no part). Each scan also counts the current weights'
-    errors, which is all the pocket needs; in POCKET mode the weights left by the last update get a scan of their own, so
-    every weight vector of the run is judged. The update itself is a one-row epoch, so every
-    variant updates exactly as there.
+    errors, which is all the pocket needs; in POCKET mode the weights left by the last
+    update get a scan of their own, so every weight vector of the run is judged. The update
+    itself is a one-row epoch, so every variant updates exactly as there.
     """
     n = n_rows(X)
     row = np.empty(1, dtype=np.int64)
