@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from halfspaces._perceptron.advice import not_converged_advice
 from halfspaces._perceptron.run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     IntegerInterval,
     LinearClassifierMixin,
@@ -49,6 +50,7 @@ from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,
     encode_targets,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -88,6 +90,12 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
     average : bool, default=False
         Predict with the mean of the weights after every step (kept as a running sum, as
         :class:`~halfspaces.AveragedPerceptron` does): steadier on non-separable data.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying each row's ``sample_weight``: a mistake on row
+        i moves the two rows by s_i x'_i (w_y += s_i x'_i, w_p -= s_i x'_i), and a row of
+        weight 0 never updates. "balanced" is n / (n_classes * count of the class); a dict
+        maps a class to its weight (1 for classes it does not name). Steps are still
+        counted per row, so ``average`` averages over rows.
 
     Attributes
     ----------
@@ -122,17 +130,19 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         "selection": [StrOptions({"cyclic", "shuffle"})],
         "random_state": ["random_state"],
         "average": ["boolean"],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, fit_intercept: bool = True, max_epochs: int = 1000,
                  selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
-                 average: bool = False) -> None:
+                 average: bool = False, class_weight: dict | str | None = None) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.selection = selection
         self.random_state = random_state
         self.average = average
+        self.class_weight = class_weight
 
     # what fit sets: one row of weights per class, also for two classes
     _fitted_attributes = Fitted("all", (
@@ -150,7 +160,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
     ))
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run the multiclass perceptron until a pass makes no mistake, or ``max_epochs``.
 
         Parameters
@@ -159,6 +169,9 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
             Training data. float32 and float64 are kept as they are; CSR is used directly.
         y : array-like of shape (n_samples,)
             Labels, two values or more.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight s_i (times its class's weight): a mistake on row i moves the
+            two rows by s_i x'_i; a row of weight 0 never updates. None: all weigh 1.
 
         Returns
         -------
@@ -167,12 +180,13 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         classes = encode_targets(y).classes
+        weights = row_weights(sample_weight, self.class_weight, classes, y)
         check_dense_vectors(X.shape[1], 2 * classes.size)  # W and its running sum U
         labels = np.searchsorted(classes, y).astype(np.int64)
         run = run_multiclass_perceptron(
             X, labels, classes.size, fit_intercept=self.fit_intercept,
             max_epochs=self.max_epochs, selection=self.selection, average=self.average,
-            rng=check_random_state(self.random_state),
+            rng=check_random_state(self.random_state), weights=weights,
         )
         self.classes_, self.coef_, self.intercept_ = classes, run.coef, run.intercept
         self.n_updates_, self.n_epochs_, self.converged_ = (

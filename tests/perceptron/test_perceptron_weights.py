@@ -10,6 +10,7 @@ from __future__ import annotations
 import warnings
 
 import _naive
+import _naive_kernel
 import numpy as np
 import pytest
 from _datasets import FORMATS, in_format, noisy
@@ -18,6 +19,7 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 
 from halfspaces import (
     AveragedPerceptron,
+    MulticlassPerceptron,
     ConvergenceWarning,
     Perceptron,
     PocketPerceptron,
@@ -202,3 +204,50 @@ def test_a_noisy_gaussian_set_where_the_ratchet_alone_ended_worse():
     pocket = quiet(PocketPerceptron(max_epochs=50), X, y)
     last = quiet(Perceptron(max_epochs=50), X, y)
     assert pocket.score(X, y) >= last.score(X, y)
+
+
+# -- the multiclass perceptron -----------------------------------------------------------
+
+
+def three_classes(n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    labels = np.digitize(X[:, 0] + 0.5 * X[:, 1], [-0.5, 0.5])
+    flip = rng.random(n) < 0.15
+    labels[flip] = (labels[flip] + 1) % 3
+    return X, labels
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("average", [False, True])
+def test_weighted_multiclass_equals_its_slow_twin(fmt, average):
+    X, labels = three_classes(90, 7)
+    s = weights_with_zeros(90, 7)
+    Xf = in_format(X, fmt)
+    Xt = np.asarray(Xf.toarray() if hasattr(Xf, "toarray") else Xf, dtype=np.float64)
+    clf = quiet(MulticlassPerceptron(max_epochs=5, average=average), Xf, labels,
+                sample_weight=s)
+    W, n_updates, _, _ = _naive_kernel.multiclass_perceptron(Xt, labels, 3, True, 5,
+                                                             average=average, weights=s)
+    tol = dict(rtol=1e-5, atol=1e-5) if fmt == "dense32" else dict(rtol=1e-12, atol=1e-12)
+    assert_allclose(clf.coef_, W[:, :-1], **tol)
+    assert_allclose(clf.intercept_, W[:, -1], **tol)
+    assert clf.n_updates_ == n_updates
+
+
+def test_multiclass_weights_zero_balanced_and_refusals():
+    X, labels = three_classes(120, 8)
+    s = np.ones(120)
+    s[::4] = 0.0
+    weighted = quiet(MulticlassPerceptron(max_epochs=6), X, labels, sample_weight=s)
+    kept = quiet(MulticlassPerceptron(max_epochs=6), X[s > 0], labels[s > 0])
+    assert_array_equal(weighted.coef_, kept.coef_)
+    counts = np.bincount(labels)
+    explicit = 120 / (3 * counts[labels])
+    balanced = quiet(MulticlassPerceptron(max_epochs=6, class_weight="balanced"), X, labels)
+    by_rows = quiet(MulticlassPerceptron(max_epochs=6), X, labels, sample_weight=explicit)
+    assert_array_equal(balanced.coef_, by_rows.coef_)
+    with pytest.raises(ValueError, match="sample_weight holds NaN"):
+        MulticlassPerceptron().fit(X, labels, sample_weight=np.r_[np.nan, np.ones(119)])
+    with pytest.raises(ValueError, match="class_weight"):
+        MulticlassPerceptron(class_weight=[1.0, 2.0]).fit(X, labels)
