@@ -19,8 +19,8 @@ from sklearn.linear_model import Perceptron as SkPerceptron
 
 from halfspaces import (
     AveragedPerceptron,
-    MulticlassPerceptron,
     ConvergenceWarning,
+    MulticlassPerceptron,
     Perceptron,
     PocketPerceptron,
     VotedPerceptron,
