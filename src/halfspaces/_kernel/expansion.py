@@ -238,8 +238,11 @@ def binary_runner(model, X, fitted: Expansion | None, *,
 
 
 def grown_expansion(X, targets: Targets, runs: list[KernelRun], fitted: Expansion | None, *,
-                    precomputed: bool) -> tuple:
+                    precomputed: bool, weights: NDArray | None = None) -> tuple:
     """The expansion after the runs on X: that of ``fitted`` (if any), then the new support.
+
+    With row ``weights``, each update on row i added weights[i] y_i k(x_i, .), so the
+    coefficients and sums of row i are its signed counts times its weight.
 
     Returns
     -------
@@ -255,6 +258,8 @@ def grown_expansion(X, targets: Targets, runs: list[KernelRun], fitted: Expansio
     alpha = np.vstack([run.alpha for run in runs])
     support = np.flatnonzero(alpha.any(axis=0))
     signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
+    if weights is not None:
+        signs = signs * weights[support]
     last = alpha[:, support] * signs
     sums = np.vstack([run.sums for run in runs])[:, support] * signs
     vectors = np.empty((0, 0)) if precomputed else as_float64(X[support])
