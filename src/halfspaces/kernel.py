@@ -76,6 +76,7 @@ from halfspaces._kernel.expansion import (
     averaging_steps,
     binary_runner,
     expansion_scores,
+    fitted_burn_in,
     fitted_precomputed,
     grown_expansion,
     intercept_of,
@@ -84,7 +85,7 @@ from halfspaces._kernel.expansion import (
     linear_scores,
     read_expansion,
 )
-from halfspaces._kernel.gram import KERNELS, kernel_matrix
+from halfspaces._kernel.gram import KERNELS, MAX_CACHE_SIZE, kernel_matrix
 from halfspaces._perceptron.vote_log import extend_votes, vote_scores
 from halfspaces._perceptron.weights import refuse_balanced_batches
 from halfspaces._sklearn import (
@@ -111,18 +112,6 @@ from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
            "run_kernel_perceptron"]
-
-MAX_CACHE_SIZE = 2.0**40
-"""The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
-the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
-OverflowError in fit and at predict)."""
-
-
-def fitted_burn_in(model) -> int:
-    """The burn_in of the fit that made the averaging sums (0 in model files from before
-    it was kept, which were all averaged from the first step)."""
-    return int(getattr(model, "_burn_in", 0))
-
 
 class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     """The dual run, its warm starts and batches, and the kernel expansion's bookkeeping.
@@ -182,8 +171,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Labels: any two values, or more for one-vs-rest.
         sample_weight : array-like of shape (n_samples,), default=None
-            Each row's weight s_i (times its class's weight, ``class_weight``): an update
-            on example i adds s_i y_i (k(x_i, .) + c); a row of weight 0 never updates.
+            Each row's weight, times its class's weight (see ``class_weight``).
 
         Returns
         -------
@@ -237,9 +225,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             All the labels the stream can hold. Needed on the first call unless that batch
             already holds two labels or more; checked against ``classes_`` afterwards.
         sample_weight : array-like of shape (n_samples,), default=None
-            The batch's row weights, as in :meth:`fit`. ``class_weight="balanced"`` is
-            refused here, as scikit-learn's SGDClassifier refuses it (the class counts of
-            a batch are not the stream's); pass a dict.
+            The batch's row weights, as in :meth:`fit` (``class_weight="balanced"`` is
+            refused here: a batch's class counts are not the stream's; pass a dict).
 
         Returns
         -------

@@ -46,8 +46,8 @@ from halfspaces._utils.progress import report
 from halfspaces._validation import Targets
 
 __all__ = ["Expansion", "averaged_weights", "averaging_steps", "binary_runner", "expansion_scores",
-           "fitted_precomputed", "grown_expansion", "intercept_of", "is_linear", "kernel_votes",
-           "linear_scores", "linear_weights", "read_expansion"]
+           "fitted_burn_in", "fitted_precomputed", "grown_expansion", "intercept_of", "is_linear",
+           "kernel_votes", "linear_scores", "linear_weights", "read_expansion"]
 
 
 def fitted_precomputed(model) -> bool:
@@ -183,6 +183,12 @@ def _disagree(what: str) -> ValueError:
     return ValueError(f"{what}: the fitted attributes disagree (edited, or replaced by a fit "
                       "or partial_fit in another thread while this call read them). Fit the "
                       "model again.")
+
+
+def fitted_burn_in(model) -> int:
+    """The burn_in of the fit that made the averaging sums (0 in model files from before
+    it was kept, which were all averaged from the first step)."""
+    return int(getattr(model, "_burn_in", 0))
 
 
 def is_linear(kernel) -> bool:
