@@ -65,6 +65,50 @@ def brute_force_errors(X, y, fit_intercept):
     return n
 
 
+def weighted_hinge_linprog(X, y, weights, fit_intercept=True):
+    """min over (w, b) of the weighted mean hinge loss sum_i c_i s_i / sum_i c_i, by
+    scipy.optimize.linprog with one slack per row (Bennett and Mangasarian 1992)."""
+    Z = signed(X, y, fit_intercept)
+    n, p = Z.shape
+    c = np.asarray(weights, dtype=float)
+    res = linprog(np.r_[np.zeros(p), c / c.sum()], A_ub=-np.hstack([Z, np.eye(n)]),
+                  b_ub=-np.ones(n), bounds=[(None, None)] * p + [(0, None)] * n,
+                  method="highs")
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
+def brute_force_weighted_errors(X, y, weights, fit_intercept):
+    """The lightest set of rows whose removal leaves a separable set: every subset, in
+    order of its weight, until linprog finds the rest separable."""
+    n = len(y)
+    weights = np.asarray(weights, dtype=float)
+    subsets = [removed for k in range(n + 1) for removed in itertools.combinations(range(n), k)]
+    subsets.sort(key=lambda removed: weights[list(removed)].sum())
+    for removed in subsets:
+        keep = np.setdiff1d(np.arange(n), removed)
+        if keep.size == 0 or linprog_separable(X[keep], y[keep], fit_intercept):
+            return float(weights[list(removed)].sum())
+    raise AssertionError("unreachable: removing every row leaves a separable set")
+
+
+def milp_weighted_errors(X, y, weights, fit_intercept, tau=1e-5):
+    """The least weight of errors by scipy.optimize.milp: w' in the box [-1, 1], one binary
+    e_i per row, y_i <w', x'_i> >= tau - (tau + ||x'_i||_1) e_i, minimise sum_i c_i e_i."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    Z = signed(X, y, fit_intercept)
+    n, p = Z.shape
+    big = tau + np.abs(Z).sum(axis=1)
+    res = milp(np.r_[np.zeros(p), np.asarray(weights, dtype=float)],
+               constraints=LinearConstraint(np.hstack([Z, np.diag(big)]), tau, np.inf),
+               integrality=np.r_[np.zeros(p), np.ones(n)],
+               bounds=Bounds(np.r_[-np.ones(p), np.zeros(n)], np.ones(p + n)),
+               options={"mip_rel_gap": 0.0})
+    assert res.status == 0, res.message
+    return float(res.fun)
+
+
 def check_certificate(X, y, a, fit_intercept=True):
     Z = signed(X, y, fit_intercept)
     assert a.shape == (Z.shape[0],)

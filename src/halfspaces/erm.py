@@ -28,15 +28,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from halfspaces._exact import (
     SignedRows,
     decide,
-    hinge_lp,
     min_norm_separator,
     proved_separator,
+    refuse_subnormal_columns,
+    scaled_hinge_lp,
     scores,
     signed_rows,
     unproved_certificate_error,
     zero_one_erm,
 )
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     FloatInterval,
     IntegerInterval,
@@ -61,8 +63,7 @@ from halfspaces._utils.contract import (
 )
 from halfspaces._utils.homogeneous import split_intercept
 from halfspaces._utils.memory import check_dense_vectors
-from halfspaces._utils.scaling import column_scales, scale_columns
-from halfspaces._validation import SparseInputMixin, column_max_abs, per_problem, validate_data
+from halfspaces._validation import SparseInputMixin, per_problem, row_weights, validate_data
 from halfspaces.exceptions import NotSeparableError, SolverError
 
 __all__ = ["LinearProgramClassifier", "MaxMarginClassifier", "ZeroOneERMClassifier"]
@@ -80,6 +81,7 @@ class ERMFit:
     optimal: bool = True
     gap: float = 0.0
     interrupted: bool = False
+    error_weight: float | None = None
 
 
 def _fitted(*extra: Attribute) -> Fitted:
@@ -103,10 +105,11 @@ _PER_PROBLEM_FLOAT = Choice(Float(finite=False), Array("float64", ("p",), finite
 class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """fit = validate, one exact solve per binary problem, store coef_ and intercept_."""
 
-    _parameter_constraints: ClassVar[dict] = {"fit_intercept": ["boolean"]}
+    _parameter_constraints: ClassVar[dict] = {"fit_intercept": ["boolean"],
+                                              "class_weight": CLASS_WEIGHT}
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Solve the ERM problem on (X, y).
 
         Parameters
@@ -115,6 +118,10 @@ class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             Training data.
         y : array-like of shape (n_samples,)
             Labels: any two values (classes_[1] is positive), or more for one-vs-rest.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Row weights, >= 0, multiplied by ``class_weight``'s (each row has its own
+            class's weight in every one-vs-rest problem). A row of weight 0 is removed;
+            what the other weights mean is said in the class's description.
 
         Returns
         -------
@@ -128,19 +135,37 @@ class _ERMClassifier(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         self.classes_, index = np.unique(y, return_inverse=True)
         if self.classes_.size < 2:
             raise ValueError(f"y holds one class {self.classes_!r}; a classifier needs two.")
+        rows, weights = _kept(row_weights(sample_weight, self.class_weight, self.classes_, y))
+        if rows is not None:
+            X, index = X[rows], index[rows]
         positives = [1] if self.classes_.size == 2 else range(self.classes_.size)
-        fits = [self._solve(X, np.where(index == k, 1.0, -1.0)) for k in positives]
+        fits = [self._solve(X, np.where(index == k, 1.0, -1.0), weights) for k in positives]
         splits = [split_intercept(f.w, self.fit_intercept) for f in fits]
         self.coef_ = np.vstack([coef for coef, _ in splits])
         self.intercept_ = np.array([b for _, b in splits])
-        self._set_extra(fits)
+        self._set_extra(fits, rows)
         return self
 
     def _signed(self, X, y_pm: NDArray):
         return signed_rows(X, y_pm, self.fit_intercept)
 
-    def _set_extra(self, fits: list[ERMFit]) -> None:
-        """Estimator-specific fitted attributes."""
+    def _set_extra(self, fits: list[ERMFit], rows: NDArray | None) -> None:
+        """Estimator-specific fitted attributes (`rows`: the rows kept, None for all)."""
+
+
+def _kept(weights: NDArray | None) -> tuple[NDArray | None, NDArray | None]:
+    """(the rows of positive weight, None where that is every row; their weights)."""
+    if weights is None:
+        return None, None
+    rows = np.flatnonzero(weights > 0)
+    return (None if rows.size == weights.size else rows), weights[rows]
+
+
+def _varying(weights: NDArray | None) -> NDArray | None:
+    """The weights a solver needs: None where they are all one value, which changes no
+    minimiser (the weighted mean is then the mean), so that unit weights give the
+    unweighted program exactly."""
+    return None if weights is None or np.all(weights == weights[0]) else weights
 
 
 
@@ -171,6 +196,10 @@ _NOT_SEPARABLE_CHECKS: dict = {
         "check_fit_check_is_fitted",
         "check_n_features_in",
         "check_fit2d_predict1d",
+        "check_sample_weights_pandas_series",
+        "check_sample_weights_not_an_array",
+        "check_sample_weights_list",
+        "check_class_weight_classifiers",
     )
 }
 
@@ -191,12 +220,23 @@ class LinearProgramClassifier(_ERMClassifier):
     hinge-loss ERM (Bennett and Mangasarian 1992), on the columns scaled by powers of two to
     ``max |x'_ij|`` in [1, 2) (exact), so that HiGHS's tolerances do not depend on the units of X.
 
+    Weights (``sample_weight`` times ``class_weight``): a row of weight 0 is removed, before
+    separability is decided. On separable data the other weights change nothing (every
+    feasible point has zero training error, whatever the errors weigh). With
+    ``on_infeasible="hinge"`` on data that are not separable they weigh the slacks: the LP
+    minimises :math:`\sum_i c_i s_i / \sum_i c_i`, the weighted mean hinge loss, so an
+    integer weight k is the row repeated k times.
+
     Parameters
     ----------
     fit_intercept : bool, default=True
         Learn an affine halfspace.
     on_infeasible : {"raise", "hinge"}, default="raise"
         What to do on data that are not linearly separable.
+    class_weight : dict, "balanced" or None, default=None
+        Each class's weight (a dict from label to weight; labels it does not name weigh 1),
+        multiplying ``sample_weight``; "balanced" is n / (n_classes * count), as in
+        scikit-learn.
 
     Attributes
     ----------
@@ -228,11 +268,13 @@ class LinearProgramClassifier(_ERMClassifier):
         """Checks that fit non-separable data fail by design unless on_infeasible='hinge'."""
         return {} if self.on_infeasible == "hinge" else _NOT_SEPARABLE_CHECKS
 
-    def __init__(self, fit_intercept: bool = True, on_infeasible: str = "raise") -> None:
+    def __init__(self, fit_intercept: bool = True, on_infeasible: str = "raise",
+                 class_weight: dict | str | None = None) -> None:
         self.fit_intercept = fit_intercept
         self.on_infeasible = on_infeasible
+        self.class_weight = class_weight
 
-    def _solve(self, X, y_pm: NDArray) -> ERMFit:
+    def _solve(self, X, y_pm: NDArray, weights: NDArray | None) -> ERMFit:
         Z = self._signed(X, y_pm)
         found = decide(Z)
         if found.separable:
@@ -244,14 +286,14 @@ class LinearProgramClassifier(_ERMClassifier):
                 "The data are not linearly separable, so the LP has no solution; "
                 "`.certificate` proves it. Pass on_infeasible='hinge' to minimise the hinge "
                 "loss instead.", certificate=found.certificate)
-        _refuse_subnormal_columns(X, "LP")
-        return ERMFit(_hinge_on_scaled_columns(Z), separable=False)
+        refuse_subnormal_columns(X, "LP")
+        return ERMFit(scaled_hinge_lp(Z, _varying(weights)), separable=False)
 
     _fitted_attributes = _fitted(
         Attribute("separable_", _PER_PROBLEM_BOOL, "bool or ndarray of bool",
                   "Whether each binary problem was separable."))
 
-    def _set_extra(self, fits: list[ERMFit]) -> None:
+    def _set_extra(self, fits: list[ERMFit], rows: NDArray | None) -> None:
         self.separable_ = per_problem([f.separable for f in fits])
 
 
@@ -271,10 +313,18 @@ class MaxMarginClassifier(_ERMClassifier):
     the duality gap closed on every row, the separation proved in floating point). Where
     it cannot be checked, or the rows look inseparable, HiGHS's QP answers.
 
+    Weights (``sample_weight`` times ``class_weight``): a row of weight 0 is removed; other
+    weights change nothing, since a hard margin's constraints hold for every row whatever
+    it weighs (a soft margin, :class:`halfspaces.LinearSVM`, is where weights act).
+    ``support_`` indexes the rows given to ``fit``, removed ones included.
+
     Parameters
     ----------
     fit_intercept : bool, default=True
         Learn an affine halfspace.
+    class_weight : dict, "balanced" or None, default=None
+        Each class's weight, multiplying ``sample_weight``: only a weight of 0 matters
+        (that class's rows are removed).
 
     Attributes
     ----------
@@ -301,10 +351,12 @@ class MaxMarginClassifier(_ERMClassifier):
         for k, v in _NOT_SEPARABLE_CHECKS.items()
     }
 
-    def __init__(self, fit_intercept: bool = True) -> None:
+    def __init__(self, fit_intercept: bool = True,
+                 class_weight: dict | str | None = None) -> None:
         self.fit_intercept = fit_intercept
+        self.class_weight = class_weight
 
-    def _solve(self, X, y_pm: NDArray) -> ERMFit:
+    def _solve(self, X, y_pm: NDArray, weights: NDArray | None) -> ERMFit:
         Z = self._signed(X, y_pm)
         Z = SignedRows(Z, features=X if self.fit_intercept else None)
         # products of the rows with one vector: on two busy cores BLAS's second thread
@@ -334,9 +386,10 @@ class MaxMarginClassifier(_ERMClassifier):
                           "ndarray of shape (1, n_features) or (n_classes, n_features)",
                           "Scaled so that min_i y_i(<w, x_i> + b) = 1."))
 
-    def _set_extra(self, fits: list[ERMFit]) -> None:
+    def _set_extra(self, fits: list[ERMFit], rows: NDArray | None) -> None:
         self.margin_ = per_problem([f.margin for f in fits])
-        self.support_ = fits[0].support if len(fits) == 1 else [f.support for f in fits]
+        support = [f.support if rows is None else rows[f.support] for f in fits]
+        self.support_ = support[0] if len(fits) == 1 else support
 
 
 @fill_doc()
@@ -358,6 +411,12 @@ class ZeroOneERMClassifier(_ERMClassifier):
     The MILP is solved on the columns of x' scaled by powers of two to ``max |x'_ij|`` in [1, 2),
     so its margin and box do not depend on the units of X.
 
+    Weights (``sample_weight`` times ``class_weight``) make the objective the weighted 0-1
+    error :math:`\sum_i c_i z_i`, still solved exactly (to HiGHS's absolute gap of 1e-6 of
+    the mean weight; integer weights exactly): an integer weight k is the row repeated k
+    times, a weight of 0 removes the row. ``weighted_errors_`` reports the weight of the
+    errors; ``n_errors_`` counts them (over the rows of positive weight).
+
     Parameters
     ----------
     fit_intercept : bool, default=True
@@ -372,6 +431,10 @@ class ZeroOneERMClassifier(_ERMClassifier):
         Branch-and-bound nodes for HiGHS per binary problem (its ``mip_max_nodes``): a
         budget that, unlike ``time_limit``, gives the same answer on any machine and under
         any load. ``optimal_`` says whether optimality was proved within it.
+    class_weight : dict, "balanced" or None, default=None
+        Each class's weight (a dict from label to weight; labels it does not name weigh 1),
+        multiplying ``sample_weight``; "balanced" is n / (n_classes * count), as in
+        scikit-learn.
 
     Attributes
     ----------
@@ -391,6 +454,10 @@ class ZeroOneERMClassifier(_ERMClassifier):
     (0, True)
     """
 
+    _expected_failed_checks: ClassVar[dict] = {
+        "check_class_weight_classifiers": "one-vs-rest picks the largest score, and a 0-1 "
+        "minimiser's score carries no confidence: heavy class 0 need not win the argmax"}
+
     _parameter_constraints: ClassVar[dict] = {
         **_ERMClassifier._parameter_constraints,
         "time_limit": [FloatInterval(0, None, closed="neither"), None],
@@ -399,13 +466,15 @@ class ZeroOneERMClassifier(_ERMClassifier):
     }
 
     def __init__(self, fit_intercept: bool = True, time_limit: float | None = None,
-                 margin_tol: float = 1e-5, node_limit: int | None = None) -> None:
+                 margin_tol: float = 1e-5, node_limit: int | None = None,
+                 class_weight: dict | str | None = None) -> None:
         self.fit_intercept = fit_intercept
         self.time_limit = time_limit
         self.margin_tol = margin_tol
         self.node_limit = node_limit
+        self.class_weight = class_weight
 
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Minimise the training errors on (X, y) (one MILP per binary problem).
 
         On Ctrl-C HiGHS stops and the best hyperplane found so far is kept, as at
@@ -416,6 +485,8 @@ class ZeroOneERMClassifier(_ERMClassifier):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Row weights, >= 0 (times ``class_weight``'s): the weight of each error.
 
         Returns
         -------
@@ -424,7 +495,7 @@ class ZeroOneERMClassifier(_ERMClassifier):
         # the state of this fit only: a fitted model (and its file) holds none of it
         self._interrupted = False
         try:
-            super().fit(X, y)
+            super().fit(X, y, sample_weight)
             interrupted = self._interrupted
         finally:
             del self._interrupted
@@ -436,26 +507,35 @@ class ZeroOneERMClassifier(_ERMClassifier):
                 stacklevel=2)
         return self
 
-    def _solve(self, X, y_pm: NDArray) -> ERMFit:
-        _refuse_subnormal_columns(X, "MILP")
+    def _solve(self, X, y_pm: NDArray, weights: NDArray | None) -> ERMFit:
+        refuse_subnormal_columns(X, "MILP")
         fit = zero_one_erm(self._signed(X, y_pm), self.margin_tol, self.time_limit,
-                           self.node_limit, stop_at_once=getattr(self, "_interrupted", False))
+                           self.node_limit, weights=_varying(weights),
+                           stop_at_once=getattr(self, "_interrupted", False))
         if fit.interrupted:
             self._interrupted = True
+        # one weight for every row (or none): the errors weigh that much each
+        weight = (fit.error_weight if _varying(weights) is not None
+                  else fit.n_errors * (1.0 if weights is None else float(weights[0])))
         return ERMFit(fit.w, n_errors=fit.n_errors, optimal=fit.optimal, gap=fit.gap,
-                      interrupted=fit.interrupted)
+                      interrupted=fit.interrupted, error_weight=weight)
 
     _fitted_attributes = _fitted(
         Attribute("n_errors_", PER_PROBLEM_COUNT, "int or ndarray",
-                  "Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted."),
+                  "Training errors y_i(<w, x_i> + b) <= 0 of the returned hyperplane, recounted "
+                  "(on the rows of positive weight)."),
         Attribute("optimal_", _PER_PROBLEM_BOOL, "bool or ndarray of bool", """
             Whether HiGHS proved the optimum (False when stopped at ``time_limit`` or
             ``node_limit``)."""),
         Attribute("gap_", _PER_PROBLEM_FLOAT, "float or ndarray",
-                  "HiGHS's relative MIP gap at the end (0 when optimal)."))
+                  "HiGHS's relative MIP gap at the end (0 when optimal)."),
+        Attribute("weighted_errors_", _PER_PROBLEM_FLOAT, "float or ndarray", """
+            The weight of those errors (sample_weight times class_weight), the objective
+            minimised; ``n_errors_`` without weights.""", optional=True))
 
-    def _set_extra(self, fits: list[ERMFit]) -> None:
+    def _set_extra(self, fits: list[ERMFit], rows: NDArray | None) -> None:
         self.n_errors_ = per_problem([f.n_errors for f in fits])
+        self.weighted_errors_ = per_problem([f.error_weight for f in fits])
         self.optimal_ = per_problem([f.optimal for f in fits])
         self.gap_ = per_problem([f.gap for f in fits])
 
@@ -464,40 +544,3 @@ def _gap_text(gap) -> str:
     """The largest gap of the binary problems, in words."""
     largest = float(np.max(gap))
     return f"{largest:.1%}" if np.isfinite(largest) else "unknown"
-
-
-def _hinge_on_scaled_columns(Z) -> NDArray:
-    """:func:`hinge_lp` on the columns of Z scaled by powers of two to max |z_ij| in [1, 2).
-
-    The hinge loss of w on Z diag(s) is that of diag(s) w on Z, exactly, so the minimiser
-    maps back without rounding. HiGHS's tolerances are absolute: on raw columns of 2^-600
-    it returned w = 0, hinge loss 40 on 40 rows whose least is 16.3 (and 18.4 with one
-    column at 2^-300, which it dropped).
-    """
-    s = column_scales(Z)
-    with np.errstate(over="ignore"):
-        w = s * hinge_lp(scale_columns(Z, s))
-    if not np.all(np.isfinite(w)):
-        j = int(np.argmax(~np.isfinite(w)))
-        raise SolverError(f"the hinge-loss minimiser needs a weight beyond float64's range "
-                          f"for column {j} of x' (its entries are too small): rescale X.")
-    return w
-
-
-def _refuse_subnormal_columns(X, program: str) -> None:
-    """Refuse a column whose largest |x_ij| is subnormal (below 2^-1022), before the solve.
-
-    The program's columns are scaled by powers of two to a largest entry in [1, 2); 2^1023
-    is the largest there is, so a column of 2^-1060 stayed at 2^-37, below the solver's
-    tolerances: the MILP proved "optimal" 16 errors on 24 points that a hyperplane
-    separates (its weight for that column, of about 2^1060, is beyond float64's range).
-    """
-    top = column_max_abs(X)
-    tiny = (top > 0) & (top < np.finfo(np.float64).tiny)
-    if tiny.any():
-        j = int(np.argmax(tiny))
-        raise SolverError(
-            f"column {j} of X has largest entry {top[j]:.3g} in absolute value, subnormal: "
-            "a hyperplane that uses it needs a weight beyond float64's range, and the "
-            f"{program} cannot scale it to its tolerances. Rescale X (multiply it by a power "
-            "of two, such as 2^600).")

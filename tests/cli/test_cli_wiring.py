@@ -1433,7 +1433,8 @@ def test_fit_cli_called_from_python_has_the_command_line_s_defaults(monkeypatch,
     assert settings == dict(test=None, test_fraction=None, model="averaged", params={},
                             epochs=None, selection="shuffle", seed=0, fit_intercept=True,
                             label_column=None, format=None, out=None, stream=None,
-                            show_progress=True, dask=None, train_score=True)
+                            show_progress=True, dask=None, train_score=True,
+                            weight_column=None, class_weight=None)
     assert "halfspaces fit: averaged" in out.getvalue()  # a table, not JSON
     with pytest.raises(ValueError):
         json.loads(out.getvalue())

@@ -885,7 +885,8 @@ def test_a_highs_failure_names_the_problem_it_could_not_solve(monkeypatch):
     X, y = noisy_sample(np.random.default_rng(72), 30, 2, flip=0.3)
     Z = signed(X, y, True)
     held = SignedRows(Z)
-    monkeypatch.setattr(risk, "hinge_lp", lambda Z: np.ones(Z.shape[1]))  # the MILP's start
+    # the MILP's start
+    monkeypatch.setattr(risk, "hinge_lp", lambda Z, weights=None: np.ones(Z.shape[1]))
     for name, call in [("separability LP", lambda: decide(Z)),
                        ("Gordan alternative LP", lambda: feasibility._gordan_lp(Z)),
                        ("hinge-loss LP", lambda: hinge_lp(Z)),

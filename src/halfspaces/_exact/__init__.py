@@ -45,7 +45,14 @@ from halfspaces._exact.rational import (
     rational_certificate,
     unproved_certificate_error,
 )
-from halfspaces._exact.risk import ZeroOneFit, hinge_lp, zero_one_erm
+from halfspaces._exact.risk import (
+    ZeroOneFit,
+    hinge_lp,
+    lp_costs,
+    refuse_subnormal_columns,
+    scaled_hinge_lp,
+    zero_one_erm,
+)
 from halfspaces._exact.signed import (
     SignedRows,
     Violations,
@@ -75,10 +82,13 @@ __all__ = [
     "first_dependence",
     "hinge_lp",
     "is_dependence",
+    "lp_costs",
     "min_norm_separator",
     "proved",
     "proved_separator",
     "rational_certificate",
+    "refuse_subnormal_columns",
+    "scaled_hinge_lp",
     "score_error_bound",
     "scores",
     "signed_rows",

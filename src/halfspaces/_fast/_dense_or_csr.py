@@ -107,6 +107,32 @@ def _norm2_csr(X, i):
     return s
 
 
+def _abs_dot_dense(X, i, v):
+    s = 0.0
+    for j in range(X.shape[1]):
+        s += abs(X[i, j]) * v[j]
+    return s
+
+
+def _abs_dot_csr(X, i, v):
+    data, indices, indptr = X
+    s = 0.0
+    for k in range(indptr[i], indptr[i + 1]):
+        s += abs(data[k]) * v[indices[k]]
+    return s
+
+
+def _abs_axpy_dense(X, i, a, v):
+    for j in range(X.shape[1]):
+        v[j] += a * abs(X[i, j])
+
+
+def _abs_axpy_csr(X, i, a, v):
+    data, indices, indptr = X
+    for k in range(indptr[i], indptr[i + 1]):
+        v[indices[k]] += a * abs(data[k])
+
+
 def _n_rows_dense(X):
     return X.shape[0]
 
@@ -123,6 +149,16 @@ def row_dot(X, i, w):
 def row_axpy(X, i, a, w):
     """w[:d] += a * x_i."""
     (_axpy_csr if isinstance(X, tuple) else _axpy_dense)(X, i, a, w)
+
+
+def row_abs_dot(X, i, v):
+    """<|x_i|, v[:d]>, accumulated in float64 (|x_i| taken entry by entry, no copy)."""
+    return (_abs_dot_csr if isinstance(X, tuple) else _abs_dot_dense)(X, i, v)
+
+
+def row_abs_axpy(X, i, a, v):
+    """v[:d] += a * |x_i|."""
+    (_abs_axpy_csr if isinstance(X, tuple) else _abs_axpy_dense)(X, i, a, v)
 
 
 def row_dots(X, i, Zt, out):
@@ -179,6 +215,21 @@ def _overload_row_dot_dense(X, i, w):
 @overload(row_dot)
 def _overload_row_dot_csr(X, i, w):
     return _pick(X, None, _dot_csr)
+
+
+@overload(row_abs_dot, jit_options={"fastmath": {"reassoc", "contract"}})
+def _overload_row_abs_dot_dense(X, i, v):
+    return _pick(X, _abs_dot_dense, None)
+
+
+@overload(row_abs_dot)
+def _overload_row_abs_dot_csr(X, i, v):
+    return _pick(X, None, _abs_dot_csr)
+
+
+@overload(row_abs_axpy)
+def _overload_row_abs_axpy(X, i, a, v):
+    return _pick(X, _abs_axpy_dense, _abs_axpy_csr)
 
 
 @overload(row_axpy)

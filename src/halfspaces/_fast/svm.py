@@ -9,6 +9,17 @@ the shrinking of [1]_ (Section 3.2): a coordinate at a bound whose projected gra
 out of the box by more than the last pass's largest violation leaves the active set until
 the active set looks optimal, when every coordinate is checked again.
 
+That check differs from LIBLINEAR's in one respect: LIBLINEAR resets the thresholds to
+infinity for it, so the check shrinks nothing and the pass after it is a second pass over
+every coordinate; here the check keeps the last pass's thresholds and shrinks as it goes.
+Counted on ijcnn1 (C = 1, eps = 1e-4, four seeds), two thirds of LIBLINEAR's coordinate
+visits were in those pairs of whole passes (69 whole passes of 14,987 in one run, 1.03 of
+1.52 million visits); keeping the thresholds took the visits to 0.34-0.93 million for the
+same number of updates. The loop still stops only after a pass that started with every
+coordinate, so each coordinate's projected gradient has been seen within ``eps``: one
+shrunk in that pass is at its bound with its gradient pointing out of the box, a projected
+gradient of 0, which the pass counts as LIBLINEAR's does.
+
 The hinge has ``diag = 0`` and ``upper = C``; the squared hinge ``diag = 1 / (2 C)`` and
 ``upper = inf``; the hard margin ``diag = 0`` and ``upper = inf`` (C = inf). Per-example
 values of ``upper`` and ``diag`` are example weights (C_i = C s_i).
@@ -70,6 +81,7 @@ def dual_coordinate_descent(X, y, qdiag, upper, diag, a, w, lagrange, rho, seed,
     spread = np.inf
     epoch = 0
     while epoch < max_epochs:
+        whole = active == n  # this pass sees every coordinate: it may end the loop
         for k in range(active - 1, 0, -1):  # Fisher-Yates over the active coordinates
             state = (state * _MULTIPLIER) % _MODULUS
             # j = floor(state (k + 1) / 2^31) in [0, k] (Lemire's multiply-shift): no integer
@@ -87,6 +99,7 @@ def dual_coordinate_descent(X, y, qdiag, upper, diag, a, w, lagrange, rho, seed,
             pg = 0.0
             if ai == 0.0:
                 if g > pg_max_old:  # far inside its bound: shrink
+                    pg_max, pg_min = max(pg_max, 0.0), min(pg_min, 0.0)  # its PG is 0
                     active -= 1
                     order[k], order[active] = order[active], order[k]
                     continue
@@ -94,6 +107,7 @@ def dual_coordinate_descent(X, y, qdiag, upper, diag, a, w, lagrange, rho, seed,
                     pg = g
             elif ai == upper[i]:
                 if g < pg_min_old:
+                    pg_max, pg_min = max(pg_max, 0.0), min(pg_min, 0.0)  # its PG is 0
                     active -= 1
                     order[k], order[active] = order[active], order[k]
                     continue
@@ -118,13 +132,12 @@ def dual_coordinate_descent(X, y, qdiag, upper, diag, a, w, lagrange, rho, seed,
         if rho != 0.0:
             lagrange[0] += rho * lagrange[1]
         spread = pg_max - pg_min if pg_max >= pg_min else 0.0
-        if spread <= eps and residual <= eps:
-            if active == n:
-                break
-            # the active set looks optimal: check every coordinate again
-            active = n
-            pg_max_old, pg_min_old = np.inf, -np.inf
-            continue
         pg_max_old = pg_max if pg_max > 0.0 else np.inf
         pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+        if spread <= eps and residual <= eps:
+            if whole:
+                break
+            # the active set looks optimal: check every coordinate again, with this pass's
+            # thresholds (LIBLINEAR's infinite ones shrink nothing and cost a second pass)
+            active = n
     return epoch, spread

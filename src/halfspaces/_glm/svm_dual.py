@@ -31,13 +31,14 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import NDArray
 
-from halfspaces._fast import loop_input
+from halfspaces._fast import loop_input, products
 from halfspaces._fast.svm import dual_coordinate_descent
 from halfspaces._glm.gaps import (
     UNIT_ROUNDOFF,
-    dot_errors,
+    column_products,
     gamma,
     lower_sum,
+    row_products,
     squared_norm_upper,
     up,
     upper_sum,
@@ -95,7 +96,7 @@ def solve_svm_dual(X, y: NDArray, *, loss: str, alpha: float, fit_intercept: boo
     rho = 0.1 * float(np.mean(sq_norms + diag)) if fit_intercept else 0.0
     qdiag = sq_norms + diag + rho
     a, multiplier = _starting_point(start, y, C, fit_intercept)
-    w = np.asarray(X.T @ (a * y), dtype=np.float64).ravel() if a.any() else np.zeros(X.shape[1])
+    w = column_products(X, a * y, a)[0] if a.any() else np.zeros(X.shape[1])
     rows = loop_input(X)
     eps, done = _FIRST_EPS, 0
     while True:
@@ -139,9 +140,10 @@ def _starting_point(start, y, C, fit_intercept):
 
 
 def _row_squared_norms(X) -> NDArray:
-    if sp.issparse(X):
-        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    return np.einsum("ij,ij->i", X, X, dtype=np.float64)  # float32 X is not copied
+    norms = np.empty(X.shape[0])
+    rows = loop_input(X.tocsr() if sp.issparse(X) else X)
+    products.row_squared_norms(rows, norms)  # in place: X is not copied
+    return norms
 
 
 def svm_duality_gap(X, y: NDArray, a: NDArray, b: float, *, loss: str, alpha: float,
@@ -160,9 +162,9 @@ def svm_duality_gap(X, y: NDArray, a: NDArray, b: float, *, loss: str, alpha: fl
     residual = 0.0
     if fit_intercept:
         a, residual = _balanced(a, y)
-    w = np.asarray(X.T @ (a * y), dtype=np.float64).ravel()
+    w, magnitudes = column_products(X, a * y, a)
     primal = _primal_upper(X, y, w, b, loss, C)
-    dual = _dual_lower(X, y, a, w, loss, C)
+    dual = _dual_lower(X, a, w, magnitudes, loss, C)
     intercept_bound = 0.0
     if residual:
         largest_row = math.sqrt(up(float(np.max(_row_squared_norms(X))), 3))
@@ -188,9 +190,11 @@ def _balanced(a: NDArray, y: NDArray) -> tuple[NDArray, float]:
 
 def _primal_upper(X, y, w, b, loss, C) -> float:
     """An upper bound on P(w, b) = 1/2 ||w||^2 + sum_i C_i loss(y_i (<w, x_i> + b))."""
-    scores = np.asarray(X @ w, dtype=np.float64).ravel() + b
-    # the dot products' error, and one rounding more for the addition of b
-    errors = dot_errors(X, w) + (np.abs(scores) + abs(b)) * (2.0 * UNIT_ROUNDOFF)
+    scores, magnitudes = row_products(X, w)
+    scores += b
+    # the dot products' error (as gaps.dot_errors), and one rounding more for the addition of b
+    errors = (magnitudes * gamma(X.shape[1] + 2)
+              + (np.abs(scores) + abs(b)) * (2.0 * UNIT_ROUNDOFF))
     low_margins = np.nextafter(y * scores - errors, -np.inf)
     slack = np.nextafter(np.maximum(0.0, 1.0 - low_margins), np.inf)
     losses = slack if loss == "hinge" else np.nextafter(slack * slack, np.inf)
@@ -198,12 +202,12 @@ def _primal_upper(X, y, w, b, loss, C) -> float:
     return up(up(0.5 * squared_norm_upper(w)) + upper_sum(weighted))
 
 
-def _dual_lower(X, y, a, w, loss, C) -> float:
+def _dual_lower(X, a, w, magnitudes, loss, C) -> float:
     """A lower bound on D(a) = sum_i a_i - 1/2 ||w(a)||^2 - sum_i a_i^2 / (4 C_i), where
-    w(a) = sum_i a_i y_i x_i exactly and ``w`` is its float64 value."""
+    w(a) = sum_i a_i y_i x_i exactly, ``w`` is its float64 value and ``magnitudes`` the
+    float64 value of |X|^T a."""
     # |w(a) - w| <= gamma_{n+2} |X|^T a componentwise (each coordinate a sum of n products)
-    magnitudes = abs(X).T @ a if sp.issparse(X) else np.abs(X).T @ a
-    error = np.asarray(magnitudes, dtype=np.float64).ravel() * gamma(X.shape[0] + 2)
+    error = magnitudes * gamma(X.shape[0] + 2)
     norm = up(up(math.sqrt(squared_norm_upper(w)), 2) + up(math.sqrt(squared_norm_upper(error)), 2))
     value = lower_sum(a) - up(0.5 * up(norm * norm))
     if loss == "squared_hinge":

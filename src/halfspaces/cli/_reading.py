@@ -41,6 +41,7 @@ class Loaded:
     zero_based: bool | None = None
     feature_names: list[str] | None = None  # a CSV/TSV header's feature columns
     notes: tuple[str, ...] = ()  # what the reader chose for the user (the label column)
+    weights: Any = None  # the training rows' weights (--weight-column)
 
 
 def is_dataset_name(data: Path | None) -> bool:
@@ -167,8 +168,9 @@ def split_fraction(loaded: Loaded, fraction: float, seed: int | None) -> Loaded:
                          f"out of {n}.")
     order = np.random.default_rng(seed).permutation(n)
     test, train = np.sort(order[:n_test]), np.sort(order[n_test:])
+    weights = None if loaded.weights is None else loaded.weights[train]
     return dataclasses.replace(loaded, X=loaded.X[train], y=loaded.y[train],
-                               X_test=loaded.X[test], y_test=loaded.y[test])
+                               X_test=loaded.X[test], y_test=loaded.y[test], weights=weights)
 
 
 def load_model(path: Path) -> tuple[Any, dict]:

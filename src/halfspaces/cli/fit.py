@@ -48,6 +48,12 @@ from halfspaces.cli._options import (
     parse_label_column,
 )
 from halfspaces.cli._process import collector
+from halfspaces.cli._weights import (
+    check_weighted,
+    parse_class_weight,
+    reading_weights,
+    split_weight_column,
+)
 
 __all__ = ["DEFAULT_EPOCHS", "DEFAULT_MODEL", "FitReport", "ModelName", "Selection", "fit",
            "fit_cli"]
@@ -102,6 +108,8 @@ def fit(
     show_progress: bool = False,
     dask: str | None = None,
     train_score: bool = True,
+    weight_column: str | None = None,
+    class_weight: str | None = None,
 ) -> FitReport:
     """Train one classifier, measure its accuracy and optionally save it.
 
@@ -145,6 +153,11 @@ def fit(
         Measure the model on its training data (a pass of predictions: for a voted
         perceptron streamed over millions of rows, longer than the training itself); False
         leaves the train measures empty (``--no-train-score``).
+    weight_column : str or None, default=None
+        A CSV/TSV or Parquet column of row weights: taken out of the features and given
+        to ``fit(sample_weight=)`` (the accuracies reported stay unweighted).
+    class_weight : str or None, default=None
+        ``balanced`` or ``label=weight,...``: the estimator's ``class_weight``.
 
     Returns
     -------
@@ -159,9 +172,12 @@ def fit(
     """
     defaults = _defaults(model, epochs, selection, seed, fit_intercept, stream is not None)
     if dask is not None:
+        check_weighted(None, model, weight_column, class_weight, stream=False, dask=True)
         return _fit_dask(data, test, model, params, defaults, label_column, format, out, dask,
                          show_progress)
     estimator = make_model(model, params or {}, defaults)
+    check_weighted(estimator, model, weight_column, class_weight, stream=stream is not None,
+                   dask=False)
     check_outputs((data, test), out, None if stream is None else stream.checkpoint)
     _announce_compilation(model, estimator, data, format, show_progress)
     if stream is not None:
@@ -169,15 +185,18 @@ def fit(
                            format, out, stream, show_progress, train_score)
     from halfspaces.cli._reading import check_classes, load_fit_data, split_fraction
 
-    loaded = load_fit_data(data, test, label_column=label_column, format=format)
+    with reading_weights(weight_column):
+        loaded = load_fit_data(data, test, label_column=label_column, format=format)
     check_classes(loaded.y, model, label_column, regression=model in REGRESSION_MODELS,
                   name=loaded.name)
+    loaded = _weighed(loaded, estimator, data, format, label_column, weight_column,
+                      class_weight)
     if test_fraction is not None:
         loaded = split_fraction(loaded, test_fraction, seed)
     collector.resume()  # the start-up is over: the modules and the data are loaded
     with _output.progress(f"fitting {model}", None, show_progress), _in_cli_words(model):
         fit_time, compile_time, notes = _fit_measures.timed(
-            lambda: estimator.fit(loaded.X, loaded.y))
+            lambda: estimator.fit(loaded.X, loaded.y, **_sample_weight(loaded)))
     bound, bound_notes = _fit_measures.mistake_bound(model, estimator, loaded.X, loaded.y)
     measure = partial(_fit_measures.measures, estimator, regression=model in REGRESSION_MODELS)
 
@@ -197,6 +216,22 @@ def fit(
     _save(estimator, out, loaded.format, loaded.zero_based, label_column,
           loaded.feature_names)
     return report
+
+
+def _weighed(loaded, estimator, data, format, label_column, weight_column, class_weight):
+    """`loaded` with its weight column taken out as its weights, and the estimator given
+    its class weights (``--weight-column``, ``--class-weight``)."""
+    if weight_column is not None:
+        loaded = split_weight_column(loaded, data, format, weight_column, label_column)
+        loaded.notes += (f"the rows are weighted by column {weight_column!r} (the accuracies "
+                         "are unweighted)",)
+    if class_weight is not None:
+        estimator.set_params(class_weight=parse_class_weight(class_weight, loaded.y))
+    return loaded
+
+
+def _sample_weight(loaded) -> dict:
+    return {} if loaded.weights is None else {"sample_weight": loaded.weights}
 
 
 _NOT_SEPARABLE_ADVICE = {
@@ -451,6 +486,14 @@ def fit_cli(
     quiet: Annotated[bool, typer.Option(
         "--quiet", "-q", help="Print the results only: no notes, no progress bars.")] = False,
     dask: DaskOption = None,
+    weight_column: Annotated[str | None, typer.Option(
+        help="CSV/TSV or Parquet: the column of row weights (>= 0), by header name; it is "
+        "not a feature. For models whose fit takes sample_weight.", show_default=False)]
+        = None,
+    class_weight: Annotated[str | None, typer.Option(
+        help="Class weights: 'balanced' (n / (n_classes * count)) or label=weight,... (e.g. "
+        "1=5,-1=1), multiplying the row weights. For models with a class_weight parameter.",
+        show_default=False)] = None,
 ) -> None:
     """Train a classifier; print its train and test accuracy; save it with --out."""
     data = one_file_unless_dask(data, dask, stream, test_fraction)
@@ -471,7 +514,8 @@ def fit_cli(
                      fit_intercept=intercept, label_column=parse_label_column(label_column),
                      format=format, out=out, stream=options,
                      show_progress=not (quiet or json_output), dask=dask,
-                     train_score=train_score)
+                     train_score=train_score, weight_column=weight_column,
+                     class_weight=class_weight)
     except KeyError as exc:
         raise typer.BadParameter(exc.args[0], param_hint="--param") from None
     except CheckpointMismatchError as exc:  # name the option that differs from the checkpoint's

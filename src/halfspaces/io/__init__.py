@@ -8,7 +8,12 @@ exported at the top level as ``halfspaces.save`` and ``halfspaces.load``.
 
 # defined with the other public exceptions, and exported here too, where they have always been
 from halfspaces.exceptions import DataFileError, OutputFileError
-from halfspaces.io._columns import column_names, default_label_column
+from halfspaces.io._columns import (
+    column_names,
+    default_label_column,
+    feature_column_names,
+    row_line,
+)
 from halfspaces.io._files import (
     FORMATS,
     DataInfo,
@@ -42,10 +47,12 @@ __all__ = [
     "default_label_column",
     "detect_format",
     "expand_paths",
+    "feature_column_names",
     "iter_chunks",
     "read",
     "read_svmlight",
     "read_svmlight_files",
+    "row_line",
     "safe_write",
     "scan",
     "watch_reads",

@@ -260,6 +260,7 @@ def check_state(cls: type, params: dict[str, Any], state: dict[str, Any]) -> Non
     checked first, since they fix d, k and p; then the other attributes in the order `cls`
     declares them, the order in which they bind the free dimensions.
     """
+    _check_class_weight(params.get("class_weight"), state.get("classes_"))
     fitted = declared(cls)
     if fitted is None:  # a new estimator: its attributes must be declared
         raise ValueError(f"no state schema for {cls.__name__}: declare its fitted "
@@ -291,3 +292,35 @@ def _make_dims(fitted: Fitted, state: dict, precomputed: bool) -> _Dims:
     classes = state["classes_"]
     k = len(classes) if isinstance(classes, np.ndarray) and classes.ndim == 1 else 0
     return _Dims(d, k, k if fitted.problems == "all" or k > 2 else 1, precomputed)
+
+
+# the types a label read from a file may have, as a class_weight key
+_LABEL_TYPES = (str, int, float, np.str_, np.integer, np.floating, np.bool_)
+
+
+def _check_class_weight(class_weight: Any, classes: Any) -> None:
+    """A ``class_weight`` dict (the parameter's type is checked with the others) maps labels
+    to finite weights >= 0, and names only classes of a fitted model: a file could hold
+    another one, and fit would refuse it only at the next fit."""
+    if not isinstance(class_weight, dict):
+        return
+    for label, weight in class_weight.items():
+        if not isinstance(label, _LABEL_TYPES):
+            raise ValueError(f"parameter 'class_weight' has a key of type "
+                             f"{type(label).__name__}; labels are strings or numbers")
+        number = isinstance(weight, (int, float, np.integer, np.floating))
+        if not (number and math.isfinite(weight) and weight >= 0):
+            raise ValueError(f"parameter 'class_weight' gives label {label!r} the weight "
+                             f"{weight!r}; a class weight is a finite number >= 0")
+    if isinstance(classes, np.ndarray) and classes.ndim == 1:
+        known = set(classes.tolist())
+        unknown = [label for label in class_weight if _plain(label) not in known]
+        if unknown:
+            raise ValueError(f"parameter 'class_weight' names {unknown!r}, which are not "
+                             f"among classes_ {sorted(known, key=repr)!r}")
+
+
+def _plain(label: Any) -> Any:
+    """A NumPy scalar as the Python value that ``classes_.tolist()`` holds."""
+    return label.item() if isinstance(label, np.generic) else label
+

@@ -1,14 +1,15 @@
 """Model files: a versioned, documented format that never unpickles or executes anything.
 
-Format (versions 1 and 2)
--------------------------
+Format (versions 1 to 3)
+------------------------
 A model file is a ZIP archive in NumPy's ``.npz`` layout, written at exactly the given path
 whatever its extension. It holds:
 
 * ``__halfspaces__.npy``: the UTF-8 bytes of a JSON document (a uint8 array) with the keys
-  ``format`` ("halfspaces-model"), ``version`` (2 for the kernel perceptrons, whose
-  ``margin`` and ``burn_in`` version 2 added; 1 for every other class, which version 1
-  already held as it is now), ``library`` (the writer's version),
+  ``format`` ("halfspaces-model"), ``version`` (3 for the exact ERM classifiers, whose
+  ``class_weight`` version 3 added; 2 for the kernel perceptrons, whose ``margin`` and
+  ``burn_in`` version 2 added; 1 for every other class, which version 1 already held as it
+  is now), ``library`` (the writer's version),
   ``class`` (the name of an estimator :mod:`halfspaces` exports, as listed in
   :data:`halfspaces._registry.ESTIMATORS`), ``params`` (from ``get_params()``), ``state``
   (every other instance attribute) and ``extra`` (any JSON the caller adds, e.g. a
@@ -20,7 +21,9 @@ Values in ``params``, ``state`` and ``extra`` are JSON scalars (floats as ``{"$f
 ``str`` objects, such as the classes of labels from a pandas Series, is stored as a
 fixed-width Unicode array and loads as one; other object arrays are refused), ``$scalar`` (a
 NumPy scalar, kept as a 0-d array), ``$sparse`` (CSR/CSC/COO matrix or array, as its
-component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$random_state`` (a
+component arrays), ``$list``, ``$tuple``, ``$dict`` (string keys), ``$pairs`` (a dict with
+other keys, numbers such as a ``class_weight``'s labels: a list of ``[key, value]`` pairs),
+``$random_state`` (a
 NumPy RandomState, as its Mersenne-Twister state) and ``$state`` (one of the library's own
 state dataclasses, by name, from the registry :data:`STATE_CLASSES`).
 Anything else is refused when saving, with the estimator and attribute named. Loading
@@ -65,12 +68,16 @@ __all__ = ["FORMAT_VERSION", "STATE_CLASSES", "ModelFileError", "load", "load_wi
            "save"]
 
 FORMAT_NAME = "halfspaces-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """The newest model format this version reads and writes. Version 2 added the kernel
-perceptrons' ``margin`` and ``burn_in`` (and ``_burn_in``); a file is written in the oldest
-version that holds its class (:data:`FIRST_VERSION`), so that an older halfspaces reads
-what it can and names the version of what it cannot, rather than calling it corrupt."""
-FIRST_VERSION = {"KernelPerceptron": 2, "VotedKernelPerceptron": 2}
+perceptrons' ``margin`` and ``burn_in`` (and ``_burn_in``); version 3 the ``class_weight``
+of the exact ERM classifiers (a dict keyed by numbers stored as ``$pairs``); a file is
+written in the oldest version that holds its class (:data:`FIRST_VERSION`), so that an older
+halfspaces reads what it can and names the version of what it cannot, rather than calling
+it corrupt (it would refuse the unknown parameter)."""
+FIRST_VERSION = {"KernelPerceptron": 2, "VotedKernelPerceptron": 2,
+                 "LinearProgramClassifier": 3, "MaxMarginClassifier": 3,
+                 "ZeroOneERMClassifier": 3}
 """The format version that first held each class's current parameters (1 where absent)."""
 META = "__halfspaces__"
 
@@ -335,10 +342,21 @@ def _encode(value: Any, arrays: dict, where: str) -> Any:
     return _encode_object(value, arrays, where)
 
 
+# the keys a dict may have besides strings: labels (a class_weight's keys), as scalars
+_KEY_TYPES = (bool, int, float, np.integer, np.floating, np.bool_, np.str_)
+
+
 def _encode_dict(value: dict, arrays: dict, where: str) -> dict:
-    if not all(isinstance(k, str) for k in value):
-        raise ModelFileError(f"cannot save {where}: a dict with non-string keys")
-    return {"$dict": {k: _encode(v, arrays, f"{where}[{k!r}]") for k, v in value.items()}}
+    if all(isinstance(k, str) for k in value):
+        return {"$dict": {k: _encode(v, arrays, f"{where}[{k!r}]") for k, v in value.items()}}
+    # JSON objects have string keys only: a dict keyed by numbers (class_weight={0: 1.0,
+    # 1: 5.0}) is stored as its (key, value) pairs, each key keeping its type
+    for k in value:
+        if not isinstance(k, (str, *_KEY_TYPES)):
+            raise ModelFileError(f"cannot save {where}: a dict with a key of type "
+                                 f"{type(k).__name__} (keys are strings or numbers)")
+    return {"$pairs": [[_encode(k, arrays, f"{where} key {k!r}"),
+                        _encode(v, arrays, f"{where}[{k!r}]")] for k, v in value.items()]}
 
 
 def _encode_object(value: Any, arrays: dict, where: str) -> dict:
@@ -419,6 +437,20 @@ class _Decoder:
         if not isinstance(items, dict):
             raise ValueError("a $dict that is not an object")
         return {k: self(v) for k, v in items.items()}
+
+    def _pairs(self, items):
+        if not isinstance(items, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 for pair in items):
+            raise ValueError("a $pairs that is not a list of [key, value] pairs")
+        decoded = {}
+        for key, value in items:
+            key = self(key)
+            if not isinstance(key, (str, *_KEY_TYPES)):
+                raise ValueError(f"a $pairs key of type {type(key).__name__}")
+            if key in decoded:
+                raise ValueError(f"a $pairs key {key!r} given twice")
+            decoded[key] = self(value)
+        return decoded
 
     def _scalar(self, key):
         array = self.arrays[key]
