@@ -600,7 +600,8 @@ USAGE_ERRORS = [
     (["--param", "max_epochs"],
      "Invalid value for --param: --param 'max_epochs' is not of the form key=value"),
     (["--param", "bogus=1"], "Invalid value for --param: AveragedPerceptron has no parameter "
-     "bogus (it has fit_intercept, max_epochs, random_state, selection, warm_start)"),
+     "bogus (it has class_weight, fit_intercept, max_epochs, random_state, selection, "
+     "warm_start)"),
     (["--param", "max_epochs=-3"], "Invalid value for --param: The 'max_epochs' parameter of "
      "AveragedPerceptron must be an int in the range [1, inf). Got -3 instead."),
     (["--model", "kernel", "--param", "cache_size=1e308"], "Invalid value for --param: The "
