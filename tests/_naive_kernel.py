@@ -59,12 +59,14 @@ def kernel_perceptron(K, y, fit_intercept=True, max_epochs=1000, selection="cycl
 
 
 def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1000,
-                          selection="cyclic", rng=None, average=False):
+                          selection="cyclic", rng=None, average=False, weights=None):
     """The argmax rule with W[y] += x', W[p] -= x' on a mistake (x' = (x, c)).
 
     Returns (W (k, d + 1) with the biases last, n_updates, n_epochs, converged); with
-    ``average`` W is the mean of the weight matrices after every example.
+    ``average`` W is the mean of the weight matrices after every example. With ``weights``
+    s, a mistake moves the two rows by s_i x'_i and a row of weight 0 never updates.
     """
+    s = np.ones(len(labels)) if weights is None else np.asarray(weights, dtype=np.float64)
     X = dense(X)
     Xp = np.hstack([X, np.full((len(X), 1), float(fit_intercept))])
     W = np.zeros((n_classes, Xp.shape[1]))
@@ -76,9 +78,9 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
         for i in order:
             scores = [float(np.sum(W[j] * Xp[i])) for j in range(n_classes)]
             p = scores.index(max(scores))  # the first maximum: the lowest class index
-            if p != labels[i]:
-                W[labels[i]] += Xp[i]
-                W[p] -= Xp[i]
+            if p != labels[i] and s[i] > 0:
+                W[labels[i]] += s[i] * Xp[i]
+                W[p] -= s[i] * Xp[i]
                 updates += 1
             history.append(W.copy())
         n_updates += updates
@@ -91,7 +93,7 @@ def multiclass_perceptron(X, labels, n_classes, fit_intercept=True, max_epochs=1
 
 
 def kernel_perceptron_history(K, y, fit_intercept=True, max_epochs=1000, selection="cyclic",
-                              rng=None, margin=0.0):
+                              rng=None, margin=0.0, weights=None):
     """:func:`kernel_perceptron`, keeping every hypothesis it visits.
 
     Returns ``(visited, hypotheses)``: ``visited`` holds alpha after each step (every
@@ -99,18 +101,21 @@ def kernel_perceptron_history(K, y, fit_intercept=True, max_epochs=1000, selecti
     (the examples it saw, counting the one whose mistake created it, before its first
     mistake), the voted perceptron of Freund and Schapire (1999) as the paper states it.
     With a ``margin`` m, example i updates when y_i f(x_i) <= m (K[i, i] + c) (Krauth and
-    Mezard 1987).
+    Mezard 1987). With ``weights`` s, an update on example i adds s_i y_i (k(x_i, .) + c)
+    (alpha still counts updates: the coefficients are alpha * y * s), and an example of
+    weight 0 never updates (it still counts as a step).
     """
     G = K + float(fit_intercept)
     n = len(y)
+    s = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
     alpha = np.zeros(n, dtype=np.int64)
     visited, hypotheses, count = [], [], 0
     for _ in range(max_epochs):
         order = rng.permutation(n) if selection == "shuffle" else np.arange(n)
         updates = 0
         for i in order:
-            f = sum(alpha[j] * y[j] * G[j, i] for j in range(n) if alpha[j])
-            if y[i] * f <= margin * G[i, i]:
+            f = sum(alpha[j] * y[j] * s[j] * G[j, i] for j in range(n) if alpha[j])
+            if s[i] > 0 and y[i] * f <= margin * G[i, i]:
                 hypotheses.append((alpha.copy(), count))
                 alpha[i] += 1
                 updates, count = updates + 1, 1

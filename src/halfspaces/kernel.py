@@ -76,6 +76,7 @@ from halfspaces._kernel.expansion import (
     averaging_steps,
     binary_runner,
     expansion_scores,
+    fitted_burn_in,
     fitted_precomputed,
     grown_expansion,
     intercept_of,
@@ -84,9 +85,11 @@ from halfspaces._kernel.expansion import (
     linear_scores,
     read_expansion,
 )
-from halfspaces._kernel.gram import KERNELS, kernel_matrix
+from halfspaces._kernel.gram import KERNELS, MAX_CACHE_SIZE, kernel_matrix
 from halfspaces._perceptron.vote_log import extend_votes, vote_scores
+from halfspaces._perceptron.weights import refuse_balanced_batches
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     FloatInterval,
     IntegerInterval,
@@ -102,24 +105,13 @@ from halfspaces._validation import (
     encode_targets,
     partial_fit_classes,
     per_problem,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
 
 __all__ = ["KernelPerceptron", "KernelRun", "VotedKernelPerceptron", "kernel_matrix",
            "run_kernel_perceptron"]
-
-MAX_CACHE_SIZE = 2.0**40
-"""The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
-the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
-OverflowError in fit and at predict)."""
-
-
-def fitted_burn_in(model) -> int:
-    """The burn_in of the fit that made the averaging sums (0 in model files from before
-    it was kept, which were all averaged from the first step)."""
-    return int(getattr(model, "_burn_in", 0))
-
 
 class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     """The dual run, its warm starts and batches, and the kernel expansion's bookkeeping.
@@ -144,6 +136,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "margin": [FloatInterval(0, None, closed="left")],
         "burn_in": [IntegerInterval(0, np.iinfo(np.int64).max, closed="both")],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, kernel: str | Callable = "linear", degree: int = 3,
@@ -151,7 +144,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                  max_epochs: int = 1000, selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
                  cache_size: float = 200.0, warm_start: bool = False, margin: float = 0.0,
-                 burn_in: int = 0) -> None:
+                 burn_in: int = 0, class_weight: dict | str | None = None) -> None:
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -164,9 +157,10 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.margin = margin
         self.burn_in = burn_in
+        self.class_weight = class_weight
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run the kernel perceptron until a pass makes no update, or ``max_epochs`` passes.
 
         Parameters
@@ -176,6 +170,8 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Labels: any two values, or more for one-vs-rest.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight, times its class's weight (see ``class_weight``).
 
         Returns
         -------
@@ -192,6 +188,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
                 else self.support_vectors_.shape[1]
         X, y = validate_data(self, X, y, **FIT_INPUT)
         targets = encode_targets(y)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 "With kernel='precomputed', X must be the square Gram matrix of the "
@@ -202,14 +199,15 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         if resume:
             self._check_resumable("warm_start=True")
         self._fit_runs(X, targets, resume, self.max_epochs, self.selection,
-                       check_random_state(self.random_state))
+                       check_random_state(self.random_state), weights)
         if not self.converged_:
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
     @available_if(lambda self: self.kernel != "precomputed")
     @fit_context
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One pass over a batch in the given order, continuing from the current hypothesis.
 
         Each example is predicted by the current hypothesis, which is updated if
@@ -226,17 +224,22 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         classes : array-like of shape (n_classes,), default=None
             All the labels the stream can hold. Needed on the first call unless that batch
             already holds two labels or more; checked against ``classes_`` afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The batch's row weights, as in :meth:`fit` (``class_weight="balanced"`` is
+            refused here: a batch's class counts are not the stream's; pass a dict).
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        refuse_balanced_batches(self.class_weight)
         first = not hasattr(self, "classes_")  # fit_context checked the parameters
         X, y = validate_data(self, X, y, reset=first, **FIT_INPUT)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
-        self._fit_runs(X, targets, not first, 1, "cyclic", None)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
+        self._fit_runs(X, targets, not first, 1, "cyclic", None, weights)
         return self
 
     def _check_resumable(self, what: str) -> None:
@@ -247,7 +250,7 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             )
 
     def _fit_runs(self, X, targets: Targets, resume: bool, max_epochs: int, selection: str,
-                  rng) -> None:
+                  rng, weights=None) -> None:
         if is_linear(self.kernel):  # the primal loop keeps weights over X's columns
             check_dense_vectors(X.shape[1], 2)
         fitted = read_expansion(self, X.shape[1]) if resume else None
@@ -255,9 +258,9 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
             self._check_burn_in(fitted.n_steps)
         run = binary_runner(self, X, fitted, record_updates=self._voted)
         runs = [run(k, targets.labels, positive=positive, max_epochs=max_epochs,
-                    selection=selection, rng=rng)
+                    selection=selection, rng=rng, weights=weights)
                 for k, positive in enumerate(targets.positives)]
-        self._set_fitted(X, targets, runs, fitted)
+        self._set_fitted(X, targets, runs, fitted, weights)
 
     def _check_burn_in(self, n_steps) -> None:
         """Refuse to continue averaging sums kept from another step than ``burn_in``."""
@@ -278,9 +281,10 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
     _fitted_attributes = docs.KERNEL_FITTED
 
     def _set_fitted(self, X, targets: Targets, runs: list[KernelRun],
-                    fitted: Expansion | None) -> None:
+                    fitted: Expansion | None, weights=None) -> None:
         alpha, support, vectors, last, sums = grown_expansion(
-            X, targets, runs, fitted, precomputed=self.kernel == "precomputed")
+            X, targets, runs, fitted, precomputed=self.kernel == "precomputed",
+            weights=weights)
         resume = fitted is not None
         offset = fitted.size if resume else 0
         updates = np.array([run.n_updates for run in runs])
@@ -298,13 +302,13 @@ class _BaseKernelPerceptron(SparseInputMixin, ClassifierMixin, BaseEstimator):
         self.converged_ = all(run.converged for run in runs)
         self._set_hypothesis()
         if self._voted:
-            self._set_votes(targets, runs, support, offset, fitted)
+            self._set_votes(targets, runs, support, offset, fitted, weights)
 
     def _set_hypothesis(self) -> None:
         self.dual_coef_ = self._last_coef.copy()
         self.intercept_ = intercept_of(self._last_coef, self.fit_intercept)
 
-    def _set_votes(self, targets, runs, support, offset, fitted) -> None:
+    def _set_votes(self, targets, runs, support, offset, fitted, weights) -> None:
         raise NotImplementedError
 
     def _not_converged_message(self) -> str:
@@ -373,7 +377,7 @@ class KernelPerceptron(_BaseKernelPerceptron):
     average : bool, default=False
         Predict with the average of the hypotheses over all steps (after ``burn_in``)
         instead of the last one.
-    [kernel_rule: margin, burn_in]
+    [kernel_rule: margin, burn_in, class_weight]
 
     Attributes
     ----------
@@ -419,12 +423,13 @@ class KernelPerceptron(_BaseKernelPerceptron):
                  max_epochs: int = 1000, selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
                  cache_size: float = 200.0, warm_start: bool = False,
-                 average: bool = False, margin: float = 0.0, burn_in: int = 0) -> None:
+                 average: bool = False, margin: float = 0.0, burn_in: int = 0,
+                 class_weight: dict | str | None = None) -> None:
         super().__init__(kernel=kernel, degree=degree, gamma=gamma, coef0=coef0,
                          fit_intercept=fit_intercept, max_epochs=max_epochs,
                          selection=selection, random_state=random_state,
                          cache_size=cache_size, warm_start=warm_start, margin=margin,
-                         burn_in=burn_in)
+                         burn_in=burn_in, class_weight=class_weight)
         self.average = average
 
     def _set_hypothesis(self) -> None:
@@ -478,7 +483,7 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     Parameters
     ----------
     [kernel_parameters: kernel ... warm_start]
-    [kernel_rule: margin, burn_in]
+    [kernel_rule: margin, burn_in, class_weight]
 
     Attributes
     ----------
@@ -513,10 +518,10 @@ class VotedKernelPerceptron(_BaseKernelPerceptron):
     _voted = True
     _fitted_attributes = docs.VOTED_KERNEL_FITTED
 
-    def _set_votes(self, targets, runs, support, offset, fitted) -> None:
+    def _set_votes(self, targets, runs, support, offset, fitted, weights) -> None:
         old = None if fitted is None else [(r, s, t) for r, s, _, t in fitted.votes]
         rows, signs, steps, counts = extend_votes(old, runs, targets, support, offset,
-                                                  self._n_steps, self._burn_in)
+                                                  self._n_steps, self._burn_in, weights)
         self.update_support_, self.update_signs_, self._update_steps = rows, signs, steps
         self.vote_counts_ = counts
 

@@ -29,6 +29,7 @@ from halfspaces._perceptron.docs import EARLY_STOPPING_DOC
 from halfspaces._perceptron.early_stopping import CONSTRAINTS, HeldOut, split_rows
 from halfspaces._perceptron.run import MulticlassRun, run_multiclass_perceptron
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     IntegerInterval,
     LinearClassifierMixin,
@@ -53,6 +54,7 @@ from halfspaces._validation import (
     LOOP_CHECKS_FINITE,
     SparseInputMixin,
     encode_targets,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -93,6 +95,12 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         Predict with the mean of the weights after every step (kept as a running sum, as
         :class:`~halfspaces.AveragedPerceptron` does): steadier on non-separable data.
     [early_stopping]
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying each row's ``sample_weight``: a mistake on row
+        i moves the two rows by s_i x'_i (w_y += s_i x'_i, w_p -= s_i x'_i), and a row of
+        weight 0 never updates. "balanced" is n / (n_classes * count of the class); a dict
+        maps a class to its weight (1 for classes it does not name). Steps are still
+        counted per row, so ``average`` averages over rows.
 
     Attributes
     ----------
@@ -128,13 +136,15 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         "random_state": ["random_state"],
         "average": ["boolean"],
         **CONSTRAINTS,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(self, fit_intercept: bool = True, max_epochs: int = 1000,
                  selection: str = "cyclic",
                  random_state: int | np.random.RandomState | None = None,
                  average: bool = False, early_stopping: bool = False,
-                 validation_fraction: float = 0.1, n_iter_no_change: int = 5) -> None:
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 class_weight: dict | str | None = None) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
         self.selection = selection
@@ -143,6 +153,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
 
     # what fit sets: one row of weights per class, also for two classes
     _fitted_attributes = Fitted("all", (
@@ -166,7 +177,7 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
     ))
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run the multiclass perceptron until a pass makes no mistake, or ``max_epochs``.
 
         Parameters
@@ -175,6 +186,9 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
             Training data. float32 and float64 are kept as they are; CSR is used directly.
         y : array-like of shape (n_samples,)
             Labels, two values or more.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight s_i (times its class's weight): a mistake on row i moves the
+            two rows by s_i x'_i; a row of weight 0 never updates. None: all weigh 1.
 
         Returns
         -------
@@ -183,17 +197,18 @@ class MulticlassPerceptron(SparseInputMixin, LinearClassifierMixin, BaseEstimato
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         classes = encode_targets(y).classes
+        weights = row_weights(sample_weight, self.class_weight, classes, y)
         check_dense_vectors(X.shape[1], 2 * classes.size)  # W and its running sum U
         labels = np.searchsorted(classes, y).astype(np.int64)
         held = None
         if self.early_stopping:
-            X, labels, X_held, held_labels = split_rows(X, labels, self.validation_fraction,
-                                                        self.random_state)
+            X, labels, weights, X_held, held_labels = split_rows(
+                X, labels, self.validation_fraction, self.random_state, weights)
             held = HeldOut(X_held, held_labels, self.n_iter_no_change)
         run = run_multiclass_perceptron(
             X, labels, classes.size, fit_intercept=self.fit_intercept,
             max_epochs=self.max_epochs, selection=self.selection, average=self.average,
-            rng=check_random_state(self.random_state),
+            rng=check_random_state(self.random_state), weights=weights,
             watch_for=None if held is None else held.multiclass(self.average),
         )
         self.classes_, self.coef_, self.intercept_ = classes, run.coef, run.intercept

@@ -43,8 +43,10 @@ from halfspaces._perceptron.vote_log import (
     vote_scores,
     vote_sums,
 )
-from halfspaces._perceptron.widen import widened
+from halfspaces._perceptron.weights import refuse_balanced_batches, weight_range
+from halfspaces._perceptron.widen import Widening, widened
 from halfspaces._sklearn import (
+    CLASS_WEIGHT,
     BaseEstimator,
     IntegerInterval,
     LinearClassifierMixin,
@@ -60,6 +62,7 @@ from halfspaces._validation import (
     encode_targets,
     partial_fit_classes,
     per_problem,
+    row_weights,
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
@@ -74,7 +77,7 @@ __all__ = [
 ]
 
 
-class _BasePerceptron(SparseInputMixin, BaseEstimator):
+class _BasePerceptron(Widening, SparseInputMixin, BaseEstimator):
     """Parameters, validation and bookkeeping shared by the perceptron family."""
 
     _mode: ClassVar[str] = "plain"
@@ -85,6 +88,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         **CONSTRAINTS,
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -95,6 +99,7 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         random_state: int | np.random.RandomState | None = None,
         warm_start: bool = False,
         early_stopping: bool = False, validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+        class_weight: dict | str | None = None,
     ) -> None:
         self.fit_intercept = fit_intercept
         self.max_epochs = max_epochs
@@ -103,9 +108,10 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         self.warm_start = warm_start
         self.early_stopping, self.validation_fraction, self.n_iter_no_change = (
             early_stopping, validation_fraction, n_iter_no_change)
+        self.class_weight = class_weight
 
     @fit_context
-    def fit(self, X: ArrayLike, y: ArrayLike):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
         """Run the perceptron until a pass makes no update, or for ``max_epochs`` passes.
 
         Parameters
@@ -114,6 +120,10 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
             Training data. float32 and float64 are kept as they are; CSR is used directly.
         y : array-like of shape (n_samples,)
             Labels: any two values, or more for one-vs-rest.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Each row's weight s_i (times its class's weight, ``class_weight``): a mistake
+            on row i adds s_i y_i x_i, as scikit-learn's Perceptron scales its step; a row
+            of weight 0 never updates. None: every row weighs 1.
 
         Returns
         -------
@@ -122,19 +132,22 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, **LOOP_CHECKS_FINITE)
         targets = encode_targets(y)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))  # w and aux per problem
         resume = self.warm_start and self._resume_problem(targets.classes, X.shape[1]) is None
-        X, targets, held = (hold_out(X, y, targets.classes, self, self._mode, resume)
-                            if self.early_stopping else (X, targets, None))
+        X, targets, weights, held = (
+            hold_out(X, y, targets.classes, self, self._mode, resume, weights)
+            if self.early_stopping else (X, targets, weights, None))
         runs = self._run(X, targets, resume, self.max_epochs, self.selection,
-                         check_random_state(self.random_state), held)
-        self._set_fitted(X, targets, runs, resume)
+                         check_random_state(self.random_state), held, weights)
+        self._set_fitted(X, targets, runs, resume, weights)
         if not all(run.converged or run.stopped for run in runs):
             warnings.warn(self._not_converged_message(), ConvergenceWarning, stacklevel=2)
         return self
 
     @fit_context
-    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None):
+    def partial_fit(self, X: ArrayLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None):
         """One pass of the online protocol over a batch, continuing from the current state.
 
         Each example in the given order is predicted, then the weights are updated if
@@ -150,93 +163,29 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
         classes : array-like of shape (n_classes,), default=None
             All the labels the stream can hold. Needed on the first call unless that batch
             already holds two labels or more; checked against ``classes_`` afterwards.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The batch's row weights, as in :meth:`fit`. ``class_weight="balanced"`` is
+            refused here, as scikit-learn's SGDClassifier refuses it: the class counts of
+            one batch are not those of the stream; pass a dict.
 
         Returns
         -------
         self : object
             The updated estimator.
         """
+        refuse_balanced_batches(self.class_weight)
         first = not hasattr(self, "classes_")
         X, y = validate_data(self, X, y, reset=first, **LOOP_CHECKS_FINITE)
         classes = partial_fit_classes(y, classes, None if first else self.classes_)
         targets = encode_targets(y, classes)
+        weights = row_weights(sample_weight, self.class_weight, targets.classes, y)
         problem = None if first else self._resume_problem(classes, X.shape[1])
         if problem is not None:
             raise ValueError(f"partial_fit: {problem}")
         check_dense_vectors(X.shape[1], 2 * len(targets.positives))
-        runs = self._run(X, targets, not first, 1, "cyclic", None)
-        self._set_fitted(X, targets, runs, not first)
+        runs = self._run(X, targets, not first, 1, "cyclic", None, weights=weights)
+        self._set_fitted(X, targets, runs, not first, weights)
         return self
-
-    def widen(self, n_features: int, *, offset: int = 0):
-        """Give the fitted model `n_features` features, the new ones with zero weights.
-
-        Feature j becomes feature ``j + offset``; the columns before `offset` and after the
-        old ones are new. For a stream whose feature indices are not all known in advance
-        (:func:`halfspaces.io.fit_stream` reads a file once this way): widen the model when
-        a batch holds a larger index, then go on with ``partial_fit``.
-
-        The perceptron update w <- w + y x changes only the weights of the row's non-zero
-        features (Rosenblatt 1958), so a feature that no example has used yet has zero
-        weight, zero running sum (averaged) and zero pocket weight in any run. Training on
-        after ``widen`` therefore gives the same model, bit for bit, as training at the
-        full width from the start on the same rows in the same order.
-
-        Parameters
-        ----------
-        n_features : int
-            The new ``n_features_in_``; at least ``n_features_in_ + offset``.
-        offset : int, default=0
-            New features placed before the old ones.
-
-        Returns
-        -------
-        self : object
-            The widened estimator.
-
-        Raises
-        ------
-        ValueError
-            If `offset` is negative, `n_features` leaves no room for the old features, or
-            the model was fitted with feature names (the new columns would have none).
-
-        Examples
-        --------
-        >>> import numpy as np
-        >>> from halfspaces import Perceptron
-        >>> clf = Perceptron().partial_fit([[1.0], [-1.0]], [1, 0])
-        >>> clf.widen(3, offset=1).coef_
-        array([[0., 2., 0.]])
-        >>> clf.partial_fit([[0.0, 1.0, 2.0]], [0]).n_features_in_
-        3
-        """
-        check_is_fitted(self)
-        old = self.n_features_in_
-        if offset < 0 or n_features < old + offset:
-            raise ValueError(
-                f"widen(n_features={n_features}, offset={offset}): the {old} features of "
-                f"this model need n_features >= {old} + offset and offset >= 0.")
-        if hasattr(self, "feature_names_in_"):
-            raise ValueError(
-                "widen: this model was fitted with feature names, and the new columns would "
-                "have none; fit on arrays without column names to widen it.")
-        check_dense_vectors(n_features, 2 * len(self._states), "the widened model")
-        # every wider array is made before any is set: a MemoryError part of the way left
-        # some states wider than the others and than n_features_in_, a model that could
-        # neither predict nor continue
-        states = [(widened(state.w, n_features, offset, intercept=True),
-                   widened(state.aux, n_features, offset, intercept=True))
-                  for state in self._states]
-        wider = {"coef_": widened(self.coef_, n_features, offset),
-                 **self._widened_rows(n_features, offset)}
-        for state, (w, aux) in zip(self._states, states, strict=True):
-            state.w, state.aux = w, aux
-        vars(self).update(wider, n_features_in_=n_features)
-        return self
-
-    def _widened_rows(self, n_features: int, offset: int) -> dict:
-        """The stored training rows, widened, by attribute, where a variant keeps some."""
-        return {}
 
     def _resume_problem(self, classes: NDArray, n_features: int) -> str | None:
         """Why the state cannot continue on data of these classes and features, or None.
@@ -260,13 +209,13 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
                 and all(s.w.shape == s.aux.shape == (n_features + 1,) for s in states))
 
     def _run(self, X, targets: Targets, resume, max_epochs, selection, rng,
-             held=None) -> list[PerceptronRun]:
+             held=None, weights=None) -> list[PerceptronRun]:
         states = self._states if resume else [None] * len(targets.positives)
         return [
             run_perceptron(
                 X, targets.labels, positive=positive, mode=self._mode,
                 fit_intercept=self.fit_intercept, max_epochs=max_epochs, selection=selection,
-                rng=rng, state=state, record_updates=self._mode == "voted",
+                rng=rng, state=state, record_updates=self._mode == "voted", weights=weights,
                 watch_for=None if held is None else held.binary(
                     X, targets.labels, positive, self._mode, self.fit_intercept),
             )
@@ -281,7 +230,10 @@ class _BasePerceptron(SparseInputMixin, BaseEstimator):
 
     _fitted_attributes = docs.PERCEPTRON_FITTED
 
-    def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool) -> None:
+    def _set_fitted(self, X, targets: Targets, runs: list[PerceptronRun], resume: bool,
+                    weights=None) -> None:
+        self._weight_range = weight_range(
+            weights, getattr(self, "_weight_range", None) if resume else None)
         updates = np.array([run.n_updates for run in runs])
         if resume:
             updates += np.atleast_1d(self.n_updates_)
@@ -307,7 +259,7 @@ class Perceptron(LinearClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -343,7 +295,7 @@ class AveragedPerceptron(LinearClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -373,15 +325,24 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     """The pocket perceptron with ratchet (Gallant 1990), for non-separable data.
 
     Runs the perceptron and keeps in its "pocket" the weights with the fewest training
-    errors seen. The training errors of the current weights are counted (one pass over the
-    data) only when their run of consecutive correct predictions first exceeds the pocket's
-    run; they replace the pocket if they make fewer errors. With ``selection="worst"`` every
-    step scans all margins, so every weight vector is judged. ``partial_fit`` judges the
-    pocket on each batch.
+    errors among those it judged. It judges (counts the training errors of, one pass over
+    the data, and pockets if they make fewer errors than the pocket):
+
+    - the current weights when their run of consecutive correct predictions first exceeds
+      the pocket's run (Gallant's ratchet);
+    - the weights at the end of every pass, and so at the end of the run, unless already
+      judged: the pocket's training error is then never above that of the weights any pass
+      ended with (at most one more pass over the data per pass);
+    - with ``selection="worst"``, every weight vector of the run (each step scans all
+      margins anyway).
+
+    ``partial_fit`` judges the pocket, and the weights its pass ends with, on each batch.
+    With weights (``sample_weight``, ``class_weight``) the errors are weighted: each
+    misclassified row counts its weight, and ``n_errors_`` still counts the rows.
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -408,8 +369,8 @@ class PocketPerceptron(LinearClassifierMixin, _BasePerceptron):
     _mode = "pocket"
     _fitted_attributes = docs.POCKET_FITTED
 
-    def _set_fitted(self, X, targets, runs, resume) -> None:
-        super()._set_fitted(X, targets, runs, resume)
+    def _set_fitted(self, X, targets, runs, resume, weights=None) -> None:
+        super()._set_fitted(X, targets, runs, resume, weights)
         self.n_errors_ = per_problem(np.array([run.n_errors for run in runs]))
 
 
@@ -425,7 +386,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
 
     Parameters
     ----------
-    [perceptron_parameters: fit_intercept ... warm_start]
+    [perceptron_parameters: fit_intercept ... class_weight]
 
     Attributes
     ----------
@@ -465,7 +426,7 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
     _mode = "voted"
     _fitted_attributes = docs.VOTED_FITTED
 
-    def _set_fitted(self, X, targets, runs, resume) -> None:
+    def _set_fitted(self, X, targets, runs, resume, weights=None) -> None:
         # the new log is built before any attribute is replaced, then assigned in a row; a
         # reader in another thread may still see them change one by one, which
         # decision_function detects (read_vote_log)
@@ -477,8 +438,9 @@ class VotedPerceptron(ClassifierMixin, _BasePerceptron):
         old = [(self.update_support_[k], self.update_signs_[k], self._update_steps[k])
                for k in range(len(runs))] if resume else None
         support, signs, steps, counts = extend_votes(
-            old, runs, targets, rows, offset, [run.state.n_steps for run in runs])
-        super()._set_fitted(X, targets, runs, resume)
+            old, runs, targets, rows, offset, [run.state.n_steps for run in runs],
+            weights=weights)
+        super()._set_fitted(X, targets, runs, resume, weights)
         self.support_vectors_ = new_vectors
         self.update_support_, self.update_signs_, self._update_steps = support, signs, steps
         self.vote_counts_ = counts

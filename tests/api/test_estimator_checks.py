@@ -41,6 +41,24 @@ CHECK_PARAMS = {"ZeroOneERMClassifier": {"node_limit": 1}}
 # certified gaps for the dual solver too.
 APPROXIMATE: dict[str, tuple[str, ...]] = {}
 
+# Checks that ask an integer weight k to act as k copies of its row. A perceptron's weight
+# scales its step instead (w += s_i y_i x_i, as scikit-learn's Perceptron, whose own checks
+# expect it to fail these): one update of 2 y x is not two chances to update by y x. The
+# identity the perceptrons keep, weight 0 = the row removed, and their agreement with
+# scikit-learn's Perceptron are proved in tests/perceptron and tests/kernel. Asserted as
+# strictly: the check must fail with scikit-learn's message for it.
+SCALED_STEP_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
+                      "check_sample_weight_equivalence_on_sparse_data")
+SCALED_STEP = {name: SCALED_STEP_CHECKS for name in (
+    "Perceptron", "AveragedPerceptron", "VotedPerceptron", "PocketPerceptron",
+    "MulticlassPerceptron", "KernelPerceptron", "VotedKernelPerceptron")}
+# check_class_weight_classifiers asks class weights {0: 1000, 1: 1e-4, 2: 1e-4} on noisy
+# blobs to make more than 87% of the test predictions class 0. A perceptron's last (or
+# averaged) weights after a run on non-separable data promise no such dominance: on the
+# check's three blobs ours predict class 0 for 84% (two blobs: 100%) and scikit-learn's
+# Perceptron for 64%. Asserted as strictly: the check must fail on its score.
+CLASS_WEIGHT_SCORE = {name: ("check_class_weight_classifiers",) for name in SCALED_STEP}
+
 
 # Expected failures whose cause is not non-separable data (each class says why in its
 # _expected_failed_checks): the check's assertion fails, nothing else.
@@ -79,6 +97,13 @@ def test_sklearn_compatible(estimator, check):
             check(estimator)
     elif check_name(check) in NOT_ABOUT_SEPARABILITY.get(type(estimator).__name__, ()):
         with pytest.raises(AssertionError):
+            check(estimator)
+    elif check_name(check) in CLASS_WEIGHT_SCORE.get(type(estimator).__name__, ()):
+        with pytest.raises(AssertionError, match="^$"):  # the score's bare assert
+            check(estimator)
+    elif check_name(check) in SCALED_STEP.get(type(estimator).__name__, ()):
+        with pytest.raises(AssertionError, match="not equivalent to fitting with removed or "
+                                                 "repeated"):
             check(estimator)
     elif check_name(check) in expected_failed_checks(estimator):
         assert_refuses_non_separable_data(check, estimator)

@@ -23,6 +23,7 @@ from halfspaces._fast import perceptron as fast_perceptron
 
 EMPTY = np.empty(0, dtype=np.int64)
 NO_LOG = np.empty((2, 0), dtype=np.int64)
+NO_WEIGHTS = np.empty(0, dtype=np.float64)
 
 
 def binary_run(X, y, mode, fit_intercept=True, max_epochs=4, selection="cyclic", seed=0):
@@ -244,7 +245,8 @@ def test_loops_return_the_bad_row(fmt, bad):
     labels = (y > 0).astype(np.int64)
     W, U = np.full((2, 3), 2.0), np.zeros((2, 3))
     counters = np.zeros(fast_multiclass.N_COUNTERS, dtype=np.int64)
-    assert fast_multiclass.multiclass_epoch(Xk, labels, EMPTY, 1.0, False, W, U, counters) == -1 - 7
+    assert fast_multiclass.multiclass_epoch(Xk, labels, EMPTY, 1.0, False, W, U, counters,
+                                           NO_WEIGHTS) == -1 - 7
 
 
 # ---------------------------------------------------------------- multiclass
@@ -264,7 +266,8 @@ def test_multiclass_epoch_equals_twin(fmt, fit_intercept, average, selection):
     rng, n_updates = np.random.RandomState(7), 0
     for _ in range(4):
         order = rng.permutation(45) if selection == "shuffle" else EMPTY
-        k = fast_multiclass.multiclass_epoch(Xk, labels, order, c, average, W, U, counters)
+        k = fast_multiclass.multiclass_epoch(Xk, labels, order, c, average, W, U, counters,
+                                                NO_WEIGHTS)
         n_updates += k
         if k == 0:
             break

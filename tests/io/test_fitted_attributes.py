@@ -36,11 +36,17 @@ FAST = {"ZeroOneERMClassifier": {"time_limit": 2.0}, "LogisticRegression": {"max
 MAY_BE_ABSENT = {"feature_names_in_", "_fit_intercept", "_burn_in", "gap_",
                  # and early stopping's scores, before it existed
                  "validation_scores_", "best_validation_score_"}
-# ... and for one class each: LinearRegression's random and SGD states, kept since its
-# partial_fit (which goes on from the weights with t = 0 without them), and the weight of
-# ZeroOneERMClassifier's errors, kept since it takes weights
+# ... and for some classes only: LinearRegression's random and SGD states, kept since its
+# partial_fit (which goes on from the weights with t = 0 without them), the weight of
+# ZeroOneERMClassifier's errors, kept since it takes weights, and the range of row weights
+# of the binary perceptrons, kept since theirs (files without it were unweighted: certify
+# then reads the range 1 to 1)
+_WEIGHT_RANGE = {"_weight_range"}
 ABSENT_IN_OLDER_FILES = {"LinearRegression": {"_rng", "_state"},
-                         "ZeroOneERMClassifier": {"weighted_errors_"}}
+                         "ZeroOneERMClassifier": {"weighted_errors_"},
+                         **{name: _WEIGHT_RANGE for name in (
+                             "Perceptron", "AveragedPerceptron", "VotedPerceptron",
+                             "PocketPerceptron")}}
 
 
 def may_be_absent(cls) -> set[str]:

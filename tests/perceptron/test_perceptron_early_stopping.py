@@ -215,3 +215,30 @@ def test_one_vs_rest_scores_each_binary_problem():
         assert clf.best_validation_score_[k] == scores.max()
         right = (clf.decision_function(X[held])[:, k] > 0) == (y[held] == k)
         assert np.mean(right) == scores.max()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_training_rows_keep_their_weights_when_some_are_held_out(seed):
+    # the weights are split with the rows: the twin trains on the training rows with
+    # their own weights (a weight left at its old position would train other rows)
+    X, y = noisy(160, 4, seed=seed, flip=0.2)
+    weights = np.random.default_rng(seed).integers(0, 4, size=len(y)).astype(float)
+    train, held = split(y, 0.25, seed)
+
+    def run(e):
+        w, b, _, _, converged = _naive.perceptron(X[train], y[train], max_epochs=e,
+                                                  weights=weights[train])
+        return _linear(w, b), converged
+
+    def accuracy(decision):
+        return np.mean((decision(X[held]) > 0) == (y[held] > 0))
+
+    best, scores = _naive.early_stopped(_naive.epoch_prefixes(run, 60), accuracy,
+                                        n_iter_no_change=3)
+    clf = Perceptron(early_stopping=True, validation_fraction=0.25, n_iter_no_change=3,
+                     max_epochs=60, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X, y, sample_weight=weights)
+    assert_allclose(clf.validation_scores_, scores, rtol=0, atol=1e-12)
+    assert_allclose(clf.decision_function(X), best(X), rtol=1e-9, atol=1e-9)

@@ -174,7 +174,8 @@ def test_the_pocket_run_grows_while_the_current_weights_are_the_pocket():
     # Warm start with w = pocket = (1, 0), no intercept. Rows 1-2 are correct: the pocket's
     # run becomes 2. Row 3 (f = 0) is a mistake: w = (1, 1). Row 4 is correct: the run of
     # (1, 1) is 1, not longer than the pocket's 2, so (1, 1) is not judged even though it
-    # makes no error, and the pocket (1, 0) with its one error (row 3) stays.
+    # makes no error. The ratchet leaves the pocket (1, 0) with its one error (row 3); the
+    # end of the pass judges (1, 1), which makes none and replaces it.
     X = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = np.ones(4)
     start = np.array([1.0, 0.0, 0.0])
@@ -182,8 +183,8 @@ def test_the_pocket_run_grows_while_the_current_weights_are_the_pocket():
     run = run_perceptron(X, y, mode="pocket", fit_intercept=False, state=state)
     assert run.n_updates == 1
     assert_array_equal(run.state.w, [1.0, 1.0, 0.0])
-    assert_array_equal(run.coef, [1.0, 0.0])
-    assert run.n_errors == 1
+    assert_array_equal(run.coef, [1.0, 1.0])
+    assert run.n_errors == 0
 
 
 def test_the_averaged_hypothesis_of_a_run_without_steps_is_its_weights():

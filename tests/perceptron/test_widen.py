@@ -93,6 +93,7 @@ def test_a_widen_that_runs_out_of_memory_leaves_the_model_as_it_was(cls, monkeyp
     # states wider than the third and than n_features_in_, a model that neither predicted
     # nor continued; the oracle is the same sequence without the failed widen
     from halfspaces import perceptron
+    from halfspaces._perceptron import widen as widen_module
 
     rng = np.random.default_rng(4)
     X, y = rng.normal(size=(40, 3)), rng.integers(0, 3, size=40)
@@ -110,7 +111,8 @@ def test_a_widen_that_runs_out_of_memory_leaves_the_model_as_it_was(cls, monkeyp
             raise MemoryError("simulated")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(perceptron, "widened", failing)
+    monkeypatch.setattr(perceptron, "widened", failing)  # the voted perceptron's rows
+    monkeypatch.setattr(widen_module, "widened", failing)  # the states and coef_
     with pytest.raises(MemoryError):
         model.widen(5, offset=1)
     monkeypatch.undo()

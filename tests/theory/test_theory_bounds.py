@@ -509,3 +509,40 @@ def test_the_best_freund_schapire_u_is_a_unit_vector_in_floating_point():
     X, y = noisy(1, 30, 3, 0.1)
     bound, u, gamma = best_freund_schapire_bound(X, y)
     assert np.linalg.norm(u) == 1.0
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 5), st.floats(0.05, 0.5), st.floats(1.0, 20.0),
+       st.booleans())
+def test_weighted_perceptron_respects_the_weighted_novikoff_bound(seed, d, gap, spread,
+                                                                   fit_intercept):
+    # updates s_i y_i x'_i: the sum of the weights of the updates is at most
+    # s_max (R'/gamma')^2 and their number at most (s_max/s_min) (R'/gamma')^2, over the
+    # rows of positive weight; rows of weight 0 may even contradict the others
+    from halfspaces import VotedPerceptron
+
+    rng = np.random.default_rng(seed)
+    X, y = separable_sample(rng, 80, d, gap=gap, fit_intercept=fit_intercept)
+    if np.unique(y).size < 2:
+        return
+    s = rng.uniform(1.0, spread, 80)
+    dropped = rng.random(80) < 0.2
+    s[dropped], y = 0.0, np.where(dropped & (rng.random(80) < 0.5), -y, y)
+    kept = s > 0
+    if np.unique(y[kept]).size < 2:
+        return
+    novikoff = perceptron_mistake_bound(X[kept], y[kept], fit_intercept)
+    bound = perceptron_mistake_bound(X, y, fit_intercept, sample_weight=s)
+    assert bound == pytest.approx(novikoff * s[kept].max() / s[kept].min(), rel=1e-12)
+    clf = VotedPerceptron(fit_intercept=fit_intercept, max_epochs=100_000).fit(
+        X, y, sample_weight=s)
+    assert clf.converged_ and clf.n_updates_ <= bound
+    assert np.abs(clf.update_signs_[0]).sum() <= s[kept].max() * novikoff * (1 + 1e-12)
+
+
+def test_equal_weights_give_novikoffs_bound_and_bad_weights_are_refused():
+    X, y = separable_sample(np.random.default_rng(1), 40, 2, gap=0.2)
+    assert perceptron_mistake_bound(X, y, sample_weight=np.full(40, 3.0)) == \
+        perceptron_mistake_bound(X, y)
+    with pytest.raises(ValueError, match="sample_weight holds a negative weight"):
+        perceptron_mistake_bound(X, y, sample_weight=np.r_[-1.0, np.ones(39)])

@@ -24,6 +24,7 @@ from halfspaces.theory import (
     CertifyReport,
     best_freund_schapire_bound,
     certify,
+    perceptron_mistake_bound,
     radius,
 )
 
@@ -579,3 +580,19 @@ def test_the_model_margin_reads_long_double_decision_values_as_float64():
     expected = float(np.min(np.array([1.0, -1.0]) * scores) / 3.0)
     assert expected != 0.1
     assert certify(clf, X, y).model_margin == expected
+
+
+def test_a_weighted_run_is_certified_against_the_weighted_bound():
+    X, y = separable_sample(np.random.default_rng(2), 100, 3, gap=0.2)
+    s = np.random.default_rng(3).uniform(0.5, 4.0, 100)
+    clf = Perceptron(max_epochs=10_000).fit(X, y, sample_weight=s)
+    cert = certify(clf, X, y)
+    assert cert.bound_name.startswith("Novikoff (weighted")
+    assert cert.mistake_bound == pytest.approx(
+        perceptron_mistake_bound(X, y, sample_weight=s), rel=1e-12)
+    assert cert.within_bound
+    X, y = XOR
+    weighted = Perceptron(max_epochs=5).fit(X, y, sample_weight=[1.0, 2.0, 1.0, 1.0])
+    cert = certify(weighted, X, y)
+    assert not cert.separable and cert.within_bound is None
+    assert "n/a to this weighted run" in cert.bound_name

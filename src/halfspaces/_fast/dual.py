@@ -16,6 +16,12 @@ The loop also keeps what the averaged and voted perceptrons need (Freund and Sch
 the step count, and per example the sum of the steps of its updates (see
 :func:`dual_epoch`), plus a log of the updates when asked.
 
+A weighted run passes the targets as ``(labels, positive, weights, tally)``
+(:mod:`halfspaces._fast.perceptron`): an update on example i adds weights[i] y_i K[i, :]
+to f (alpha_i and the sums still count updates and steps, which the caller scales by the
+weight), and an example of weight 0 never updates. The pair (labels, positive) compiles to
+the unweighted loop.
+
 Its ``rule`` is ``(threshold, burn_in)``: example i causes an update when
 y_i f_i <= threshold[i] (all zeros: the perceptron's mistakes; m (k(x_i, x_i) + c): the
 perceptron with margin m of Krauth and Mezard 1987), and the steps up to ``burn_in`` add
@@ -46,7 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from halfspaces._fast._dense_or_csr import n_rows, row_dots, row_scatter
-from halfspaces._fast.perceptron import target
+from halfspaces._fast.perceptron import row_weight, target
 
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
 
@@ -85,14 +91,15 @@ def dual_epoch(K, slot, Y, order, start, f, state, log, last_use, rule):
             clock[0], clock[1] = step, logged
             return -1 - i, n_updates
         yi = target(Y, i)
-        if yi * f[i] <= threshold[i]:
+        weight = row_weight(Y, i)
+        if yi * f[i] <= threshold[i] and weight != 0.0:
             s = slot[i]
             if s < 0:
                 clock[0], clock[1] = step, logged
                 return pos, n_updates
             alpha[i] += 1
             sums[i] += max(step - burn_in, 0)
-            _add_row(K, s, yi, f)
+            _add_row(K, s, yi * weight, f)
             last_use[-1] += 1
             last_use[s] = last_use[-1]
             if logged < log.shape[1]:
@@ -245,7 +252,7 @@ def missing_rows(slot, Y, order, start, f, threshold, out):
     count = 0
     for pos in range(start, n):
         i = pos if cyclic else order[pos]
-        if slot[i] < 0 and target(Y, i) * f[i] <= threshold[i]:
+        if slot[i] < 0 and target(Y, i) * f[i] <= threshold[i] and row_weight(Y, i) != 0.0:
             out[count] = i
             count += 1
             if count == out.shape[0]:

@@ -6,7 +6,9 @@ first (lowest) index on a tie; on a mistake p != y_i, W[y_i] += x'_i and W[p] -=
 With ``average`` set, ``U`` collects (t - 1) times every change at 1-based step t, so the
 mean of the weights after each of the T steps is W - U / T (the running-sum trick of the
 averaged binary perceptron). ``labels`` are class indices 0..k-1; ``counters[0]`` is the
-step count t over all epochs.
+step count t over all epochs. ``weights`` is empty for an unweighted run; otherwise the two
+rows move by weights[i] x'_i, and a row of weight 0 never updates (it still counts as a
+step, as in the binary loop).
 
 Status: the epoch returns the number of updates, or ``-1 - i`` when a score of row i is not
 finite (NaN or inf in X, or an overflow); the caller raises.
@@ -49,7 +51,7 @@ def _move(X, i, c, a, w):
 
 
 @njit(cache=True)
-def multiclass_epoch(X, labels, order, c, average, W, U, counters):
+def multiclass_epoch(X, labels, order, c, average, W, U, counters, weights):
     """One pass over the rows in ``order`` (all rows in turn when it is empty).
 
     Returns the number of updates, or -1 - i when row i gives a non-finite score.
@@ -57,6 +59,7 @@ def multiclass_epoch(X, labels, order, c, average, W, U, counters):
     n_updates = 0
     cyclic = order.shape[0] == 0
     step = counters[STEP]
+    weighted = weights.shape[0] > 0
     for pos in range(n_rows(X)):
         i = pos if cyclic else order[pos]
         p = predict_row(X, i, c, W)
@@ -66,11 +69,14 @@ def multiclass_epoch(X, labels, order, c, average, W, U, counters):
         step += 1
         y = labels[i]
         if p != y:
-            _move(X, i, c, 1.0, W[y])
-            _move(X, i, c, -1.0, W[p])
+            s = weights[i] if weighted else 1.0
+            if s == 0.0:
+                continue
+            _move(X, i, c, s, W[y])
+            _move(X, i, c, -s, W[p])
             if average:
-                _move(X, i, c, step - 1.0, U[y])
-                _move(X, i, c, 1.0 - step, U[p])
+                _move(X, i, c, s * (step - 1.0), U[y])
+                _move(X, i, c, -s * (step - 1.0), U[p])
             n_updates += 1
     counters[STEP] = step
     return n_updates

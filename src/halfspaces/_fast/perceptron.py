@@ -15,7 +15,16 @@ State lives in caller-owned arrays so that fit, warm starts and partial_fit resu
 ``w`` and ``aux`` have d + 1 slots (the last is the intercept, scaled by ``c`` in {0, 1});
 ``counters`` holds the integers below. Labels come as a pair ``Y = (labels, positive)``:
 the target of row i is +1 where labels[i] == positive and -1 elsewhere, so no array of
-targets is ever built (one-vs-rest reads the same labels with another ``positive``). Each
+targets is ever built (one-vs-rest reads the same labels with another ``positive``). A
+weighted run passes ``Y = (labels, positive, weights, tally)``: row i's update is scaled by
+weights[i] (w += s_i y_i x'_i, as scikit-learn's Perceptron scales its step by
+sample_weight times class_weight), a row of weight 0 is skipped (no update, no part in the
+pocket's run), errors are counted as the sum of their rows' weights, and ``tally[0]`` holds
+the pocket's weighted errors. The pair compiles to its own specialisation, in which the
+weight is the constant 1.0 and the weighted branches fold away: the unweighted loop is the
+loop it was. Steps are counted per row visited whatever its weight (scikit-learn's
+averaged SGD counts its steps the same way), so the averaging sum and the vote's survival
+counts stay integers. Each
 epoch writes the row and step of every update into ``log`` (shape (2, capacity)) when it has
 room (shape (2, 0) records nothing).
 
@@ -33,6 +42,7 @@ import math
 
 import numpy as np
 from numba import njit, prange
+from numba.extending import overload
 
 from halfspaces._fast._dense_or_csr import n_rows, row_axpy, row_dot
 
@@ -54,6 +64,83 @@ def target(Y, i):
     return 1.0 if Y[0][i] == Y[1] else -1.0
 
 
+def row_weight(Y, i):
+    """The weight of row i: Y[2][i] in a weighted run, the constant 1.0 otherwise."""
+    return Y[2][i] if len(Y) > 2 else 1.0
+
+
+def pocket_errors(Y, counters):
+    """The pocket weights' (weighted) training errors."""
+    return Y[3][0] if len(Y) > 2 else counters[POCKET_ERRORS]
+
+
+def set_pocket_errors(Y, counters, errors):
+    """Store the pocket weights' (weighted) training errors."""
+    if len(Y) > 2:
+        Y[3][0] = errors
+    else:
+        counters[POCKET_ERRORS] = errors
+
+
+def no_errors(Y):
+    """The zero of an error count: the int 0, or 0.0 for weighted errors."""
+    return 0.0 if len(Y) > 2 else 0
+
+
+def _int_zero(Y):
+    return 0
+
+
+def _float_zero(Y):
+    return 0.0
+
+
+def _unit_weight(Y, i):
+    return 1.0
+
+
+def _given_weight(Y, i):
+    return Y[2][i]
+
+
+def _counted_errors(Y, counters):
+    return counters[POCKET_ERRORS]
+
+
+def _tallied_errors(Y, counters):
+    return Y[3][0]
+
+
+def _set_counted_errors(Y, counters, errors):
+    counters[POCKET_ERRORS] = errors
+
+
+def _set_tallied_errors(Y, counters, errors):
+    Y[3][0] = errors
+
+
+# the pair (labels, positive) and the weighted quadruple compile apart, so that the
+# unweighted loop reads no weight at all
+@overload(row_weight)
+def _overload_row_weight(Y, i):
+    return _given_weight if len(Y) > 2 else _unit_weight
+
+
+@overload(no_errors)
+def _overload_no_errors(Y):
+    return _float_zero if len(Y) > 2 else _int_zero
+
+
+@overload(pocket_errors)
+def _overload_pocket_errors(Y, counters):
+    return _tallied_errors if len(Y) > 2 else _counted_errors
+
+
+@overload(set_pocket_errors)
+def _overload_set_pocket_errors(Y, counters, errors):
+    return _set_tallied_errors if len(Y) > 2 else _set_counted_errors
+
+
 @njit(cache=True, nogil=True)
 def decision(X, i, c, w):
     """<w, x'_i> = <w[:d], x_i> + c w[d]."""
@@ -62,11 +149,14 @@ def decision(X, i, c, w):
 
 @njit(cache=True, nogil=True)
 def count_errors(X, Y, c, w):
-    """Training errors of w as predict counts them: predicted positive iff <w, x'> > 0."""
-    errors = 0
+    """Training errors of w as predict counts them: predicted positive iff <w, x'> > 0.
+
+    Each error counts its row's weight (1 in an unweighted run, where the count is an int).
+    """
+    errors = no_errors(Y)
     for i in range(n_rows(X)):
         if (decision(X, i, c, w) > 0.0) != (target(Y, i) > 0.0):
-            errors += 1
+            errors += row_weight(Y, i)
     return errors
 
 
@@ -88,13 +178,23 @@ def _pocket_after_correct(X, Y, c, w, aux, counters):
     if counters[POCKET_IS_CURRENT] == 1:
         counters[POCKET_RUN] = counters[RUN]
     elif counters[RUN] > counters[POCKET_RUN] and counters[EVALUATED] == 0:
-        counters[EVALUATED] = 1
-        errors = count_errors(X, Y, c, w)
-        if errors < counters[POCKET_ERRORS]:
-            copy_into(w, aux)
-            counters[POCKET_ERRORS] = errors
-            counters[POCKET_RUN] = counters[RUN]
-            counters[POCKET_IS_CURRENT] = 1
+        judge_current(X, Y, c, w, aux, counters)
+
+
+@njit(cache=True, nogil=True)
+def judge_current(X, Y, c, w, aux, counters):
+    """Count the current weights' errors and pocket them if they make fewer (one pass).
+
+    Returns the errors counted.
+    """
+    counters[EVALUATED] = 1
+    errors = count_errors(X, Y, c, w)
+    if errors < pocket_errors(Y, counters):
+        copy_into(w, aux)
+        set_pocket_errors(Y, counters, errors)
+        counters[POCKET_RUN] = counters[RUN]
+        counters[POCKET_IS_CURRENT] = 1
+    return errors
 
 
 @njit(cache=True, nogil=True)
@@ -118,15 +218,19 @@ def perceptron_epoch(X, Y, order, c, mode, w, aux, counters, log):
             counters[STEP] = step
             return -1 - i
         step += 1
+        s = row_weight(Y, i)
+        if s == 0.0:  # a row of weight 0 takes no part (never in an unweighted run)
+            continue
         yi = target(Y, i)
         if yi * f > 0.0:
             if mode == POCKET:
                 _pocket_after_correct(X, Y, c, w, aux, counters)
             continue
-        row_axpy(X, i, yi, w)
-        w[d] += yi * c
+        a = yi * s  # yi itself in an unweighted run (s is the constant 1.0)
+        row_axpy(X, i, a, w)
+        w[d] += a * c
         if mode == AVERAGED:
-            weight = yi * (step - 1)
+            weight = a * (step - 1)
             row_axpy(X, i, weight, aux)
             aux[d] += weight * c
         elif mode == POCKET:
@@ -146,10 +250,10 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
     """Update on the most violated example, argmin_i y_i <w, x'_i>, up to ``max_updates`` times.
 
     Returns the number of updates: fewer than ``max_updates`` means every margin is now
-    positive. Each scan also counts the current weights' errors, which is all the pocket
-    needs; in POCKET mode the weights left by the last update get a scan of their own, so
-    every weight vector of the run is judged. The update itself is a one-row epoch, so every
-    variant updates exactly as there.
+    positive (rows of weight 0 take no part). Each scan also counts the current weights'
+    errors, which is all the pocket needs; in POCKET mode the weights left by the last
+    update get a scan of their own, so every weight vector of the run is judged. The update
+    itself is a one-row epoch, so every variant updates exactly as there.
     """
     n = n_rows(X)
     row = np.empty(1, dtype=np.int64)
@@ -157,19 +261,22 @@ def perceptron_worst(X, Y, c, mode, w, aux, counters, log, max_updates):
     for n_updates in range(max_updates + 1):
         if n_updates == max_updates and mode != POCKET:
             break  # only the pocket needs to see the last weights before the next epoch
-        worst, worst_margin, errors = -1, np.inf, 0
+        worst, worst_margin, errors = -1, np.inf, no_errors(Y)
         for i in range(n):
             f = decision(X, i, c, w)
             if not math.isfinite(f):
                 return -1 - i
+            s = row_weight(Y, i)
+            if s == 0.0:
+                continue
             yi = target(Y, i)
             if yi * f < worst_margin:
                 worst, worst_margin = i, yi * f
             if (f > 0.0) != (yi > 0.0):
-                errors += 1
-        if mode == POCKET and errors < counters[POCKET_ERRORS]:
+                errors += s
+        if mode == POCKET and errors < pocket_errors(Y, counters):
             copy_into(w, aux)
-            counters[POCKET_ERRORS] = errors
+            set_pocket_errors(Y, counters, errors)
         if worst_margin > 0.0 or n_updates == max_updates:
             return n_updates
         row[0] = worst

@@ -89,9 +89,17 @@ KERNEL_RULE_DOC = """    margin : float, default=0.0
         averaged form must keep the burn_in of the run it continues once that run is past
         it (its running sums were kept from that step); the voted form counts its votes
         afresh from the log, so its burn_in may change.
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying each row's ``sample_weight``: an update on
+        example i adds s_i y_i (k(x_i, .) + c), so a support vector's coefficient is
+        s_i y_i times its updates, and an example of weight 0 never updates. "balanced" is
+        n / (n_classes * count of the class) (refused by ``partial_fit``); a dict maps a
+        class to its weight (1 for classes it does not name). Beyond two classes each
+        one-vs-rest problem weighs every row by its own class. Steps are counted per
+        example, so the average and the vote are over examples, not weight.
 """
-"""The Parameters entries of the perceptron with margin and of the burn-in, which follow
-``warm_start`` (KernelPerceptron's ``average`` between them)."""
+"""The Parameters entries of the perceptron with margin, the burn-in and the class weights,
+which follow ``warm_start`` (KernelPerceptron's ``average`` between them)."""
 
 
 def _per_example(rows: str) -> Choice:

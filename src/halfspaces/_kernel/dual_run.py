@@ -104,7 +104,7 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
                           rng: np.random.RandomState | None = None,
                           f0: NDArray | None = None, n_steps: int = 0,
                           record_updates: bool = False, margin: float = 0.0,
-                          burn_in: int = 0) -> KernelRun:
+                          burn_in: int = 0, weights: NDArray | None = None) -> KernelRun:
     """The dual perceptron on the targets +1 where ``y == positive``, -1 elsewhere.
 
     Example i causes an update when y_i f(x_i) <= margin (k(x_i, x_i) + c): at margin 0
@@ -143,6 +143,11 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
         Update when y_i f(x_i) <= margin (k(x_i, x_i) + c) (:func:`update_threshold`).
     burn_in : int, default=0
         The steps, counted over all runs, that take no part in ``sums``.
+    weights : ndarray of shape (n_samples,) or None, default=None
+        Validated row weights (:func:`halfspaces._validation.row_weights`): an update on
+        example i adds weights[i] y_i (k(x_i, .) + c); an example of weight 0 never
+        updates. ``alpha`` and ``sums`` still count updates and steps: the hypothesis's
+        coefficient of example i is weights[i] y_i alpha_i.
 
     Returns
     -------
@@ -153,8 +158,10 @@ def run_kernel_perceptron(gram: GramRows, y: NDArray, *, positive=1.0, max_epoch
     if selection == "shuffle" and rng is None:
         raise ValueError("selection='shuffle' draws its permutations from rng: pass one.")
     n = y.shape[0]
+    if weights is not None and weights.shape != (n,):
+        raise ValueError(f"weights has shape {weights.shape} for the {n} rows of y.")
     rule = (update_threshold(gram, margin), _checked_burn_in(burn_in))
-    Y = loop_targets(y, positive)
+    Y = loop_targets(y, positive, weights)
     f = np.zeros(n) if f0 is None else np.array(f0, dtype=np.float64)
     alpha, sums = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
     clock = np.array([n_steps, 0], dtype=np.int64)
@@ -266,7 +273,7 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
                           max_epochs: int = 1, selection: str = "cyclic",
                           rng: np.random.RandomState | None = None,
                           w0: NDArray | None = None, n_steps: int = 0,
-                          burn_in: int = 0) -> KernelRun:
+                          burn_in: int = 0, weights: NDArray | None = None) -> KernelRun:
     """:func:`run_kernel_perceptron` with the linear kernel at margin 0, run in the primal.
 
     The dual loop visits the examples in the same order and updates on the same sign test
@@ -278,6 +285,7 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
     decision value is within rounding of zero. ``rng`` draws the same permutations as
     there (the same epoch driver). A resumed run starts from the primal weights ``w0``
     (d coefficients, then the intercept) of the earlier hypothesis and its step count.
+    ``weights`` scale the updates as in :func:`run_kernel_perceptron`.
 
     The log of updates holds the row and the step of each, which is all the averaged and
     voted forms need (the sums of :class:`KernelRun`), so the primal loop runs in its
@@ -292,7 +300,7 @@ def run_linear_perceptron(X, y: NDArray, *, positive=1.0, fit_intercept: bool = 
         state.counters[fast_perceptron.STEP] = n_steps
     run = run_perceptron(X, y, positive=positive, fit_intercept=fit_intercept,
                          max_epochs=max_epochs, selection=selection, rng=rng, state=state,
-                         record_updates=True)
+                         record_updates=True, weights=weights)
     n = X.shape[0]
     empty = np.empty(0, dtype=np.int64)
     rows = run.update_rows if run.update_rows is not None else empty

@@ -46,8 +46,8 @@ from halfspaces._utils.progress import report
 from halfspaces._validation import Targets
 
 __all__ = ["Expansion", "averaged_weights", "averaging_steps", "binary_runner", "expansion_scores",
-           "fitted_precomputed", "grown_expansion", "intercept_of", "is_linear", "kernel_votes",
-           "linear_scores", "linear_weights", "read_expansion"]
+           "fitted_burn_in", "fitted_precomputed", "grown_expansion", "intercept_of", "is_linear",
+           "kernel_votes", "linear_scores", "linear_weights", "read_expansion"]
 
 
 def fitted_precomputed(model) -> bool:
@@ -185,6 +185,12 @@ def _disagree(what: str) -> ValueError:
                       "model again.")
 
 
+def fitted_burn_in(model) -> int:
+    """The burn_in of the fit that made the averaging sums (0 in model files from before
+    it was kept, which were all averaged from the first step)."""
+    return int(getattr(model, "_burn_in", 0))
+
+
 def is_linear(kernel) -> bool:
     """Whether ``kernel`` is the named linear kernel (a callable one runs the dual loop)."""
     return isinstance(kernel, str) and kernel == "linear"
@@ -238,8 +244,11 @@ def binary_runner(model, X, fitted: Expansion | None, *,
 
 
 def grown_expansion(X, targets: Targets, runs: list[KernelRun], fitted: Expansion | None, *,
-                    precomputed: bool) -> tuple:
+                    precomputed: bool, weights: NDArray | None = None) -> tuple:
     """The expansion after the runs on X: that of ``fitted`` (if any), then the new support.
+
+    With row ``weights``, each update on row i added weights[i] y_i k(x_i, .), so the
+    coefficients and sums of row i are its signed counts times its weight.
 
     Returns
     -------
@@ -255,6 +264,8 @@ def grown_expansion(X, targets: Targets, runs: list[KernelRun], fitted: Expansio
     alpha = np.vstack([run.alpha for run in runs])
     support = np.flatnonzero(alpha.any(axis=0))
     signs = np.vstack([targets.plus_minus(k, support) for k in range(len(runs))])
+    if weights is not None:
+        signs = signs * weights[support]
     last = alpha[:, support] * signs
     sums = np.vstack([run.sums for run in runs])[:, support] * signs
     vectors = np.empty((0, 0)) if precomputed else as_float64(X[support])

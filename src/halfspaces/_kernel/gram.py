@@ -31,9 +31,14 @@ from halfspaces._fast import loop_input
 from halfspaces._sklearn import FloatInterval, StrOptions, validate_params
 
 __all__ = ["DENSE_BLOCK", "DIAGONAL_BLOCK", "GRAM_BLOCK", "GRAM_COLUMNS", "GramRows", "KERNELS",
-           "PARALLEL_WORK", "as_float64", "callable_matrix", "check_kernel_scale", "kernel_block",
-           "kernel_matrix", "log2_largest_square_norm", "named_kernel", "squared_norms"]
+           "MAX_CACHE_SIZE", "PARALLEL_WORK", "as_float64", "callable_matrix", "check_kernel_scale",
+           "kernel_block", "kernel_matrix", "log2_largest_square_norm", "named_kernel",
+           "squared_norms"]
 
+MAX_CACHE_SIZE = 2.0**40
+"""The largest ``cache_size`` (MB): more memory than any machine has, and small enough that
+the cache's size in bytes is an int64 (at 1e308 MB it was inf, and the rows it holds an
+OverflowError in fit and at predict)."""
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid")
 

@@ -65,6 +65,14 @@ PERCEPTRON_PARAMETERS_DOC = """
         ``partial_fit`` continues without the intercept the state may hold (b = 0);
         VotedPerceptron, whose vote cannot mix weight vectors with and without one,
         starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
+    class_weight : dict, "balanced" or None, default=None
+        Weights of the classes, multiplying each row's ``sample_weight``: a mistake on row
+        i adds s_i y_i x_i, as scikit-learn's Perceptron scales its step. "balanced" is
+        n / (n_classes * count of the class) (refused by ``partial_fit``); a dict maps a
+        class to its weight (1 for classes it does not name). Beyond two classes each
+        one-vs-rest problem weighs every row by its own class. Steps are still counted per
+        row, so the averaged and voted forms average and vote over rows; the pocket keeps
+        the weights of the smallest weighted training error.
 """ + EARLY_STOPPING_DOC
 """The Parameters entries of the four binary perceptrons."""
 
@@ -106,6 +114,9 @@ PERCEPTRON_FITTED = Fitted("ovr", (
     Attribute("converged_", Bool(), "bool",
               "Whether the last pass made no update (in every binary problem)."),
     *VALIDATION_SCORES,
+    # the smallest and largest positive row weight of the runs (1, 1 without weights): the
+    # weighted mistake bound reads them; absent from files written before weights
+    Attribute("_weight_range", Array("float64", (2,), low=0), optional=True),
     N_FEATURES_IN,
     FEATURE_NAMES_IN,
 ))

@@ -43,15 +43,20 @@ CONSTRAINTS: dict = {
 """The declared constraints of the three early-stopping parameters."""
 
 
-def split_rows(X, y: NDArray, validation_fraction: float, random_state):
-    """(X_train, y_train, X_held, y_held): a stratified held-out split of validated rows."""
+def split_rows(X, y: NDArray, validation_fraction: float, random_state,
+               weights: NDArray | None = None):
+    """(X_train, y_train, weights_train, X_held, y_held): a stratified held-out split of
+    validated rows, the training rows keeping their weights (the held-out score is
+    unweighted)."""
     train, held = validation_split(y, validation_fraction, random_state, stratify=True)
-    return X[train], y[train], X[held], y[held]
+    kept = None if weights is None else weights[train]
+    return X[train], y[train], kept, X[held], y[held]
 
 
-def hold_out(X, y: NDArray, classes: NDArray, est, mode: str,
-             resume: bool) -> tuple[Any, Targets, HeldOut]:
-    """The rows a binary perceptron trains on, their targets, and its :class:`HeldOut`.
+def hold_out(X, y: NDArray, classes: NDArray, est, mode: str, resume: bool,
+             weights: NDArray | None = None) -> tuple[Any, Targets, NDArray | None, HeldOut]:
+    """The rows a binary perceptron trains on, their targets and weights, and its
+    :class:`HeldOut`.
 
     ``est`` gives ``validation_fraction``, ``random_state`` and ``n_iter_no_change``. The
     voted perceptron refuses a warm start: its held-out vote is of the weight vectors of
@@ -62,9 +67,10 @@ def hold_out(X, y: NDArray, classes: NDArray, est, mode: str,
             "VotedPerceptron(early_stopping=True, warm_start=True): the held-out vote "
             "judges the weight vectors of one run from w = 0, and a warm start continues "
             "an earlier one. Set warm_start=False, or early_stopping=False.")
-    X, y, X_held, y_held = split_rows(X, y, est.validation_fraction, est.random_state)
+    X, y, weights, X_held, y_held = split_rows(X, y, est.validation_fraction,
+                                               est.random_state, weights)
     held = HeldOut(X_held, encode_targets(y_held, classes).labels, est.n_iter_no_change)
-    return X, encode_targets(y, classes), held
+    return X, encode_targets(y, classes), weights, held
 
 
 def validation_attributes(runs: list) -> dict:

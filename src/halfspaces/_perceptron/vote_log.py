@@ -50,7 +50,8 @@ def stack_rows(A, B):
 
 def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: NDArray,
                  offset: int, n_steps: Sequence,
-                 burn_in: int = 0) -> tuple[list, list, list, list]:
+                 burn_in: int = 0,
+                 weights: NDArray | None = None) -> tuple[list, list, list, list]:
     """Each problem's log after its run: (update rows, signs, steps, survival counts).
 
     Parameters
@@ -70,6 +71,9 @@ def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: N
         Each problem's step count T after its run (the last vector survives to it).
     burn_in : int, default=0
         The first steps, whose weight vectors get no votes (:func:`survival_counts`).
+    weights : ndarray of shape (n_samples,) or None, default=None
+        The rows' weights of a weighted run: an update on row i added weights[i] y_i x'_i,
+        so its "sign" is that signed weight.
 
     Returns
     -------
@@ -81,7 +85,10 @@ def extend_votes(old: Sequence | None, runs: Sequence, targets: Targets, rows: N
     for k, run in enumerate(runs):
         before = old[k] if old is not None else (None, None, None)
         support.append(extend(before[0], offset + np.searchsorted(rows, run.update_rows)))
-        signs.append(extend(before[1], targets.plus_minus(k, run.update_rows)))
+        sign = targets.plus_minus(k, run.update_rows)
+        if weights is not None:
+            sign *= weights[run.update_rows]
+        signs.append(extend(before[1], sign))
         steps.append(extend(before[2], run.update_steps))
     counts = [survival_counts(s, T, burn_in) for s, T in zip(steps, n_steps, strict=True)]
     return support, signs, steps, counts

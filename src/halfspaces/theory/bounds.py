@@ -34,6 +34,7 @@ from halfspaces._exact import (
 )
 from halfspaces._sklearn import FloatInterval, IntegerInterval, validate_params
 from halfspaces._utils.scaling import max_row_norm, power_of_two_scale
+from halfspaces._validation import sample_weights
 from halfspaces.exceptions import NotSeparableError, SolverError
 from halfspaces.losses import hinge
 from halfspaces.theory._checks import signed_sample
@@ -112,7 +113,8 @@ def hinge_deficit(Z, u: NDArray, gamma: float) -> float:
     return gamma * float(scipy.linalg.norm(hinge(scores(Z, u) / gamma)))
 
 
-def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True) -> float:
+def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = True,
+                             sample_weight: ArrayLike | None = None) -> float:
     r"""Novikoff's bound on the perceptron's mistakes on separable data.
 
     .. math:: M \le \left(\frac{R'}{\gamma'}\right)^2 = (R' B)^2,\qquad
@@ -124,6 +126,20 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     every number of passes: it bounds the total number of updates. gamma' is the margin of
     the minimum-norm solution B of :func:`max_margin`, recomputed in floating point.
 
+    With ``sample_weight`` s, the bound is that of the weighted perceptron, whose update on
+    row i is s_i y_i x'_i (``Perceptron().fit(X, y, sample_weight=s)``). Novikoff's proof
+    with those steps gives, over the updates k = 1..M on rows of positive weight,
+    <w*, w_M> >= gamma' sum_k s_k and ||w_M||^2 <= R'^2 sum_k s_k^2 <= R'^2 s_max sum_k s_k,
+    so
+
+    .. math:: \sum_k s_k \le s_{\max} \left(\frac{R'}{\gamma'}\right)^2,\qquad
+              M \le \frac{s_{\max}}{s_{\min}} \left(\frac{R'}{\gamma'}\right)^2
+
+    with s_min, s_max the smallest and largest positive weights and R', gamma' those of the
+    rows of positive weight (a row of weight 0 never updates: it need not be separable).
+    The count M is returned; equal weights give Novikoff's bound itself (the perceptron
+    is the same run on c x' for any c > 0).
+
     Parameters
     ----------
     X : {array-like, sparse matrix} of shape (n_samples, n_features)
@@ -132,6 +148,8 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
         Labels in {-1, +1}, or any two values (the larger one is +1).
     fit_intercept : bool, default=True
         Bound the perceptron that learns an intercept (runs on x').
+    sample_weight : array-like of shape (n_samples,), default=None
+        The row weights of a weighted run (finite, >= 0, not all 0); None: all 1.
 
     Returns
     -------
@@ -149,6 +167,20 @@ def perceptron_mistake_bound(X: ArrayLike, y: ArrayLike, fit_intercept: bool = T
     1.0
     """
     _, Z = signed_sample(X, y, fit_intercept)
+    ratio = 1.0
+    if sample_weight is not None:
+        weights = sample_weights(sample_weight, Z.shape[0])
+        kept = weights > 0
+        Z, ratio = Z[kept], float(weights[kept].max() / weights[kept].min())
+    bound = _novikoff_bound(Z, fit_intercept)
+    if ratio == 1.0:
+        return bound
+    # the ratio and the product each round once (half an ulp each): two ulps up cover them
+    return math.nextafter(math.nextafter(bound * ratio, math.inf), math.inf)
+
+
+def _novikoff_bound(Z, fit_intercept: bool) -> float:
+    """(R'/gamma')^2 of the signed rows Z, rounded up."""
     # R'/gamma' is the same on c x' for any c > 0: on rows scaled to max |z_ij| in [1, 2),
     # ||w||^2 and R'^2 neither overflow (data 1e-155 gave w = 1e155) nor underflow
     scaled = Z * power_of_two_scale(Z)

@@ -199,7 +199,11 @@ def certify(estimator, X: ArrayLike, y: ArrayLike) -> CertifyReport:
     number of updates respects the bound: Novikoff's holds for every order and number of
     passes; for non-separable data, E full passes in cyclic or shuffled order are one
     sequence with hinge deficit sqrt(E) D, so the bound ((R + sqrt(E) D)/gamma)^2 applies
-    (with selection="worst" or a warm start there is no such bound).
+    (with selection="worst" or a warm start there is no such bound). A perceptron fitted
+    with weights (``sample_weight``, ``class_weight``) updates by s_i y_i x'_i: its
+    updates are compared with the weighted form of Novikoff's bound, (s_max / s_min) times
+    it (:func:`~halfspaces.theory.perceptron_mistake_bound`), and Freund and Schapire's
+    bound, a theorem about unit steps, is reported as not applying to the run.
 
     A fact whose solver cannot answer in float64 (a
     :class:`~halfspaces.exceptions.SolverError` of HiGHS's LP or QP, e.g. on columns whose
@@ -296,15 +300,35 @@ def _bound(X, y_pm, fit_intercept, R, estimator, separable: bool):
     """(bound, whether it applies to the run, its name, notes): Novikoff's on separable
     data, else (inseparable or undecided) the best Freund-Schapire bound, valid on any data;
     nan with a note when its solver cannot answer."""
+    ratio = _weight_ratio(estimator)
     if separable:
         novikoff, notes = optional("gamma, mistake_bound",
                                     lambda: perceptron_mistake_bound(X, y_pm, fit_intercept))
         run = None if novikoff is None else (novikoff, True, "Novikoff")
+        if run is not None and ratio != 1.0:  # the weighted form (perceptron_mistake_bound)
+            run = (math.nextafter(math.nextafter(novikoff * ratio, math.inf), math.inf), True,
+                   f"Novikoff (weighted: s_max/s_min = {ratio:.6g})")
+    elif ratio != 1.0:  # Freund and Schapire's theorem is for unit steps
+        run, notes = optional("mistake_bound", lambda: (
+            best_freund_schapire_bound(X, y_pm, fit_intercept).bound, False,
+            "Freund-Schapire (unweighted; n/a to this weighted run)"))
     else:
         run, notes = optional("mistake_bound",
                                lambda: _fs_for_run(X, y_pm, fit_intercept, R, estimator))
     return (*(run or (math.nan, False, "Novikoff" if separable else "Freund-Schapire")),
             notes)
+
+
+def _weight_ratio(estimator) -> float:
+    """s_max / s_min of the positive row weights the estimator's runs used (1 unweighted).
+
+    Novikoff's bound on the weighted perceptron's updates s_i y_i x'_i is that many times
+    the unweighted one (:func:`~halfspaces.theory.perceptron_mistake_bound`); over all
+    rows, R' is no smaller and gamma' no larger than over the rows of positive weight, so
+    the bound on all rows still holds.
+    """
+    low, high = getattr(estimator, "_weight_range", (1.0, 1.0))
+    return float(high) / float(low)
 
 
 def _passes(estimator, n_samples: int) -> int | None:
