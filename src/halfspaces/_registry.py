@@ -15,8 +15,8 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "ESTIMATORS", "EXCEPTIONS", "FUNCTIONS", "PUBLIC", "STATE_CLASSES", "SUBMODULES",
-    "estimator_class", "public", "state_class",
+    "CV_ESTIMATORS", "ESTIMATORS", "EXCEPTIONS", "FUNCTIONS", "PUBLIC", "STATE_CLASSES",
+    "SUBMODULES", "estimator_class", "public", "state_class",
 ]
 
 ESTIMATORS = {
@@ -36,8 +36,18 @@ ESTIMATORS = {
 }
 """The public estimator classes (scikit-learn estimators): name -> module."""
 
+CV_ESTIMATORS = {
+    "LogisticRegressionCV": "halfspaces.logistic",
+    "LinearRegressionCV": "halfspaces.linear_regression",
+    "LinearSVMCV": "halfspaces.svm",
+}
+"""The estimators that choose alpha by cross-validation: name -> module. Apart from
+:data:`ESTIMATORS`, which model files and the command line read: what they choose is saved
+as the estimator refitted at ``alpha_`` (e.g. ``LogisticRegression(alpha=cv.alpha_)``)."""
+
 FUNCTIONS = {
     "online_perceptron": "halfspaces.perceptron",
+    "regularization_path": "halfspaces._glm.path",
     "augment": "halfspaces._utils.homogeneous",
     "save": "halfspaces.io.model",
     "load": "halfspaces.io.model",
@@ -58,7 +68,7 @@ name -> module. :mod:`halfspaces.io` (``DataFileError``, ``OutputFileError``),
 :mod:`halfspaces.io.model` (``ModelFileError``) and :mod:`halfspaces.io.streaming`
 (``CheckpointMismatchError``) export the ones they raise as well."""
 
-PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
+PUBLIC = {**ESTIMATORS, **CV_ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 """Every name the package root exports (besides ``__version__``): name -> module."""
 
 SUBMODULES = frozenset({

@@ -31,6 +31,13 @@ from halfspaces._glm.base import (
     SOLVER_PARAMETERS,
     STOCHASTIC,
 )
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    GLMCV,
+    coefs_paths,
+)
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
 from halfspaces._glm.objective import Objective
@@ -52,7 +59,7 @@ from halfspaces._utils.contract import (
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import LOOP_CHECKS_FINITE, validate_data
 
-__all__ = ["LinearRegression"]
+__all__ = ["LinearRegression", "LinearRegressionCV"]
 
 
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
@@ -305,3 +312,139 @@ class LinearRegression(RegressorMixin, GLM):
         if t == 1.0:
             return float(r2_score(y, predicted, sample_weight=sample_weight))
         return float(r2_score(y * t, predicted * t, sample_weight=sample_weight))
+
+
+# the shared parameters but warm_start, which the path sets itself
+_CV_SHARED_DOC = SHARED_PARAMETERS_DOC.split("    warm_start :")[0]
+
+
+@fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=_CV_SHARED_DOC)
+class LinearRegressionCV(RegressorMixin, GLMCV):
+    r"""Ridge (least squares) regression with alpha chosen by cross-validation over a path.
+
+    Each fold fits :class:`LinearRegression` along one decreasing grid of alpha (warm
+    started for the iterative solvers; the direct ones need no start) and scores it on
+    the fold's held-out rows; ``alpha_`` has the best mean score (R^2 by default), and the
+    model is then refitted at it on all the rows. The objective is
+    :class:`LinearRegression`'s: scikit-learn's ``Ridge(alpha=n_train * alpha)``.
+
+    Parameters
+    ----------
+    [cv_parameters]
+    solver : {"lstsq", "cholesky", "gd", "sgd", "minibatch"}, default="lstsq"
+        The solver of every fit, as in :class:`LinearRegression`.
+    fit_intercept : bool, default=True
+        Learn the intercept b (never penalised).
+    max_iter : int or None, default=None
+        Iterations of each fit of the iterative solvers.
+    tol : float, default=1e-6
+        The stopping rule of each fit, as in :class:`LinearRegression`.
+    [glm_parameters: learning_rate ... random_state]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.LinearRegression : the estimator fitted along the path.
+    halfspaces.regularization_path : one path on all the rows.
+
+    References
+    ----------
+    J. Friedman, T. Hastie and R. Tibshirani. Regularization paths for generalized linear
+    models via coordinate descent. Journal of Statistical Software 33(1), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LinearRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y = X @ np.array([1.0, 0.0, -2.0]) + 0.1 * rng.normal(size=40)
+    >>> reg = LinearRegressionCV(alphas=[1.0, 0.1, 0.001], cv=4).fit(X, y)
+    >>> reg.alpha_, reg.scores_.shape
+    (0.001, (4, 1, 3))
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CV_PARAMETERS,
+        **{k: v for k, v in LinearRegression._parameter_constraints.items()
+           if k not in ("alpha", "warm_start")},
+    }
+
+    def __init__(self, alphas=10, l1_ratios=None, eps: float = 1e-4, cv=5, scoring=None,
+                 n_jobs: int | None = None, refit: bool = True, solver: str = "lstsq",
+                 fit_intercept: bool = True, max_iter: int | None = None, tol: float = 1e-6,
+                 learning_rate: str = "constant", eta0: float | None = None,
+                 power_t: float = 0.5, batch_size: int = 256, line_search: bool = True,
+                 average: bool = True, random_state=None) -> None:
+        self.alphas = alphas
+        self.l1_ratios = l1_ratios
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+
+    _fitted_attributes = Fitted("one", (
+        *CV_ATTRIBUTES,
+        coefs_paths(("d+1",), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
+                              "n_features + 1)"),
+        *(a for a in LinearRegression._fitted_attributes.attributes
+          if a.name in ("coef_", "intercept_")),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _estimator(self) -> LinearRegression:
+        return LinearRegression()
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Choose alpha by cross-validation, then refit on all the rows (``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every fit of :class:`LinearRegression` (which must take it) and to
+            alpha_max's weighted mean; the held-out scores are unweighted.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_cv(X, y, sample_weight)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """<w, x> + b for each row of X, with the chosen model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_

@@ -35,6 +35,13 @@ from halfspaces._glm.base import (
     SOLVER_PARAMETERS,
     STOCHASTIC,
 )
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    GLMCV,
+    coefs_paths,
+)
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
 from halfspaces._glm.solvers import SgdState, SolverRun, refuse_underflowing_squares
@@ -66,7 +73,7 @@ from halfspaces._validation import (
 from halfspaces.exceptions import ConvergenceWarning
 from halfspaces.losses import logistic as logistic_loss
 
-__all__ = ["LogisticRegression"]
+__all__ = ["LogisticRegression", "LogisticRegressionCV"]
 
 
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
@@ -348,10 +355,14 @@ class LogisticRegression(LinearClassifierMixin, GLM):
             log sigma(-z), log sigma(z) for two classes; log softmax(z) beyond.
         """
         check_is_fitted(self)
-        z = self.decision_function(X)
-        if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
-            return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
-        return log_softmax(z, axis=1)
+        return _log_proba(self.decision_function(X))
+
+
+def _log_proba(z: NDArray) -> NDArray:
+    """log sigma(-z), log sigma(z) for one column of scores; log softmax(z) for more."""
+    if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
+        return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
+    return log_softmax(z, axis=1)
 
 
 def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
@@ -388,3 +399,156 @@ def _labels_of(targets: Targets, classes: NDArray) -> NDArray:
     if classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
         return labels
     return classes[labels]
+
+
+# the shared parameters but warm_start, which the path sets itself
+_CV_SHARED_DOC = SHARED_PARAMETERS_DOC.split("    warm_start :")[0]
+
+
+@fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=_CV_SHARED_DOC)
+class LogisticRegressionCV(LinearClassifierMixin, GLMCV):
+    r"""Logistic regression with alpha chosen by cross-validation over a warm-started path.
+
+    Each fold fits :class:`LogisticRegression` along one decreasing grid of alpha, each fit
+    starting from the one before (:func:`halfspaces.regularization_path`), and scores it
+    on the fold's held-out rows; ``alpha_`` has the best mean score, and the model is then
+    refitted at it on all the rows. The objective is :class:`LogisticRegression`'s:
+    scikit-learn's ``LogisticRegressionCV(Cs=...)`` fits C = 1 / (alpha n_train).
+
+    Parameters
+    ----------
+    [cv_parameters]
+    solver : {"lbfgs", "newton", "gd", "sgd", "minibatch"}, default="lbfgs"
+        The solver of every fit, as in :class:`LogisticRegression`.
+    fit_intercept : bool, default=True
+        Learn the intercepts b (never penalised).
+    max_iter : int or None, default=None
+        Iterations of each fit, as in :class:`LogisticRegression`.
+    tol : float, default=1e-6
+        The stopping rule of each fit, as in :class:`LogisticRegression` (a certified
+        duality gap of at most tol J for the full-batch solvers).
+    [glm_parameters: learning_rate ... random_state]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.LogisticRegression : the estimator fitted along the path.
+    halfspaces.regularization_path : one path on all the rows.
+
+    References
+    ----------
+    J. Friedman, T. Hastie and R. Tibshirani. Regularization paths for generalized linear
+    models via coordinate descent. Journal of Statistical Software 33(1), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LogisticRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    >>> clf = LogisticRegressionCV(alphas=5, cv=3).fit(X, y)
+    >>> clf.scores_.shape
+    (3, 1, 5)
+    >>> bool(clf.alpha_ in clf.alphas_[0])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CV_PARAMETERS,
+        **{k: v for k, v in LogisticRegression._parameter_constraints.items()
+           if k not in ("alpha", "warm_start")},
+    }
+
+    def __init__(self, alphas=10, l1_ratios=None, eps: float = 1e-4, cv=5, scoring=None,
+                 n_jobs: int | None = None, refit: bool = True, solver: str = "lbfgs",
+                 fit_intercept: bool = True, max_iter: int | None = None, tol: float = 1e-6,
+                 learning_rate: str = "constant", eta0: float | None = None,
+                 power_t: float = 0.5, batch_size: int = 256, line_search: bool = True,
+                 average: bool = True, random_state=None) -> None:
+        self.alphas = alphas
+        self.l1_ratios = l1_ratios
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+
+    _fitted_attributes = Fitted("ovr", (
+        *CV_ATTRIBUTES,
+        coefs_paths(("p", "d+1"), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
+                                  "n_problems, n_features + 1)"),
+        *(a for a in LogisticRegression._fitted_attributes.attributes
+          if a.name in ("coef_", "intercept_", "classes_")),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _estimator(self) -> LogisticRegression:
+        return LogisticRegression()
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Choose alpha by cross-validation, then refit on all the rows (``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels: two values, or more for softmax regression.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every fit of :class:`LogisticRegression` (which must take it) and
+            to alpha_max's weighted mean; the held-out scores are unweighted.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_cv(X, y, sample_weight)
+
+    def predict_proba(self, X: ArrayLike) -> NDArray:
+        """Class probabilities of the fitted model, columns in ``classes_`` order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            As :meth:`LogisticRegression.predict_proba`.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray:
+        """Logarithms of :meth:`predict_proba`, computed without overflow.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            As :meth:`LogisticRegression.predict_log_proba`.
+        """
+        check_is_fitted(self)
+        return _log_proba(self.decision_function(X))
