@@ -23,10 +23,8 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._glm.base import (
     GAP_DOC,
@@ -34,6 +32,7 @@ from halfspaces._glm.base import (
     SHARED_PARAMETERS_DOC,
     SOLVER_PARAMETERS,
     STOCHASTIC,
+    LogisticProbabilities,
 )
 from halfspaces._glm.cv import (
     CV_ATTRIBUTES,
@@ -71,13 +70,12 @@ from halfspaces._validation import (
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
-from halfspaces.losses import logistic as logistic_loss
 
 __all__ = ["LogisticRegression", "LogisticRegressionCV"]
 
 
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC)
-class LogisticRegression(LinearClassifierMixin, GLM):
+class LogisticRegression(LogisticProbabilities, LinearClassifierMixin, GLM):
     r"""Logistic regression (softmax regression beyond two classes) by maximum likelihood.
 
     Minimises the mean negative log-likelihood plus an optional L2 penalty, the intercept
@@ -326,44 +324,6 @@ class LogisticRegression(LinearClassifierMixin, GLM):
             "separating direction. Set alpha > 0 (e.g. alpha = 1 / n_samples) for a "
             "unique, finite solution.", ConvergenceWarning, stacklevel=stacklevel)
 
-    def predict_proba(self, X: ArrayLike) -> NDArray:
-        """Class probabilities, columns in ``classes_`` order, rows summing to 1.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            sigma(z) for the positive class (softmax(z) beyond two classes).
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray:
-        """Logarithms of :meth:`predict_proba`, computed without overflow.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            log sigma(-z), log sigma(z) for two classes; log softmax(z) beyond.
-        """
-        check_is_fitted(self)
-        return _log_proba(self.decision_function(X))
-
-
-def _log_proba(z: NDArray) -> NDArray:
-    """log sigma(-z), log sigma(z) for one column of scores; log softmax(z) for more."""
-    if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
-        return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
-    return log_softmax(z, axis=1)
-
 
 def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
                max_abs: float) -> bool:
@@ -406,7 +366,7 @@ _CV_SHARED_DOC = SHARED_PARAMETERS_DOC.split("    warm_start :")[0]
 
 
 @fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=_CV_SHARED_DOC)
-class LogisticRegressionCV(LinearClassifierMixin, GLMCV):
+class LogisticRegressionCV(LogisticProbabilities, LinearClassifierMixin, GLMCV):
     r"""Logistic regression with alpha chosen by cross-validation over a warm-started path.
 
     Each fold fits :class:`LogisticRegression` along one decreasing grid of alpha, each fit
@@ -521,34 +481,3 @@ class LogisticRegressionCV(LinearClassifierMixin, GLMCV):
             The fitted estimator.
         """
         return self._fit_cv(X, y, sample_weight)
-
-    def predict_proba(self, X: ArrayLike) -> NDArray:
-        """Class probabilities of the fitted model, columns in ``classes_`` order.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            As :meth:`LogisticRegression.predict_proba`.
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray:
-        """Logarithms of :meth:`predict_proba`, computed without overflow.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            As :meth:`LogisticRegression.predict_log_proba`.
-        """
-        check_is_fitted(self)
-        return _log_proba(self.decision_function(X))

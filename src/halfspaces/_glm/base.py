@@ -13,16 +13,19 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._glm.objective import GLMObjective
 from halfspaces._glm.solvers import SgdState, SolverRun, StepRule, solve
 from halfspaces._sklearn import BaseEstimator, FloatInterval, IntegerInterval, StrOptions
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
+from halfspaces.losses import logistic as logistic_loss
 
 __all__ = ["GAP_DOC", "GLM", "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC",
-           "step_rule"]
+           "LogisticProbabilities", "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 
@@ -195,3 +198,42 @@ class GLM(SparseInputMixin, BaseEstimator):
                 f"iterations (max_iter={self.max_iter}) before its stopping rule (tol="
                 f"{self.tol}) was met; raise max_iter or tol, or use "
                 f"solver={self._instead!r}.", ConvergenceWarning, stacklevel=3)
+
+
+class LogisticProbabilities:
+    """``predict_proba`` and ``predict_log_proba`` from ``decision_function``: the logistic
+    model's sigma(z) for two classes, softmax(z) beyond (LogisticRegression and its CV)."""
+
+    def predict_proba(self, X: ArrayLike) -> NDArray:
+        """Class probabilities, columns in ``classes_`` order, rows summing to 1.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            sigma(z) for the positive class (softmax(z) beyond two classes).
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray:
+        """Logarithms of :meth:`predict_proba`, computed without overflow.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            log sigma(-z), log sigma(z) for two classes; log softmax(z) beyond.
+        """
+        check_is_fitted(self)
+        z = self.decision_function(X)  # type: ignore[attr-defined]
+        if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
+            return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
+        return log_softmax(z, axis=1)

@@ -6,7 +6,7 @@ folds wins (the first, i.e. the largest alpha, among equal means, as scikit-lear
 ``LogisticRegressionCV`` picks the first of its ascending Cs), then the estimator is
 refitted at it on all the rows.
 
-The folds run in threads (joblib's threading backend), not processes: the compiled loops
+The folds run in threads (a thread pool), not processes: the compiled loops
 are declared ``nogil=True`` (:mod:`halfspaces._fast.logistic`, ``svm``, ``csr``,
 ``columns``) and NumPy's BLAS releases the GIL, so the threads overlap where the time goes,
 without copying X into worker processes. BLAS is held to one thread meanwhile: the solvers
@@ -17,7 +17,8 @@ one is a no-op, and the folds are the parallelism.
 
 from __future__ import annotations
 
-import contextlib
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import ClassVar
@@ -35,7 +36,7 @@ from halfspaces._glm.path import (
 )
 from halfspaces._sklearn import BaseEstimator, Interval
 from halfspaces._utils.blas import one_blas_thread
-from halfspaces._utils.contract import Array, Attribute, Float
+from halfspaces._utils.contract import PER_PROBLEM_COUNT, Array, Attribute, Float
 from halfspaces._validation import FIT_INPUT, SparseInputMixin, sample_weights, validate_data
 
 __all__ = ["CV_ATTRIBUTES", "CV_PARAMETERS", "CV_PARAMETERS_DOC", "CrossValidatedPaths",
@@ -91,6 +92,9 @@ CV_ATTRIBUTES = (
               "ndarray of shape (n_folds, n_l1_ratios, n_alphas)", """
         The score of each fold's fit at each alpha on its held-out rows (one array, where
         scikit-learn's ``LogisticRegressionCV`` keeps a dict by class)."""),
+    Attribute("n_iter_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)", """
+        Iterations of the refit on all the rows (per binary problem where the estimator
+        counts them so); absent with ``refit=False``.""", optional=True),
 )
 """The attributes every ``...CV`` estimator sets besides the refitted model's."""
 
@@ -174,6 +178,7 @@ class GLMCV(SparseInputMixin, BaseEstimator):
             extra = {} if weights is None else {"sample_weight": weights}
             final.fit(X, y, **extra)
             coef, intercept = final.coef_, final.intercept_
+            self.n_iter_ = final.n_iter_
         else:
             mean = found.coefs[:, i, j].mean(axis=0)
             coef, intercept = mean[..., :-1], mean[..., -1]
@@ -185,10 +190,17 @@ class GLMCV(SparseInputMixin, BaseEstimator):
         return self
 
 
+def threads(n_jobs: int | None) -> int:
+    """joblib's reading of n_jobs: None is 1, -1 every core, -2 all but one, and so on."""
+    if n_jobs is None or n_jobs == 0:
+        return 1
+    cores = os.cpu_count() or 1
+    return max(1, n_jobs if n_jobs > 0 else cores + 1 + n_jobs)
+
+
 def cross_validated_paths(estimator, X, y, params, weights: NDArray | None
                           ) -> CrossValidatedPaths:
     """One warm-started path per fold and l1_ratio over a common grid, scored per alpha."""
-    from joblib import Parallel, delayed, effective_n_jobs
     from sklearn.metrics import check_scoring
     from sklearn.model_selection import check_cv
 
@@ -209,10 +221,12 @@ def cross_validated_paths(estimator, X, y, params, weights: NDArray | None
 
     jobs = [(train, test, r, grid) for train, test in folds
             for r, grid in zip(ratios, grids, strict=True)]
-    threads = Parallel(n_jobs=params.n_jobs, backend="threading")
-    many = effective_n_jobs(params.n_jobs) != 1 and len(jobs) > 1
-    with one_blas_thread() if many else contextlib.nullcontext():
-        done = threads(delayed(walk)(*job) for job in jobs)
+    n_threads = min(threads(params.n_jobs), len(jobs))
+    if n_threads == 1:
+        done = [walk(*job) for job in jobs]
+    else:
+        with one_blas_thread(), ThreadPoolExecutor(n_threads) as pool:
+            done = list(pool.map(lambda job: walk(*job), jobs))
     shape = (len(folds), len(ratios))
     scores = np.stack([s for s, _ in done]).reshape(shape + (grids.shape[1],))
     coefs = np.stack([c for _, c in done])

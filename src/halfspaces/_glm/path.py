@@ -215,14 +215,16 @@ def alpha_max(estimator, X, y, l1_ratio: float,
 
     r_i = s_i times the derivative of the loss with respect to the score at the
     intercept-only fit; the max runs over the features and the classes (binary problems).
-    A floor of the smallest positive float keeps the grid positive for a constant y.
+    Where r is 0 (a constant y, or weights that leave one class), w = 0 is optimal at
+    every alpha, so any grid fits the same models: it then starts at 1.
     """
     n = X.shape[0]
     s = sample_weights(sample_weight, n)
     s = np.ones(n) if s is None else s
     R = null_residuals(estimator, y, s) * s[:, None]
     top = np.max(np.abs(np.asarray(X.T @ R)), initial=0.0) / math.fsum(s.tolist())
-    return max(float(top) / max(l1_ratio, RIDGE_L1_RATIO), np.finfo(np.float64).tiny)
+    top = float(top) / max(l1_ratio, RIDGE_L1_RATIO)
+    return top if top > 0 else 1.0
 
 
 def null_residuals(estimator, y, s: NDArray) -> NDArray:
