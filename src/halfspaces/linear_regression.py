@@ -373,7 +373,7 @@ class LinearRegressionCV(RegressorMixin, GLMCV):
            if k not in ("alpha", "warm_start")},
     }
 
-    def __init__(self, alphas=10, l1_ratios=None, eps: float = 1e-4, cv=5, scoring=None,
+    def __init__(self, alphas=10, l1_ratios=None, eps: float | None = None, cv=5, scoring=None,
                  n_jobs: int | None = None, refit: bool = True, solver: str = "lstsq",
                  fit_intercept: bool = True, max_iter: int | None = None, tol: float = 1e-6,
                  learning_rate: str = "constant", eta0: float | None = None,

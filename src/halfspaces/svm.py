@@ -467,7 +467,7 @@ class LinearSVMCV(LinearClassifierMixin, GLMCV):
            if k not in ("alpha", "warm_start")},
     }
 
-    def __init__(self, alphas=10, l1_ratios=None, eps: float = 1e-4, cv=5, scoring=None,
+    def __init__(self, alphas=10, l1_ratios=None, eps: float | None = None, cv=5, scoring=None,
                  n_jobs: int | None = None, refit: bool = True, loss: str = "squared_hinge",
                  fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
                  solver: str = "auto", multi_class: str = "ovr", random_state=None) -> None:

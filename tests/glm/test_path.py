@@ -96,7 +96,10 @@ def test_the_path_starts_near_zero_for_the_l2_penalty_and_leaves_it():
     path = regularization_path(LogisticRegression(), X, y, alphas=20)
     assert np.linalg.norm(path.coefs[0]) <= np.sqrt(6) / 1000
     assert np.linalg.norm(path.coefs[-1]) > 100 * np.linalg.norm(path.coefs[0])
-    assert np.allclose(path.alphas[-1] / path.alphas[0], 1e-4)  # the default eps
+    # the default eps: 1e-7 for the L2 penalty, so that its grid ends where an L1 grid
+    # would (alpha_max of the L1 times 1e-4)
+    assert np.allclose(path.alphas[-1] / path.alphas[0], 1e-7)
+    assert np.isclose(path.alphas[-1], alpha_max(LogisticRegression(), X, y, 1.0) * 1e-4)
 
 
 def test_the_path_leaves_the_estimator_unfitted_and_uses_its_parameters():

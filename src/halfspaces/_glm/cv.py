@@ -45,7 +45,7 @@ __all__ = ["CV_ATTRIBUTES", "CV_PARAMETERS", "CV_PARAMETERS_DOC", "CrossValidate
 CV_PARAMETERS: dict = {
     "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
     "l1_ratios": ["array-like", None],
-    "eps": [Interval(Real, 0, 1, closed="right")],
+    "eps": [Interval(Real, 0, 1, closed="right"), None],
     "cv": ["cv_object"],
     "scoring": [str, callable, None],
     "n_jobs": [Integral, None],
@@ -62,8 +62,9 @@ CV_PARAMETERS_DOC = """\
     l1_ratios : array-like or None, default=None
         The L1 shares of the penalty to try, each with its own path. None: the L2 penalty
         only (l1_ratio 0). Values > 0 need an estimator with an ``l1_ratio`` parameter.
-    eps : float, default=1e-4
-        alpha_min / alpha_max of a generated grid.
+    eps : float or None, default=None
+        alpha_min / alpha_max of a generated grid; None: 1e-4 with an L1 part, 1e-7 for
+        the L2 penalty (its alpha_max is 1000 times the L1's: the same alpha_min).
     cv : int, cross-validation generator or iterable, default=5
         scikit-learn's ``cv``: a number of folds (stratified for a classifier, in order
         without shuffling, as scikit-learn's ``check_cv``), a splitter, or (train, test)
