@@ -41,9 +41,10 @@ CV_ESTIMATORS = {
     "LinearRegressionCV": "halfspaces.linear_regression",
     "LinearSVMCV": "halfspaces.svm",
 }
-"""The estimators that choose alpha by cross-validation: name -> module. Apart from
-:data:`ESTIMATORS`, which model files and the command line read: what they choose is saved
-as the estimator refitted at ``alpha_`` (e.g. ``LogisticRegression(alpha=cv.alpha_)``)."""
+"""The estimators that choose alpha by cross-validation: name -> module. Model files may
+hold them (:func:`estimator_class` finds them); they are apart from :data:`ESTIMATORS`,
+the models the command line trains and the tables of per-model configurations the tests
+keep, because they are searches over those models rather than models of their own."""
 
 FUNCTIONS = {
     "online_perceptron": "halfspaces.perceptron",
@@ -97,8 +98,11 @@ def public(name: str) -> Any:
 
 
 def estimator_class(name: str) -> type | None:
-    """The estimator class called `name`, or None if there is no such public estimator."""
-    return public(name) if isinstance(name, str) and name in ESTIMATORS else None
+    """The estimator class called `name` (of :data:`ESTIMATORS` or :data:`CV_ESTIMATORS`),
+    or None if there is no such public estimator."""
+    if not isinstance(name, str) or not (name in ESTIMATORS or name in CV_ESTIMATORS):
+        return None
+    return public(name)
 
 
 def state_class(name: str) -> type | None:

@@ -37,6 +37,7 @@ from halfspaces._glm.cv import (
     CV_PARAMETERS_DOC,
     GLMCV,
     coefs_paths,
+    refit_attributes,
 )
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
@@ -402,8 +403,7 @@ class LinearRegressionCV(RegressorMixin, GLMCV):
         *CV_ATTRIBUTES,
         coefs_paths(("d+1",), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
                               "n_features + 1)"),
-        *(a for a in LinearRegression._fitted_attributes.attributes
-          if a.name in ("coef_", "intercept_")),
+        *refit_attributes(LinearRegression._fitted_attributes),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
     ))

@@ -40,6 +40,7 @@ from halfspaces._glm.cv import (
     CV_PARAMETERS_DOC,
     GLMCV,
     coefs_paths,
+    refit_attributes,
 )
 from halfspaces._glm.datafits import Logistic, Softmax
 from halfspaces._glm.objective import Objective
@@ -452,8 +453,7 @@ class LogisticRegressionCV(LogisticProbabilities, LinearClassifierMixin, GLMCV):
         *CV_ATTRIBUTES,
         coefs_paths(("p", "d+1"), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
                                   "n_problems, n_features + 1)"),
-        *(a for a in LogisticRegression._fitted_attributes.attributes
-          if a.name in ("coef_", "intercept_", "classes_")),
+        *refit_attributes(LogisticRegression._fitted_attributes),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
     ))

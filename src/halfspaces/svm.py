@@ -26,7 +26,14 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.utils import check_random_state
 
 from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singer
-from halfspaces._glm.cv import CV_ATTRIBUTES, CV_PARAMETERS, CV_PARAMETERS_DOC, GLMCV, coefs_paths
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    GLMCV,
+    coefs_paths,
+    refit_attributes,
+)
 from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
 from halfspaces._glm.svm_newton import pick_svm_solver, solve_svm_newton
 from halfspaces._sklearn import (
@@ -490,8 +497,7 @@ class LinearSVMCV(LinearClassifierMixin, GLMCV):
         *CV_ATTRIBUTES,
         coefs_paths(("p", "d+1"), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
                                   "n_problems, n_features + 1)"),
-        *(a for a in LinearSVM._fitted_attributes.attributes
-          if a.name in ("coef_", "intercept_", "classes_")),
+        *refit_attributes(LinearSVM._fitted_attributes),
         N_FEATURES_IN,
         FEATURE_NAMES_IN,
     ))

@@ -36,11 +36,11 @@ from halfspaces._glm.path import (
 )
 from halfspaces._sklearn import BaseEstimator, Interval
 from halfspaces._utils.blas import one_blas_thread
-from halfspaces._utils.contract import PER_PROBLEM_COUNT, Array, Attribute, Float
+from halfspaces._utils.contract import Array, Attribute, Fitted, Float
 from halfspaces._validation import FIT_INPUT, SparseInputMixin, sample_weights, validate_data
 
 __all__ = ["CV_ATTRIBUTES", "CV_PARAMETERS", "CV_PARAMETERS_DOC", "CrossValidatedPaths",
-           "GLMCV", "coef_with_intercept", "coefs_paths"]
+           "GLMCV", "coef_with_intercept", "coefs_paths", "refit_attributes"]
 
 CV_PARAMETERS: dict = {
     "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
@@ -93,11 +93,19 @@ CV_ATTRIBUTES = (
               "ndarray of shape (n_folds, n_l1_ratios, n_alphas)", """
         The score of each fold's fit at each alpha on its held-out rows (one array, where
         scikit-learn's ``LogisticRegressionCV`` keeps a dict by class)."""),
-    Attribute("n_iter_", PER_PROBLEM_COUNT, "int or ndarray of shape (n_classes,)", """
-        Iterations of the refit on all the rows (per binary problem where the estimator
-        counts them so); absent with ``refit=False``.""", optional=True),
 )
 """The attributes every ``...CV`` estimator sets besides the refitted model's."""
+
+
+def refit_attributes(fitted: Fitted) -> tuple[Attribute, ...]:
+    """The refitted model's attributes, as the estimator declares them in `fitted`: coef_,
+    intercept_, classes_ (a classifier's), and n_iter_, which ``refit=False`` leaves unset."""
+    own = {a.name: a for a in fitted.attributes}
+    kept = tuple(own[name] for name in ("coef_", "intercept_", "classes_") if name in own)
+    n_iter = own["n_iter_"]
+    return kept + (Attribute("n_iter_", n_iter.spec, n_iter.type, """
+        Iterations of the refit on all the rows, as the estimator counts them; absent with
+        ``refit=False``.""", optional=True),)
 
 
 def coefs_paths(shape: tuple, type_: str) -> Attribute:
