@@ -254,3 +254,17 @@ def test_l1_ratios_each_walk_a_path_and_the_best_pair_wins():
     mean = cv.scores_.mean(axis=0)
     i, j = np.unravel_index(np.argmax(mean), mean.shape)
     assert (cv.l1_ratio_, cv.alpha_) == (ratios[i], ALPHAS[j])
+
+
+def test_a_fold_without_a_class_is_refused_by_name():
+    X, y = three_classes(seed=9)
+    y[:3] = 3  # three rows of a fourth class, all in the first fold's held-out rows
+    with pytest.raises(ValueError, match=r"fold 0 hold no example of class\(es\) \[3\]"):
+        LogisticRegressionCV(cv=KFold(5)).fit(X, y)
+
+
+def test_refit_false_after_a_refit_drops_its_n_iter():
+    X, y = balanced(seed=10)
+    cv = LogisticRegressionCV(alphas=ALPHAS[:3], cv=3).fit(X, y)
+    assert hasattr(cv, "n_iter_")
+    assert not hasattr(cv.set_params(refit=False).fit(X, y), "n_iter_")

@@ -152,7 +152,6 @@ class GLMCV(SparseInputMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = dict(CV_PARAMETERS)
-    _estimator_parameters: ClassVar[tuple[str, ...]] = ()
 
     def _estimator(self):
         raise NotImplementedError
@@ -191,12 +190,26 @@ class GLMCV(SparseInputMixin, BaseEstimator):
         else:
             mean = found.coefs[:, i, j].mean(axis=0)
             coef, intercept = mean[..., :-1], mean[..., -1]
+            vars(self).pop("n_iter_", None)  # a refit's, from an earlier fit
         self.coef_ = np.array(coef, dtype=np.float64)
         intercept = np.array(intercept, dtype=np.float64)
         self.intercept_ = float(intercept) if intercept.ndim == 0 else intercept
         if is_classifier(self):
             self.classes_ = np.unique(y)
         return self
+
+
+def _refuse_missing_classes(y, folds: list) -> None:
+    """Every training fold must hold every class: a fold's model would have other classes
+    (fewer coefficient rows) than the refitted one."""
+    classes = np.unique(y)
+    for k, (train, _) in enumerate(folds):
+        held = np.unique(y[train])
+        if held.size != classes.size:
+            missing = np.setdiff1d(classes, held).tolist()
+            raise ValueError(f"cv: the training rows of fold {k} hold no example of "
+                             f"class(es) {missing!r} of y; use fewer folds (cv) or a "
+                             "stratified splitter.")
 
 
 def threads(n_jobs: int | None) -> int:
@@ -218,6 +231,8 @@ def cross_validated_paths(estimator, X, y, params, weights: NDArray | None
     grids = np.array([alpha_grid(estimator, X, y, params.alphas, r, params.eps, weights)
                       for r in ratios])
     folds = list(check_cv(params.cv, y, classifier=is_classifier(estimator)).split(X, y))
+    if is_classifier(estimator):
+        _refuse_missing_classes(y, folds)
     scorer = check_scoring(estimator, scoring=params.scoring)
 
     def walk(train, test, r, grid):
