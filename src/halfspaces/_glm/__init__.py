@@ -11,6 +11,8 @@
 - :mod:`.duals`: certified duality gaps of the datafits' objectives (the primitives that
   bound rounding in :mod:`.gaps`), and :mod:`.runs`, what a solver returns and its stop on the gap;
 - :mod:`.base`: the estimator base the GLM classes share, with their shared parameters.
+- :mod:`.path`: warm-started regularisation paths over a grid from alpha_max, and
+  :mod:`.cv`, the base of the ``...CV`` estimators that walk one path per fold.
 
 Its modules are imported by their own names; this file imports nothing.
 """
