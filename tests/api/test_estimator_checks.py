@@ -176,7 +176,7 @@ def test_hard_margin_estimators_meet_the_checks_properties_on_separable_data(nam
 
 
 # Counts and sizes: True is the Integral 1 to Python and so to scikit-learn's Interval
-INTEGER_PARAMETERS = ("max_epochs", "max_iter", "batch_size", "degree", "node_limit")
+INTEGER_PARAMETERS = ("max_epochs", "max_iter", "batch_size", "degree", "node_limit", "alphas")
 
 
 def estimator_classes_with_integer_parameters():

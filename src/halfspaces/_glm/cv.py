@@ -34,7 +34,7 @@ from halfspaces._glm.path import (
     resolved_l1_ratio,
     takes_sample_weight,
 )
-from halfspaces._sklearn import BaseEstimator, Interval
+from halfspaces._sklearn import BaseEstimator, IntegerInterval, Interval
 from halfspaces._utils.blas import one_blas_thread
 from halfspaces._utils.contract import Array, Attribute, Fitted, Float
 from halfspaces._validation import FIT_INPUT, SparseInputMixin, sample_weights, validate_data
@@ -43,7 +43,8 @@ __all__ = ["CV_ATTRIBUTES", "CV_PARAMETERS", "CV_PARAMETERS_DOC", "CrossValidate
            "GLMCV", "coef_with_intercept", "coefs_paths", "refit_attributes"]
 
 CV_PARAMETERS: dict = {
-    "alphas": [Interval(Integral, 1, None, closed="left"), "array-like"],
+    # a count that refuses bools (alphas=True was a grid of one alpha, 1.0)
+    "alphas": [IntegerInterval(1, None, closed="left"), "array-like"],
     "l1_ratios": ["array-like", None],
     "eps": [Interval(Real, 0, 1, closed="right"), None],
     "cv": ["cv_object"],
