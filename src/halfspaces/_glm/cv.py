@@ -191,7 +191,7 @@ class GLMCV(SparseInputMixin, BaseEstimator):
         else:
             mean = found.coefs[:, i, j].mean(axis=0)
             coef, intercept = mean[..., :-1], mean[..., -1]
-            vars(self).pop("n_iter_", None)  # a refit's, from an earlier fit
+            self.__dict__.pop("n_iter_", None)  # a refit's, from an earlier fit
         self.coef_ = np.array(coef, dtype=np.float64)
         intercept = np.array(intercept, dtype=np.float64)
         self.intercept_ = float(intercept) if intercept.ndim == 0 else intercept
