@@ -25,8 +25,11 @@ __all__ = [
     "KernelPerceptron",
     "LinearProgramClassifier",
     "LinearRegression",
+    "LinearRegressionCV",
     "LinearSVM",
+    "LinearSVMCV",
     "LogisticRegression",
+    "LogisticRegressionCV",
     "MaxMarginClassifier",
     "ModelFileError",
     "MulticlassPerceptron",
@@ -41,6 +44,7 @@ __all__ = [
     "augment",
     "load",
     "online_perceptron",
+    "regularization_path",
     "save",
     "__version__",
 ]
@@ -48,6 +52,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from typing import Any
 
+    from halfspaces._glm.path import regularization_path
     from halfspaces._utils.homogeneous import augment
     from halfspaces.erm import LinearProgramClassifier, MaxMarginClassifier, ZeroOneERMClassifier
     from halfspaces.exceptions import (
@@ -61,8 +66,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from halfspaces.io.model import load, save
     from halfspaces.kernel import KernelPerceptron, VotedKernelPerceptron
-    from halfspaces.linear_regression import LinearRegression
-    from halfspaces.logistic import LogisticRegression
+    from halfspaces.linear_regression import LinearRegression, LinearRegressionCV
+    from halfspaces.logistic import LogisticRegression, LogisticRegressionCV
     from halfspaces.multiclass import MulticlassPerceptron
     from halfspaces.perceptron import (
         AveragedPerceptron,
@@ -71,7 +76,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         VotedPerceptron,
         online_perceptron,
     )
-    from halfspaces.svm import LinearSVM
+    from halfspaces.svm import LinearSVM, LinearSVMCV
 
 
 # the namespace holds the public names, and private ones only: what the imports above bound

@@ -15,8 +15,8 @@ import importlib
 from typing import Any
 
 __all__ = [
-    "ESTIMATORS", "EXCEPTIONS", "FUNCTIONS", "PUBLIC", "STATE_CLASSES", "SUBMODULES",
-    "estimator_class", "public", "state_class",
+    "CV_ESTIMATORS", "ESTIMATORS", "EXCEPTIONS", "FUNCTIONS", "PUBLIC", "STATE_CLASSES",
+    "SUBMODULES", "estimator_class", "public", "state_class",
 ]
 
 ESTIMATORS = {
@@ -36,8 +36,19 @@ ESTIMATORS = {
 }
 """The public estimator classes (scikit-learn estimators): name -> module."""
 
+CV_ESTIMATORS = {
+    "LogisticRegressionCV": "halfspaces.logistic",
+    "LinearRegressionCV": "halfspaces.linear_regression",
+    "LinearSVMCV": "halfspaces.svm",
+}
+"""The estimators that choose alpha by cross-validation: name -> module. Model files may
+hold them (:func:`estimator_class` finds them); they are apart from :data:`ESTIMATORS`,
+the models the command line trains and the tables of per-model configurations the tests
+keep, because they are searches over those models rather than models of their own."""
+
 FUNCTIONS = {
     "online_perceptron": "halfspaces.perceptron",
+    "regularization_path": "halfspaces._glm.path",
     "augment": "halfspaces._utils.homogeneous",
     "save": "halfspaces.io.model",
     "load": "halfspaces.io.model",
@@ -58,7 +69,7 @@ name -> module. :mod:`halfspaces.io` (``DataFileError``, ``OutputFileError``),
 :mod:`halfspaces.io.model` (``ModelFileError``) and :mod:`halfspaces.io.streaming`
 (``CheckpointMismatchError``) export the ones they raise as well."""
 
-PUBLIC = {**ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
+PUBLIC = {**ESTIMATORS, **CV_ESTIMATORS, **FUNCTIONS, **EXCEPTIONS}
 """Every name the package root exports (besides ``__version__``): name -> module."""
 
 SUBMODULES = frozenset({
@@ -87,8 +98,11 @@ def public(name: str) -> Any:
 
 
 def estimator_class(name: str) -> type | None:
-    """The estimator class called `name`, or None if there is no such public estimator."""
-    return public(name) if isinstance(name, str) and name in ESTIMATORS else None
+    """The estimator class called `name` (of :data:`ESTIMATORS` or :data:`CV_ESTIMATORS`),
+    or None if there is no such public estimator."""
+    if not isinstance(name, str) or not (name in ESTIMATORS or name in CV_ESTIMATORS):
+        return None
+    return public(name)
 
 
 def state_class(name: str) -> type | None:

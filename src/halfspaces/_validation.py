@@ -254,6 +254,12 @@ class Targets:
     labels: NDArray
     positives: tuple
 
+    def values(self) -> NDArray:
+        """The labels as values of ``classes`` (numeric labels are kept, others indexed)."""
+        if self.classes.dtype.kind in "iuf" and self.labels.dtype.kind in "iuf":
+            return self.labels
+        return self.classes[self.labels]
+
     def plus_minus(self, k: int, rows: NDArray | slice = slice(None)) -> NDArray:
         """The ±1 targets of problem k (at ``rows``), as a float array."""
         return np.where(self.labels[rows] == self.positives[k], 1.0, -1.0)

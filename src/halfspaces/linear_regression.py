@@ -33,6 +33,16 @@ from halfspaces._glm.base import (
     STOCHASTIC,
     VALIDATION_SCORES,
 )
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    CV_SHARED_DOC,
+    GLMCV,
+    NOT_CV_PARAMETERS,
+    coefs_paths,
+    refit_attributes,
+)
 from halfspaces._glm.datafits import Squared
 from halfspaces._glm.least_squares import by_normal_equations, lstsq, target_scale
 from halfspaces._glm.objective import Objective
@@ -54,7 +64,7 @@ from halfspaces._utils.contract import (
 from halfspaces._utils.memory import check_dense_vectors
 from halfspaces._validation import LOOP_CHECKS_FINITE, sample_weights, validate_data
 
-__all__ = ["LinearRegression"]
+__all__ = ["LinearRegression", "LinearRegressionCV"]
 
 
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC + L1_RATIO_DOC)
@@ -140,9 +150,9 @@ class LinearRegression(RegressorMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False, l1_ratio: float = 0.0,
-                 early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5) -> None:
+                 random_state=None, warm_start: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 l1_ratio: float = 0.0) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
@@ -330,3 +340,135 @@ class LinearRegression(RegressorMixin, GLM):
         if t == 1.0:
             return float(r2_score(y, predicted, sample_weight=sample_weight))
         return float(r2_score(y * t, predicted * t, sample_weight=sample_weight))
+
+
+@fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=CV_SHARED_DOC)
+class LinearRegressionCV(RegressorMixin, GLMCV):
+    r"""Ridge (least squares) regression with alpha chosen by cross-validation over a path.
+
+    Each fold fits :class:`LinearRegression` along one decreasing grid of alpha (warm
+    started for the iterative solvers; the direct ones need no start) and scores it on
+    the fold's held-out rows; ``alpha_`` has the best mean score (R^2 by default), and the
+    model is then refitted at it on all the rows. The objective is
+    :class:`LinearRegression`'s: scikit-learn's ``Ridge(alpha=n_train * alpha)``.
+
+    Parameters
+    ----------
+    [cv_parameters]
+    solver : {"auto", "lstsq", "cholesky", "gd", "sgd", "minibatch", "cd"}, default="auto"
+        The solver of every fit, as in :class:`LinearRegression`: "auto" is "lstsq" for
+        the L2 penalty and "cd" (coordinate descent) where ``l1_ratios`` has an L1 part.
+    fit_intercept : bool, default=True
+        Learn the intercept b (never penalised).
+    max_iter : int or None, default=None
+        Iterations of each fit of the iterative solvers.
+    tol : float, default=1e-6
+        The stopping rule of each fit, as in :class:`LinearRegression`.
+    [glm_parameters: learning_rate ... random_state]
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.LinearRegression : the estimator fitted along the path.
+    halfspaces.regularization_path : one path on all the rows.
+
+    References
+    ----------
+    J. Friedman, T. Hastie and R. Tibshirani. Regularization paths for generalized linear
+    models via coordinate descent. Journal of Statistical Software 33(1), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LinearRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 3))
+    >>> y = X @ np.array([1.0, 0.0, -2.0]) + 0.1 * rng.normal(size=40)
+    >>> reg = LinearRegressionCV(alphas=[1.0, 0.1, 0.001], cv=4).fit(X, y)
+    >>> reg.alpha_, reg.scores_.shape
+    (0.001, (4, 1, 3))
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CV_PARAMETERS,
+        **{k: v for k, v in LinearRegression._parameter_constraints.items()
+           if k not in NOT_CV_PARAMETERS},
+    }
+
+    def __init__(self, alphas=10, l1_ratios=None, eps: float | None = None, cv=5, scoring=None,
+                 n_jobs: int | None = None, refit: bool = True, solver: str = "auto",
+                 fit_intercept: bool = True, max_iter: int | None = None, tol: float = 1e-6,
+                 learning_rate: str = "constant", eta0: float | None = None,
+                 power_t: float = 0.5, batch_size: int = 256, line_search: bool = True,
+                 average: bool = True, random_state=None) -> None:
+        self.alphas = alphas
+        self.l1_ratios = l1_ratios
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+
+    _fitted_attributes = Fitted("one", (
+        *CV_ATTRIBUTES,
+        coefs_paths(("d+1",), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
+                              "n_features + 1)"),
+        *refit_attributes(LinearRegression._fitted_attributes),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _estimator(self) -> LinearRegression:
+        return LinearRegression()
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Choose alpha by cross-validation, then refit on all the rows (``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every fit of :class:`LinearRegression` (which must take it) and to
+            alpha_max's weighted mean; the held-out scores are unweighted.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_cv(X, y, sample_weight)
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """<w, x> + b for each row of X, with the chosen model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_

@@ -23,10 +23,8 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import log_softmax
 from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._glm.base import (
     GAP_DOC,
@@ -36,8 +34,20 @@ from halfspaces._glm.base import (
     SOLVER_PARAMETERS,
     STOCHASTIC,
     VALIDATION_SCORES,
+    LogisticProbabilities,
+)
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    CV_SHARED_DOC,
+    GLMCV,
+    NOT_CV_PARAMETERS,
+    coefs_paths,
+    refit_attributes,
 )
 from halfspaces._glm.datafits import Logistic, Softmax
+from halfspaces._glm.early_stopping import encoded_held_out
 from halfspaces._glm.objective import Objective
 from halfspaces._glm.solvers import SgdState, SolverRun, refuse_underflowing_squares
 from halfspaces._sklearn import CLASS_WEIGHT, LinearClassifierMixin, StrOptions, fit_context
@@ -67,13 +77,12 @@ from halfspaces._validation import (
     validate_data,
 )
 from halfspaces.exceptions import ConvergenceWarning
-from halfspaces.losses import logistic as logistic_loss
 
-__all__ = ["LogisticRegression"]
+__all__ = ["LogisticRegression", "LogisticRegressionCV"]
 
 
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC + L1_RATIO_DOC)
-class LogisticRegression(LinearClassifierMixin, GLM):
+class LogisticRegression(LogisticProbabilities, LinearClassifierMixin, GLM):
     r"""Logistic regression (softmax regression beyond two classes) by maximum likelihood.
 
     Minimises the mean negative log-likelihood plus an optional L2 penalty, the intercept
@@ -189,9 +198,9 @@ class LogisticRegression(LinearClassifierMixin, GLM):
                  learning_rate: str = "constant", eta0: float | None = None,
                  power_t: float = 0.5,
                  batch_size: int = 256, line_search: bool = True, average: bool = True,
-                 random_state=None, warm_start: bool = False, l1_ratio: float = 0.0,
-                 early_stopping: bool = False, validation_fraction: float = 0.1,
-                 n_iter_no_change: int = 5, class_weight=None) -> None:
+                 random_state=None, warm_start: bool = False, early_stopping: bool = False,
+                 validation_fraction: float = 0.1, n_iter_no_change: int = 5,
+                 l1_ratio: float = 0.0, class_weight=None) -> None:
         super().__init__(
             solver=solver, alpha=alpha, fit_intercept=fit_intercept, max_iter=max_iter,
             tol=tol, learning_rate=learning_rate, eta0=eta0, power_t=power_t,
@@ -227,7 +236,7 @@ class LogisticRegression(LinearClassifierMixin, GLM):
         if X_held is not None:
             targets = encode_targets(y, targets.classes)
         obj = self._objective(X, targets, weights)
-        held_out = self._held_out(X_held, *_encoded(y_held, targets.classes))
+        held_out = self._held_out(X_held, *encoded_held_out(y_held, targets.classes))
         self._rng = check_random_state(self.random_state)
         run = self._solve(obj, self._rng, held_out)
         self._set_fitted(obj, targets, run)
@@ -385,40 +394,6 @@ class LogisticRegression(LinearClassifierMixin, GLM):
             "separating direction. Set alpha > 0 (e.g. alpha = 1 / n_samples) for a "
             "unique, finite solution.", ConvergenceWarning, stacklevel=stacklevel)
 
-    def predict_proba(self, X: ArrayLike) -> NDArray:
-        """Class probabilities, columns in ``classes_`` order, rows summing to 1.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            sigma(z) for the positive class (softmax(z) beyond two classes).
-        """
-        return np.exp(self.predict_log_proba(X))
-
-    def predict_log_proba(self, X: ArrayLike) -> NDArray:
-        """Logarithms of :meth:`predict_proba`, computed without overflow.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        log_proba : ndarray of shape (n_samples, n_classes)
-            log sigma(-z), log sigma(z) for two classes; log softmax(z) beyond.
-        """
-        check_is_fitted(self)
-        z = self.decision_function(X)
-        if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
-            return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
-        return log_softmax(z, axis=1)
-
 
 def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
                max_abs: float) -> bool:
@@ -441,26 +416,130 @@ def _separable(est: LogisticRegression, X, targets: Targets, converged: bool,
 
         unit = X if max_abs in (0.0, 1.0) else X * (1.0 / max_abs)
         return bool(separability(unit, y, fit_intercept=est.fit_intercept).separable)
-    true = np.searchsorted(est.classes_, _labels_of(targets, est.classes_))
+    true = np.searchsorted(est.classes_, targets.values())
     rows = np.arange(pred.shape[0])
     own = pred[rows, true]
     pred[rows, true] = -np.inf
     return bool(np.all(own > pred.max(axis=1)))
 
 
-def _encoded(y: NDArray | None, classes: NDArray) -> tuple[NDArray | None, str]:
-    """Held-out labels as the objective encodes them (±1, or class indices), and the task."""
-    if y is None:
-        return None, "binary"
-    labels = np.searchsorted(classes, y)
-    if classes.size == 2:
-        return np.where(labels == 1, 1.0, -1.0), "binary"
-    return labels, "multiclass"
+@fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=CV_SHARED_DOC)
+class LogisticRegressionCV(LogisticProbabilities, LinearClassifierMixin, GLMCV):
+    r"""Logistic regression with alpha chosen by cross-validation over a warm-started path.
 
+    Each fold fits :class:`LogisticRegression` along one decreasing grid of alpha, each fit
+    starting from the one before (:func:`halfspaces.regularization_path`), and scores it
+    on the fold's held-out rows; ``alpha_`` has the best mean score, and the model is then
+    refitted at it on all the rows. The objective is :class:`LogisticRegression`'s:
+    scikit-learn's ``LogisticRegressionCV(Cs=...)`` fits C = 1 / (alpha n_train).
 
-def _labels_of(targets: Targets, classes: NDArray) -> NDArray:
-    """The labels as values of ``classes`` (encode_targets keeps numbers, indexes others)."""
-    labels = targets.labels
-    if classes.dtype.kind in "iuf" and labels.dtype.kind in "iuf":
-        return labels
-    return classes[labels]
+    Parameters
+    ----------
+    [cv_parameters]
+    solver : {"auto", "lbfgs", "newton", "gd", "sgd", "minibatch", "cd"}, default="auto"
+        The solver of every fit, as in :class:`LogisticRegression`: "auto" is "lbfgs" for
+        the L2 penalty and "cd" (coordinate descent) where ``l1_ratios`` has an L1 part.
+    fit_intercept : bool, default=True
+        Learn the intercepts b (never penalised).
+    max_iter : int or None, default=None
+        Iterations of each fit, as in :class:`LogisticRegression`.
+    tol : float, default=1e-6
+        The stopping rule of each fit, as in :class:`LogisticRegression` (a certified
+        duality gap of at most tol J for the full-batch solvers).
+    [glm_parameters: learning_rate ... random_state]
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`LogisticRegression`; "balanced" counts the classes of each training
+        fold.
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.LogisticRegression : the estimator fitted along the path.
+    halfspaces.regularization_path : one path on all the rows.
+
+    References
+    ----------
+    J. Friedman, T. Hastie and R. Tibshirani. Regularization paths for generalized linear
+    models via coordinate descent. Journal of Statistical Software 33(1), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LogisticRegressionCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    >>> clf = LogisticRegressionCV(alphas=5, cv=3).fit(X, y)
+    >>> clf.scores_.shape
+    (3, 1, 5)
+    >>> bool(clf.alpha_ in clf.alphas_[0])
+    True
+    """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CV_PARAMETERS,
+        **{k: v for k, v in LogisticRegression._parameter_constraints.items()
+           if k not in NOT_CV_PARAMETERS},
+    }
+
+    def __init__(self, alphas=10, l1_ratios=None, eps: float | None = None, cv=5, scoring=None,
+                 n_jobs: int | None = None, refit: bool = True, solver: str = "auto",
+                 fit_intercept: bool = True, max_iter: int | None = None, tol: float = 1e-6,
+                 learning_rate: str = "constant", eta0: float | None = None,
+                 power_t: float = 0.5, batch_size: int = 256, line_search: bool = True,
+                 average: bool = True, random_state=None, class_weight=None) -> None:
+        self.alphas = alphas
+        self.l1_ratios = l1_ratios
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.learning_rate = learning_rate
+        self.eta0 = eta0
+        self.power_t = power_t
+        self.batch_size = batch_size
+        self.line_search = line_search
+        self.average = average
+        self.random_state = random_state
+        self.class_weight = class_weight
+
+    _fitted_attributes = Fitted("ovr", (
+        *CV_ATTRIBUTES,
+        coefs_paths(("p", "d+1"), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
+                                  "n_problems, n_features + 1)"),
+        *refit_attributes(LogisticRegression._fitted_attributes),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _estimator(self) -> LogisticRegression:
+        return LogisticRegression()
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Choose alpha by cross-validation, then refit on all the rows (``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels: two values, or more for softmax regression.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every fit of :class:`LogisticRegression` (which must take it) and
+            to alpha_max's weighted mean; the held-out scores are unweighted.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_cv(X, y, sample_weight)

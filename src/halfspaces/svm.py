@@ -22,12 +22,27 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from halfspaces._glm.coordinate_descent import solve_svm_cd
 from halfspaces._glm.crammer_singer import CrammerSingerRun, solve_crammer_singer
-from halfspaces._glm.svm_dual import SVM_LOSSES, SvmDualRun, solve_svm_dual
+from halfspaces._glm.cv import (
+    CV_ATTRIBUTES,
+    CV_PARAMETERS,
+    CV_PARAMETERS_DOC,
+    GLMCV,
+    NOT_CV_PARAMETERS,
+    coefs_paths,
+    refit_attributes,
+)
+from halfspaces._glm.svm_dual import (
+    SVM_LOSSES,
+    PositiveAlpha,
+    SvmDualRun,
+    kept_rows,
+    solve_svm_dual,
+)
 from halfspaces._glm.svm_newton import pick_svm_solver, solve_svm_newton
 from halfspaces._sklearn import (
     CLASS_WEIGHT,
@@ -64,27 +79,10 @@ from halfspaces._validation import (
 )
 from halfspaces.exceptions import ConvergenceWarning
 
-__all__ = ["LinearSVM"]
+__all__ = ["LinearSVM", "LinearSVMCV"]
 
 
-class _PositiveAlpha(FloatInterval):
-    """alpha > 0, whose refusal of 0 says which estimators minimise the unpenalised loss.
-
-    The message is scikit-learn's "The 'alpha' parameter of LinearSVM must be <this>. Got 0
-    instead.", raised wherever the declared constraints are checked (fit, load, the CLI).
-    """
-
-    def __init__(self) -> None:
-        super().__init__(0, None, closed="neither")
-
-    def __str__(self) -> str:
-        return (f"{super().__str__()}; alpha = 0 is the unregularised hinge loss, which "
-                "LinearProgramClassifier(on_infeasible=\"hinge\") minimises exactly "
-                "(MaxMarginClassifier gives the hard margin of separable data)")
-
-
-# one value per binary problem (``per_problem``'s form): may be inf where rounding
-# certifies nothing (a sum of more than 2**51 terms)
+# one value per binary problem (per_problem's form): inf where rounding certifies nothing
 _PER_PROBLEM_FLOAT = Choice(Float(finite=False), Array("float64", ("p",), finite=False))
 
 
@@ -210,7 +208,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict] = {
-        "alpha": [_PositiveAlpha()],
+        "alpha": [PositiveAlpha()],
         "loss": [StrOptions(set(SVM_LOSSES))],
         "fit_intercept": ["boolean"],
         "tol": [FloatInterval(0, None, closed="left")],
@@ -273,7 +271,7 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
         check_dense_vectors(n_features, len(targets.positives) + 3)
         weights = row_weights(sample_weight, self.class_weight, targets.classes,
                               np.asarray(labels))
-        rows, X_kept, scaled = _kept_rows(data, weights)
+        rows, X_kept, scaled = kept_rows(data, weights)
         if self.multi_class == "crammer_singer" and len(targets.positives) > 1:
             return self._fit_crammer_singer(targets, X_kept, rows, scaled, n_samples)
         starts = self._warm_starts(targets, n_samples, rows)
@@ -434,20 +432,119 @@ class LinearSVM(SparseInputMixin, LinearClassifierMixin, BaseEstimator):
             stacklevel=5)  # the caller of fit, through fit_context's two wrappers
 
 
-def _kept_rows(X, weights: NDArray | None):
-    """(rows, X at those rows, their weights for the solver): the rows of positive weight.
+@fill_doc(cv_parameters=CV_PARAMETERS_DOC)
+class LinearSVMCV(LinearClassifierMixin, GLMCV):
+    r"""The soft-margin linear SVM with alpha chosen by cross-validation over a path.
 
-    The solver's C_i are weights_i / (alpha n) for its n rows; the weights passed are s_i n
-    / S, so that C_i = s_i / (alpha S), the C_i of J's weighted mean. Rows of zero weight
-    contribute nothing to J (C_i = 0) and are left out, which keeps C_i > 0 for the squared
-    hinge's 1 / (2 C_i): zero weights and removed rows then give the same problem. X is
-    copied only when some weight is zero.
+    Each fold fits :class:`LinearSVM` along one decreasing grid of alpha, each fit starting
+    from the dual point of the one before (its ``warm_start``), and scores it on the fold's
+    held-out rows; ``alpha_`` has the best mean score (accuracy by default), and the model
+    is then refitted at it on all the rows. The objective is :class:`LinearSVM`'s:
+    scikit-learn's ``LinearSVC(C=1 / (alpha n_train))``.
+
+    Parameters
+    ----------
+    [cv_parameters]
+    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
+        The loss of every fit, as in :class:`LinearSVM`.
+    fit_intercept : bool, default=True
+        Learn the intercepts b (never penalised).
+    tol : float, default=1e-4
+        Each fit stops when its certified duality gap is at most tol J.
+    max_iter : int, default=1000
+        Passes over the data (or Newton steps) of each fit.
+    solver : {"auto", "dual", "newton"}, default="auto"
+        The solver of every fit, as in :class:`LinearSVM`.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        Beyond two classes, as in :class:`LinearSVM` (warm starts for "ovr" only).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the order in which each pass visits the examples.
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`LinearSVM`; "balanced" counts the classes of each training fold.
+
+    Attributes
+    ----------
+    [fitted_attributes]
+
+    See Also
+    --------
+    halfspaces.LinearSVM : the estimator fitted along the path.
+    halfspaces.regularization_path : one path on all the rows.
+
+    References
+    ----------
+    Hsieh, Chang, Lin, Keerthi and Sundararajan (2008), Section 3.4 (warm starts at a new
+    C); J. Friedman, T. Hastie and R. Tibshirani, Regularization paths for generalized
+    linear models via coordinate descent, Journal of Statistical Software 33(1), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from halfspaces import LinearSVMCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(60, 2))
+    >>> y = (X[:, 0] + 0.5 * rng.normal(size=60) > 0).astype(int)
+    >>> clf = LinearSVMCV(alphas=4, cv=3, random_state=0).fit(X, y)
+    >>> clf.scores_.shape, clf.coef_.shape
+    ((3, 1, 4), (1, 2))
     """
-    if weights is None:
-        return slice(None), X, None
-    kept = np.flatnonzero(weights > 0)
-    total = math.fsum(weights[kept].tolist())
-    scaled = weights[kept] * (kept.size / total)
-    if kept.size == weights.size:
-        return slice(None), X, scaled
-    return kept, X[kept], scaled
+
+    _parameter_constraints: ClassVar[dict] = {
+        **CV_PARAMETERS,
+        **{k: v for k, v in LinearSVM._parameter_constraints.items()
+           if k not in NOT_CV_PARAMETERS},
+    }
+
+    def __init__(self, alphas=10, l1_ratios=None, eps: float | None = None, cv=5, scoring=None,
+                 n_jobs: int | None = None, refit: bool = True, loss: str = "squared_hinge",
+                 fit_intercept: bool = True, tol: float = 1e-4, max_iter: int = 1000,
+                 solver: str = "auto", multi_class: str = "ovr", random_state=None,
+                 class_weight=None) -> None:
+        self.alphas = alphas
+        self.l1_ratios = l1_ratios
+        self.eps = eps
+        self.cv = cv
+        self.scoring = scoring
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.solver = solver
+        self.multi_class = multi_class
+        self.random_state = random_state
+        self.class_weight = class_weight
+
+    _fitted_attributes = Fitted("ovr", (
+        *CV_ATTRIBUTES,
+        coefs_paths(("p", "d+1"), "ndarray of shape (n_folds, n_l1_ratios, n_alphas, "
+                                  "n_problems, n_features + 1)"),
+        *refit_attributes(LinearSVM._fitted_attributes),
+        N_FEATURES_IN,
+        FEATURE_NAMES_IN,
+    ))
+
+    def _estimator(self) -> LinearSVM:
+        return LinearSVM()
+
+    @fit_context
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None):
+        """Choose alpha by cross-validation, then refit on all the rows (``refit``).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data.
+        y : array-like of shape (n_samples,)
+            Labels: two values, or more.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Passed to every fit of :class:`LinearSVM` and to alpha_max's weighted mean;
+            the held-out scores are unweighted.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+        """
+        return self._fit_cv(X, y, sample_weight)

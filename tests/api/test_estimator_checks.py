@@ -66,6 +66,27 @@ NOT_ABOUT_SEPARABILITY: dict[str, tuple[str, ...]] = {
     "ZeroOneERMClassifier": ("check_class_weight_classifiers",)}
 
 
+# scikit-learn's sample-weight checks on a CV estimator whose inner estimator's fit takes no
+# sample_weight (yet): the CV estimator's fit has the parameter, and refuses a weight by name
+WEIGHTS_REFUSED = ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+                   "check_sample_weights_list", "check_sample_weights_shape",
+                   "check_sample_weights_not_overwritten",
+                   "check_sample_weight_equivalence_on_dense_data",
+                   "check_sample_weight_equivalence_on_sparse_data",
+                   "check_classifiers_one_label_sample_weights")
+
+
+def refuses_weights(estimator, check) -> bool:
+    """Whether `check` fails on `estimator` only for the refusal of WEIGHTS_REFUSED."""
+    if check_name(check) not in WEIGHTS_REFUSED or not hasattr(estimator, "_configured"):
+        return False
+    if check_name(check) == "check_classifiers_one_label_sample_weights" and not is_classifier(
+            estimator):
+        return False
+    inner = estimator._configured()
+    return "sample_weight" not in inspect.signature(inner.fit).parameters
+
+
 def public_estimators():
     classes = (getattr(halfspaces, name) for name in halfspaces.__all__)
     return [
@@ -107,6 +128,13 @@ def test_sklearn_compatible(estimator, check):
             check(estimator)
     elif check_name(check) in expected_failed_checks(estimator):
         assert_refuses_non_separable_data(check, estimator)
+    elif refuses_weights(estimator, check):
+        with pytest.raises(Exception) as info:
+            check(estimator)
+        cause = info.value
+        while cause is not None and "takes no sample_weight" not in str(cause):
+            cause = cause.__cause__ or cause.__context__
+        assert cause is not None, f"failed for another reason: {info.value!r}"
     else:
         check(estimator)
 
@@ -187,7 +215,7 @@ def test_hard_margin_estimators_meet_the_checks_properties_on_separable_data(nam
 
 # Counts and sizes: True is the Integral 1 to Python and so to scikit-learn's Interval
 INTEGER_PARAMETERS = ("max_epochs", "max_iter", "batch_size", "degree", "node_limit",
-                      "n_iter_no_change")
+                      "n_iter_no_change", "alphas")
 
 
 def estimator_classes_with_integer_parameters():

@@ -14,6 +14,8 @@
 - :mod:`.coordinate_descent`: the elastic-net fits (``l1_ratio > 0``) by coordinate descent
   over working sets, and ``alpha_max``; :mod:`.penalties` the elastic net itself and
   :mod:`.sparse_duals` its certified gaps.
+- :mod:`.path`: warm-started regularisation paths over a grid from alpha_max, and
+  :mod:`.cv`, the base of the ``...CV`` estimators that walk one path per fold.
 
 Its modules are imported by their own names; this file imports nothing.
 """

@@ -13,7 +13,9 @@ import warnings
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import log_softmax
+from sklearn.utils.validation import check_is_fitted
 
 from halfspaces._glm.coordinate_descent import solve_cd
 from halfspaces._glm.early_stopping import HeldOut
@@ -24,9 +26,11 @@ from halfspaces._utils.contract import Array, Attribute, Float, OrNone
 from halfspaces._utils.early_stopping import validation_split
 from halfspaces._validation import SparseInputMixin
 from halfspaces.exceptions import ConvergenceWarning
+from halfspaces.losses import logistic as logistic_loss
 
-__all__ = ["CD_MAX_ITER", "GAP_DOC", "GLM", "L1_RATIO_DOC", "SHARED_PARAMETERS_DOC",
-           "SOLVER_PARAMETERS", "STOCHASTIC", "VALIDATION_SCORES", "step_rule"]
+__all__ = ["CD_MAX_ITER", "GAP_DOC", "GLM", "L1_RATIO_DOC", "LogisticProbabilities",
+           "SHARED_PARAMETERS_DOC", "SOLVER_PARAMETERS", "STOCHASTIC", "VALIDATION_SCORES",
+           "step_rule"]
 
 STOCHASTIC = ("sgd", "minibatch")
 CD_MAX_ITER = 100  # outer iterations (gradient checks over all columns) of "cd"
@@ -165,8 +169,8 @@ class GLM(SparseInputMixin, BaseEstimator):
 
     def __init__(self, *, solver, alpha, fit_intercept, max_iter, tol, learning_rate, eta0,
                  power_t, batch_size, line_search, average, random_state, warm_start,
-                 l1_ratio=0.0, early_stopping=False, validation_fraction=0.1,
-                 n_iter_no_change=5) -> None:
+                 early_stopping=False, validation_fraction=0.1, n_iter_no_change=5,
+                 l1_ratio=0.0) -> None:
         self.solver = solver
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -180,10 +184,10 @@ class GLM(SparseInputMixin, BaseEstimator):
         self.average = average
         self.random_state = random_state
         self.warm_start = warm_start
-        self.l1_ratio = l1_ratio
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.l1_ratio = l1_ratio
 
     def _start(self, obj: GLMObjective) -> np.ndarray:
         """The first iterate: with warm_start the last solution when its shape fits, else 0."""
@@ -252,9 +256,12 @@ class GLM(SparseInputMixin, BaseEstimator):
                 f"{type(self).__name__}: solver='cd' (and l1_ratio > 0) fits data in "
                 "memory; use solver='lbfgs' with l1_ratio=0.")
         max_iter = CD_MAX_ITER if self.max_iter is None else int(self.max_iter)
+        # a start at zero is a cold start: the solver then begins at the intercept-only fit,
+        # where w = 0 is exactly optimal for alpha >= alpha_max (0 as intercept moved w)
+        start = self._start(obj)
         run = solve_cd(obj.X, obj.y, loss=loss, alpha=obj.alpha, l1_ratio=float(self.l1_ratio),
                        fit_intercept=obj.fit_intercept, tol=float(self.tol), max_iter=max_iter,
-                       weights=obj.weights, start=self._start(obj),
+                       weights=obj.weights, start=start if start.any() else None,
                        n_classes=obj.n_outputs)
         return SolverRun(run.w, run.n_iter, run.converged, run.loss_curve, stalled=run.stalled,
                          objective=run.objective, gap=run.gap)
@@ -312,3 +319,42 @@ class GLM(SparseInputMixin, BaseEstimator):
                 f"iterations (max_iter={self.max_iter}) before its stopping rule (tol="
                 f"{self.tol}) was met; raise max_iter or tol, or use "
                 f"solver={self._instead!r}.", ConvergenceWarning, stacklevel=3)
+
+
+class LogisticProbabilities:
+    """``predict_proba`` and ``predict_log_proba`` from ``decision_function``: the logistic
+    model's sigma(z) for two classes, softmax(z) beyond (LogisticRegression and its CV)."""
+
+    def predict_proba(self, X: ArrayLike) -> NDArray:
+        """Class probabilities, columns in ``classes_`` order, rows summing to 1.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            sigma(z) for the positive class (softmax(z) beyond two classes).
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict_log_proba(self, X: ArrayLike) -> NDArray:
+        """Logarithms of :meth:`predict_proba`, computed without overflow.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            log sigma(-z), log sigma(z) for two classes; log softmax(z) beyond.
+        """
+        check_is_fitted(self)
+        z = self.decision_function(X)  # type: ignore[attr-defined]
+        if z.ndim == 1:  # log sigma(z) = -logistic(z): the logistic loss of the margin z
+            return np.column_stack([-logistic_loss(-z), -logistic_loss(z)])
+        return log_softmax(z, axis=1)

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from halfspaces._utils.early_stopping import Watch
 
-__all__ = ["HeldOut"]
+__all__ = ["HeldOut", "encoded_held_out"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +53,13 @@ class HeldOut:
     def watch(self, model: Callable[[], NDArray], snapshot: Callable[[], Any]) -> Watch:
         """The rule over the scores of ``model()``, keeping ``snapshot()`` at the best."""
         return Watch(lambda: self.score(model()), snapshot, self.n_iter_no_change, self.tol)
+
+
+def encoded_held_out(y: NDArray | None, classes: NDArray) -> tuple[NDArray | None, str]:
+    """Held-out labels as the objective encodes them (±1, or class indices), and the task."""
+    if y is None:
+        return None, "binary"
+    labels = np.searchsorted(classes, y)
+    if classes.size == 2:
+        return np.where(labels == 1, 1.0, -1.0), "binary"
+    return labels, "multiclass"

@@ -43,9 +43,11 @@ from halfspaces._glm.gaps import (
     up,
     upper_sum,
 )
+from halfspaces._sklearn import FloatInterval
 from halfspaces._utils.blas import one_blas_thread
 
-__all__ = ["SVM_LOSSES", "SvmDualRun", "solve_svm_dual", "svm_duality_gap"]
+__all__ = ["SVM_LOSSES", "PositiveAlpha", "SvmDualRun", "kept_rows", "solve_svm_dual",
+           "svm_duality_gap"]
 
 SVM_LOSSES = ("hinge", "squared_hinge")
 
@@ -214,3 +216,38 @@ def _dual_lower(X, a, w, magnitudes, loss, C) -> float:
         value -= upper_sum(np.nextafter(a * a / (4.0 * C), np.inf))
         value = math.nextafter(value, -math.inf)
     return math.nextafter(value, -math.inf) if math.isfinite(value) else value
+
+
+class PositiveAlpha(FloatInterval):
+    """alpha > 0, whose refusal of 0 says which estimators minimise the unpenalised loss.
+
+    The message is scikit-learn's "The 'alpha' parameter of LinearSVM must be <this>. Got 0
+    instead.", raised wherever the declared constraints are checked (fit, load, the CLI).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(0, None, closed="neither")
+
+    def __str__(self) -> str:
+        return (f"{super().__str__()}; alpha = 0 is the unregularised hinge loss, which "
+                "LinearProgramClassifier(on_infeasible=\"hinge\") minimises exactly "
+                "(MaxMarginClassifier gives the hard margin of separable data)")
+
+
+def kept_rows(X, weights: NDArray | None):
+    """(rows, X at those rows, their weights for the solver): the rows of positive weight.
+
+    The solver's C_i are weights_i / (alpha n) for its n rows; the weights passed are s_i n
+    / S, so that C_i = s_i / (alpha S), the C_i of J's weighted mean. Rows of zero weight
+    contribute nothing to J (C_i = 0) and are left out, which keeps C_i > 0 for the squared
+    hinge's 1 / (2 C_i): zero weights and removed rows then give the same problem. X is
+    copied only when some weight is zero.
+    """
+    if weights is None:
+        return slice(None), X, None
+    kept = np.flatnonzero(weights > 0)
+    total = math.fsum(weights[kept].tolist())
+    scaled = weights[kept] * (kept.size / total)
+    if kept.size == weights.size:
+        return slice(None), X, scaled
+    return kept, X[kept], scaled

@@ -65,7 +65,7 @@ PERCEPTRON_PARAMETERS_DOC = """
         ``partial_fit`` continues without the intercept the state may hold (b = 0);
         VotedPerceptron, whose vote cannot mix weight vectors with and without one,
         starts afresh when ``fit_intercept`` changed (and ``partial_fit`` refuses).
-    class_weight : dict, "balanced" or None, default=None
+""" + EARLY_STOPPING_DOC + """    class_weight : dict, "balanced" or None, default=None
         Weights of the classes, multiplying each row's ``sample_weight``: a mistake on row
         i adds s_i y_i x_i, as scikit-learn's Perceptron scales its step. "balanced" is
         n / (n_classes * count of the class) (refused by ``partial_fit``); a dict maps a
@@ -73,7 +73,7 @@ PERCEPTRON_PARAMETERS_DOC = """
         one-vs-rest problem weighs every row by its own class. Steps are still counted per
         row, so the averaged and voted forms average and vote over rows; the pocket keeps
         the weights of the smallest weighted training error.
-""" + EARLY_STOPPING_DOC
+"""
 """The Parameters entries of the four binary perceptrons."""
 
 VALIDATION_SCORES = (

@@ -164,15 +164,15 @@ class LogisticRegression(_Distributed, SerialLogisticRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LogisticRegression`.
-    class_weight : None, default=None
-        Kept for the serial class's signature: a distributed fit takes no weights yet, and
-        a value other than None is refused when fitting.
-    l1_ratio : float, default=0.0
-        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
-        a distributed fit refuses l1_ratio > 0 by name.
     early_stopping, validation_fraction, n_iter_no_change
         As in :class:`halfspaces.LogisticRegression`; early stopping needs a stochastic
         solver, so a distributed fit refuses ``early_stopping=True`` by name.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
+    class_weight : None, default=None
+        Kept for the serial class's signature: a distributed fit takes no weights yet, and
+        a value other than None is refused when fitting.
 
     Examples
     --------
@@ -352,12 +352,12 @@ class LinearRegression(_Distributed, SerialLinearRegression):
         (the others are refused by name when fitting).
     learning_rate, eta0, power_t, batch_size, line_search, average, random_state, warm_start
         As in :class:`halfspaces.LinearRegression`.
-    l1_ratio : float, default=0.0
-        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
-        a distributed fit refuses l1_ratio > 0 by name.
     early_stopping, validation_fraction, n_iter_no_change
         As in :class:`halfspaces.LinearRegression`; early stopping needs a stochastic
         solver, so a distributed fit refuses ``early_stopping=True`` by name.
+    l1_ratio : float, default=0.0
+        Must be 0 here: the L1 part needs coordinate descent over columns in memory, and
+        a distributed fit refuses l1_ratio > 0 by name.
 
     Examples
     --------
