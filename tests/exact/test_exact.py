@@ -1122,7 +1122,7 @@ def _polish_returning(monkeypatch, v, found, roots):
 
     from halfspaces._exact import freund_schapire as fs
 
-    monkeypatch.setattr(fs, "_candidates", lambda rows, R: (found, roots))
+    monkeypatch.setattr(fs, "_candidates", lambda rows, R, hard_margin=True: (found, roots))
     monkeypatch.setattr(scipy.optimize, "minimize",
                         lambda *args, **kwargs: types.SimpleNamespace(x=np.array(v)))
 

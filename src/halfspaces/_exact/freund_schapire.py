@@ -55,7 +55,7 @@ def smallest_root(rows: SignedRows, R: float, hard_margin: bool = True) -> NDArr
     """
     from scipy.optimize import minimize
 
-    candidates, roots = _candidates(rows, R, hard_margin)
+    candidates, roots = _candidates(rows, R, hard_margin=hard_margin)
     best = candidates[int(np.argmin(roots))]
     polished = minimize(lambda v: _root_and_grad(rows, R, v), best, jac=True,
                         method="L-BFGS-B", options={"maxiter": 200}).x
@@ -91,7 +91,7 @@ def _squared_hinge_path_point(rows: SignedRows, lam: float, v0: NDArray) -> NDAr
 
 
 def _candidates(rows: SignedRows, R: float,
-                hard_margin: bool) -> tuple[list[NDArray], list[float]]:
+                hard_margin: bool = True) -> tuple[list[NDArray], list[float]]:
     """Points v on the trade-off path between ||v|| and the squared hinge, plus B's solution,
     and their roots F(v) (each computed once: on a cluster every one is a pass).
 
