@@ -67,8 +67,29 @@ from halfspaces._validation import LOOP_CHECKS_FINITE, sample_weights, validate_
 __all__ = ["LinearRegression", "LinearRegressionCV"]
 
 
+class _LinearPrediction:
+    """``predict`` of a fitted linear regression, plain or cross-validated."""
+
+    def predict(self, X: ArrayLike) -> NDArray:
+        """<w, x> + b for each row of X.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The samples.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The predictions.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return np.asarray(X @ self.coef_).ravel() + self.intercept_
+
+
 @fill_doc(glm_parameters=SHARED_PARAMETERS_DOC + L1_RATIO_DOC)
-class LinearRegression(RegressorMixin, GLM):
+class LinearRegression(_LinearPrediction, RegressorMixin, GLM):
     r"""Linear least squares, optionally ridge-penalised, by a direct solve or gradient methods.
 
     Minimises
@@ -290,22 +311,6 @@ class LinearRegression(RegressorMixin, GLM):
                          obj.weights)
         return by_normal_equations(X, y, obj)
 
-    def predict(self, X: ArrayLike) -> NDArray:
-        """<w, x> + b for each row of X.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            The predictions.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
         """R^2 of the predictions, scikit-learn's ``r2_score``, at any scale of y.
@@ -343,7 +348,7 @@ class LinearRegression(RegressorMixin, GLM):
 
 
 @fill_doc(cv_parameters=CV_PARAMETERS_DOC, glm_parameters=CV_SHARED_DOC)
-class LinearRegressionCV(RegressorMixin, GLMCV):
+class LinearRegressionCV(_LinearPrediction, RegressorMixin, GLMCV):
     r"""Ridge (least squares) regression with alpha chosen by cross-validation over a path.
 
     Each fold fits :class:`LinearRegression` along one decreasing grid of alpha (warm
@@ -456,19 +461,3 @@ class LinearRegressionCV(RegressorMixin, GLMCV):
         """
         return self._fit_cv(X, y, sample_weight)
 
-    def predict(self, X: ArrayLike) -> NDArray:
-        """<w, x> + b for each row of X, with the chosen model.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The samples.
-
-        Returns
-        -------
-        y_pred : ndarray of shape (n_samples,)
-            The predictions.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", reset=False)
-        return np.asarray(X @ self.coef_).ravel() + self.intercept_
