@@ -31,7 +31,7 @@ import time
 import warnings
 
 import numpy as np
-from _harness import Bench, dump, machine, shared_data
+from _harness import Bench, dump, liblinear_fits, machine, shared_data
 from sklearn.datasets import load_svmlight_file
 from sklearn.linear_model import Lasso
 from sklearn.linear_model import LogisticRegression as SkLogisticRegression
@@ -71,18 +71,7 @@ def sk_logistic(X, y, alpha, solver):
 
 
 def liblinear(X, y, alpha):
-    prob = liblinearutil.problem(y, X)
-
-    def make(eps):
-        param = liblinearutil.parameter(f"-s 6 -c {1.0 / (alpha * X.shape[0])!r} -e {eps!r} "
-                                        "-B -1 -q")
-
-        def fit():
-            model = liblinearutil.train(prob, param)
-            w = np.array(model.get_decfun()[0])
-            return w if model.get_labels()[0] == 1 else -w
-        return fit
-    return make
+    return liblinear_fits(X, y, 6, alpha)  # L1-regularised logistic regression
 
 
 def sk_lasso(X, y, alpha):

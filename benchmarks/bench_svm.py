@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from _harness import Bench, dump, machine
+from _harness import Bench, dump, liblinear_fits, machine
 from sklearn.datasets import load_svmlight_file
 from sklearn.svm import LinearSVC
 
@@ -101,19 +101,7 @@ def our_reference(X, y, loss, alpha, solve):
 
 
 def liblinear(X, y, loss, alpha):
-    prob = liblinearutil.problem(y, X)
-    C = 1.0 / (alpha * X.shape[0])
-
-    def make(eps):
-        param = liblinearutil.parameter(f"-s {LIBLINEAR_SOLVER[loss]} -c {C!r} -e {eps!r} "
-                                        "-B -1 -q")
-
-        def fit():
-            model = liblinearutil.train(prob, param)
-            w = np.array(model.get_decfun()[0])
-            return w if model.get_labels()[0] == 1 else -w
-        return fit
-    return make
+    return liblinear_fits(X, y, LIBLINEAR_SOLVER[loss], alpha)
 
 
 def linear_svc(X, y, loss, alpha):
